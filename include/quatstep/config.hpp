@@ -1,0 +1,39 @@
+// quatstep — compile-time configuration shared by host and device code.
+#pragma once
+
+// One annotation for everything callable on both sides (cf. EIGEN_DEVICE_FUNC).
+#if defined(__CUDACC__)
+#define QS_HD __host__ __device__
+#define QS_INLINE __forceinline__
+#else
+#define QS_HD
+#define QS_INLINE inline
+#endif
+
+// Bitwise CPU/GPU agreement needs identical summation order: no SIMD re-association in Eigen.
+#ifndef EIGEN_DONT_VECTORIZE
+#define EIGEN_DONT_VECTORIZE
+#endif
+#include <Eigen/Core>
+#include <Eigen/Geometry>  // cross products
+
+namespace quatstep {
+
+template <class S, int R, int C = 1>
+using Mat = Eigen::Matrix<S, R, C, (C == 1 ? Eigen::ColMajor : (R == 1 ? Eigen::RowMajor : Eigen::ColMajor))>;
+template <class S, int R>
+using Vec = Eigen::Matrix<S, R, 1>;
+template <class S>
+using Vec3 = Vec<S, 3>;
+template <class S>
+using Vec4 = Vec<S, 4>;
+template <class S>
+using Mat3 = Eigen::Matrix<S, 3, 3>;
+template <class S>
+using Mat4 = Eigen::Matrix<S, 4, 4>;
+template <class S>
+using Mat34 = Eigen::Matrix<S, 3, 4>;
+
+inline constexpr const char* version = "0.1.0";
+
+}  // namespace quatstep

@@ -1,0 +1,226 @@
+// The HHT-α family on the index-3 Euler-parameter DAE (Sherif eqs. 57–70, Negrut §2):
+//   Hht          classical Newmark on every coordinate (Sherif eqs. 17–18 / 59–60),
+//   ModifiedHht  Newmark on the body angular velocity for each quaternion block (Sherif eqs. 33–34),
+// each optionally with the inertia time shift of shared/notes/second_order_hht.md
+// (inertia_shift = true), which restores second order for α ≠ 0 (errata S3).
+//
+// Unknowns x = (q̈_{n+1}, λ_{n+1}); residual Sherif eqs. (62)–(63) with the constraint rows scaled
+// by 1/(βh²) (Negrut eq. 13, errata S9); Jacobian Sherif eq. (65) with J₀ = βh² I (eq. 66) and
+// J₁ of eq. (68)–(69).
+#pragma once
+
+#include <limits>
+
+#include "quatstep/integrators/hht_parameters.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/newton.hpp"
+#include "quatstep/quaternion.hpp"
+
+namespace quatstep {
+
+enum class VelocityUpdate { classical, modified };
+
+template <class S>
+struct HhtSettings {
+  S alpha = S(-0.2);           ///< numerical damping, ∈ [−1/3, 0]. Default: −0.2.
+  bool inertia_shift = false;  ///< second-order variant (second_order_hht.md). Default: false.
+  NewtonSettings<S> newton{};
+  /// Largest |eᵀė|/|ė| accepted before the body is reported as having lost the velocity-level
+  /// constraint (errata S4: classical α = 0 diverges this way). Default: 1e-3.
+  S drift_tolerance = S(1e-3);
+};
+
+template <class Model, VelocityUpdate Update>
+class HhtFamily {
+ public:
+  using ModelType = Model;
+  using Scalar = typename Model::Scalar;
+  using S = Scalar;
+  static constexpr int n = Model::n;
+  static constexpr int m = Model::m;
+  static constexpr int K = n + m;  ///< Newton unknowns
+  using VecN = Vec<S, n>;
+  using MatN = Eigen::Matrix<S, n, n>;
+  using VecM = Vec<S, m>;
+  using MatMN = Eigen::Matrix<S, m, n>;
+
+  struct State {
+    VecN q, v, a;  // coordinates, velocities, accelerations
+    VecM lambda;   // multipliers (Sherif eq. 61 scale: force C_qᵀλ)
+    static constexpr int size = 3 * n + m;
+    QS_HD S& operator[](int i) { return i < n ? q[i] : i < 2 * n ? v[i - n] : i < 3 * n ? a[i - 2 * n] : lambda[i - 3 * n]; }
+    QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
+  };
+
+  HhtSettings<S> settings;
+  HhtParameters<S> p;
+
+  QS_HD explicit HhtFamily(const HhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
+
+  /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇.
+  QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
+    model.dae_from_kinematics(k, s.q, s.v);
+    Eigen::Matrix<S, K, K> A = Eigen::Matrix<S, K, K>::Zero();
+    Vec<S, K> b;
+    const MatMN Cq = model.constraint_jacobian(s.q);
+    A.template topLeftCorner<n, n>() = model.mass_matrix(s.q, s.q);
+    A.template topRightCorner<n, m>() = Cq.transpose();
+    A.template bottomLeftCorner<m, n>() = Cq;
+    b.template head<n>() = model.force(s.q, s.v, t);
+    b.template tail<m>() = model.constraint_acceleration_rhs(s.q, s.v);
+    const Lu<S, K> lu(A);
+    if (lu.singular) return Status::singular_jacobian;
+    const Vec<S, K> x = lu.solve(b);
+    s.a = x.template head<n>();
+    s.lambda = x.template tail<m>();
+    return Status::ok;
+  }
+
+  QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
+    return model.kinematics_from_dae(s.q, s.v);
+  }
+
+  /// One step t → t + h. On failure the state is left as it was and the status says why.
+  QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
+    const Step sys(model, *this, s, t, h);
+    Vec<S, K> x;
+    x.template head<n>() = s.a;  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
+    x.template tail<m>() = s.lambda;
+    NewtonOutcome out = newton_solve<S, K>(sys, x, settings.newton);
+    if (out.status != Status::ok) return out;
+    State next;
+    next.a = x.template head<n>();
+    next.lambda = x.template tail<m>();
+    sys.kinematics(next.a, next.q, next.v);
+    out.status = check(next);
+    if (out.status == Status::ok) s = next;
+    return out;
+  }
+
+ private:
+  QS_HD Status check(const State& s) const {
+    for (int i = 0; i < State::size; ++i)
+      if (!(Eigen::numext::abs(s[i]) <= S(INFINITY))) return Status::non_finite;
+    for (int b = 0; b < Model::n_quaternions; ++b) {
+      const int o = Model::quaternion_offset(b);
+      const Vec4<S> e = s.q.template segment<4>(o), ed = s.v.template segment<4>(o);
+      const S edn = ed.norm();
+      if (Eigen::numext::abs(e.dot(ed)) > settings.drift_tolerance * edn) return Status::constraint_drift;
+    }
+    return Status::ok;
+  }
+
+  /// The nonlinear system of one step, for newton_solve.
+  struct Step {
+    const Model& model;
+    const HhtFamily& hht;
+    const State& s0;
+    S t1, h, bh2, gh;
+    VecN q_pred, v_pred;  // Newmark predictors (Sherif eqs. 59–60 without the q̈_{n+1} terms)
+    VecN force_n;         // (C_qᵀλ − Q)_n
+    Vec3<S> w[Model::n_quaternions];  // Sherif eq. (70): w = G_n ė_n + h(1−γ) G_n ë_n
+    S error_scale;
+
+    QS_HD Step(const Model& mo, const HhtFamily& hf, const State& s, S t, S hh)
+        : model(mo), hht(hf), s0(s), t1(t + hh), h(hh) {
+      const auto& p = hht.p;
+      bh2 = p.beta * h * h;
+      gh = p.gamma * h;
+      q_pred = s.q + h * s.v + (S(0.5) - p.beta) * h * h * s.a;
+      v_pred = s.v + (S(1) - p.gamma) * h * s.a;
+      force_n = model.constraint_jacobian(s.q).transpose() * s.lambda - model.force(s.q, s.v, t);
+      if constexpr (Update == VelocityUpdate::modified) {
+        for (int b = 0; b < Model::n_quaternions; ++b) {
+          const int o = Model::quaternion_offset(b);
+          w[b] = G<S>(s.q.template segment<4>(o)) * v_pred.template segment<4>(o);
+        }
+      }
+      // Newton corrections are measured as velocity changes γhΔq̈ relative to the velocity scale.
+      error_scale = S(1) / (s.v.template lpNorm<Eigen::Infinity>() + h * s.a.template lpNorm<Eigen::Infinity>() +
+                            std::numeric_limits<S>::min());
+    }
+
+    /// q_{n+1}, q̇_{n+1} from q̈_{n+1}: Sherif eqs. (59)/(33) and (60) or (34).
+    QS_HD void kinematics(const VecN& a, VecN& q1, VecN& v1) const {
+      q1 = q_pred + bh2 * a;
+      v1 = v_pred + gh * a;
+      if constexpr (Update == VelocityUpdate::modified) {
+        for (int b = 0; b < Model::n_quaternions; ++b) {
+          const int o = Model::quaternion_offset(b);
+          const Vec4<S> e = q1.template segment<4>(o), ab = a.template segment<4>(o);
+          // Sherif eq. (34): ė = G(e)ᵀ w + hγ (I − e eᵀ) ë
+          v1.template segment<4>(o) = G(e).transpose() * w[b] + gh * (ab - e * e.dot(ab));
+        }
+      }
+    }
+
+    QS_HD void evaluate(const Vec<S, K>& x, Vec<S, K>& R, Eigen::Matrix<S, K, K>& Jac) const {
+      const auto& p = hht.p;
+      const S alpha = p.alpha, c = S(1) / (S(1) + alpha);
+      const VecN a = x.template head<n>();
+      const VecM lambda = x.template tail<m>();
+      VecN q1, v1;
+      kinematics(a, q1, v1);
+
+      // Inertia term and its derivatives ∂/∂q̈ (direct) and ∂/∂q_{n+1}.
+      MatN M, dM_dq;
+      if (!hht.settings.inertia_shift) {
+        M = model.mass_matrix(q1, q1);
+        dM_dq = model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a);
+      } else if constexpr (Update == VelocityUpdate::modified) {
+        // second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
+        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
+        M = model.mass_matrix(qt, q1);
+        dM_dq = (S(1) + alpha) * model.mass_times_d_left(q1, a) + model.mass_times_d_right(qt, a);
+      } else {
+        // second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
+        M = (S(1) + alpha) * model.mass_matrix(q1, q1) - alpha * model.mass_matrix(s0.q, s0.q);
+        dM_dq = (S(1) + alpha) * (model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a));
+      }
+
+      VecN Q;
+      MatN dQ_dq, dQ_dv;
+      model.force_jacobians(q1, v1, t1, Q, dQ_dq, dQ_dv);
+      const MatMN Cq = model.constraint_jacobian(q1);
+
+      // Sherif eq. (62), Negrut eq. (13)
+      R.template head<n>() = c * (M * a) + Cq.transpose() * lambda - Q - alpha * c * force_n;
+      R.template tail<m>() = model.constraint(q1) / bh2;
+
+      // Sherif eq. (65): (1/(1+α)) M + [(1/(1+α))(Mq̈)_q + (C_qᵀλ)_q − Q_q] J₀ − Q_q̇ J₁
+      Jac.template topLeftCorner<n, n>() = c * M + (c * dM_dq + model.constraint_force_dq(q1, lambda) - dQ_dq) * bh2 -
+                                           dQ_dv * velocity_jacobian(a, q1);
+      Jac.template topRightCorner<n, m>() = Cq.transpose();
+      Jac.template bottomLeftCorner<m, n>() = Cq;  // (C_q J₀)/(βh²)
+      Jac.template bottomRightCorner<m, m>().setZero();
+    }
+
+    /// J₁ = ∂q̇_{n+1}/∂q̈_{n+1}: hγ I (eq. 60) or, per quaternion block, Sherif eq. (69).
+    QS_HD MatN velocity_jacobian(const VecN& a, const VecN& q1) const {
+      MatN J1 = gh * MatN::Identity();
+      if constexpr (Update == VelocityUpdate::modified) {
+        for (int b = 0; b < Model::n_quaternions; ++b) {
+          const int o = Model::quaternion_offset(b);
+          const Vec4<S> e = q1.template segment<4>(o), ab = a.template segment<4>(o);
+          J1.template block<4, 4>(o, o) = bh2 * d_Gt_times<S>(w[b]) +
+                                          gh * (Mat4<S>::Identity() - e * e.transpose()) -
+                                          gh * bh2 * (e * ab.transpose() + e.dot(ab) * Mat4<S>::Identity());
+        }
+      }
+      return J1;
+    }
+
+    QS_HD S correction_norm(const Vec<S, K>& dx) const {
+      return gh * dx.template head<n>().template lpNorm<Eigen::Infinity>() * error_scale;
+    }
+  };
+};
+
+/// Classical HHT-α on Euler parameters (Sherif eqs. 17–20).
+template <class Model>
+using Hht = HhtFamily<Model, VelocityUpdate::classical>;
+/// Modified HHT-α for Euler parameters (Sherif eqs. 33–34); inertia_shift selects the second-order form.
+template <class Model>
+using ModifiedHht = HhtFamily<Model, VelocityUpdate::modified>;
+
+}  // namespace quatstep

@@ -1,0 +1,120 @@
+// FreeRigidBody: translation of the centre of mass plus rotation about it. Gravity and a force
+// profile act at the centre of mass; torques as in HeavyTop (no gravity moment).
+//
+// DAE form: q = (r, e) ∈ R⁷ (Sherif §9 ordering r, e), n = 7, one constraint C = eᵀe − 1.
+#pragma once
+
+#include "quatstep/models/euler_parameter_block.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/models/rigid_body_loads.hpp"
+
+namespace quatstep {
+
+template <class S>
+struct FreeRigidBody {
+  using Scalar = S;
+  static constexpr int n = 7;
+  static constexpr int m = 1;
+  static constexpr int n_quaternions = 1;
+  static constexpr bool translates = true;
+  static constexpr int quat = 3;  ///< offset of e in q
+  QS_HD static constexpr int quaternion_offset(int) { return quat; }
+  using VecN = Vec<S, 7>;
+  using MatN = Mat<S, 7, 7>;
+
+  Mat3<S> inertia = Mat3<S>::Identity();  ///< about the centre of mass, body axes
+  S mass = S(1);
+  Vec3<S> gravity = Vec3<S>::Zero();
+  TimeProfile<S> force_profile;  ///< spatial force at the centre of mass
+  RigidBodyLoads<S> loads;       ///< torques only (lever = 0)
+
+  // ---------------------------------------------------------------- Lie-group interface
+  QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
+  QS_HD Mat3<S> body_torque_dphi(const Vec4<S>& e, S t) const {
+    return S(0.5) * (loads.torque_de(e, t) * G(e).transpose());
+  }
+  QS_HD Vec3<S> translational_force(S t) const { return mass * gravity + force_profile(t); }
+
+  // ---------------------------------------------------------------- DAE interface
+  QS_HD static Vec4<S> e_of(const VecN& q) { return q.template segment<4>(quat); }
+
+  QS_HD MatN mass_matrix_block(const Mat4<S>& rot) const {
+    MatN M = MatN::Zero();
+    M.template topLeftCorner<3, 3>() = mass * Mat3<S>::Identity();
+    M.template bottomRightCorner<4, 4>() = rot;
+    return M;
+  }
+  QS_HD MatN mass_matrix(const VecN& ql, const VecN& qr) const {
+    return mass_matrix_block(euler_parameters::mass(inertia, e_of(ql), e_of(qr)));
+  }
+  QS_HD MatN mass_times_d_left(const VecN& qr, const VecN& a) const {
+    MatN D = MatN::Zero();
+    D.template bottomRightCorner<4, 4>() = euler_parameters::mass_times_d_left(inertia, e_of(qr), e_of(a));
+    return D;
+  }
+  QS_HD MatN mass_times_d_right(const VecN& ql, const VecN& a) const {
+    MatN D = MatN::Zero();
+    D.template bottomRightCorner<4, 4>() = euler_parameters::mass_times_d_right(inertia, e_of(ql), e_of(a));
+    return D;
+  }
+  QS_HD VecN force(const VecN& q, const VecN& v, S t) const {
+    VecN Q;
+    const Vec4<S> e = e_of(q);
+    Q.template head<3>() = translational_force(t);
+    Q.template tail<4>() = euler_parameters::gyroscopic_force(inertia, e, e_of(v)) +
+                           euler_parameters::torque_force(e, loads.torque(e, t));
+    return Q;
+  }
+  QS_HD void force_jacobians(const VecN& q, const VecN& v, S t, VecN& Q, MatN& dq, MatN& dv) const {
+    const Vec4<S> e = e_of(q);
+    const auto gyro = euler_parameters::gyroscopic(inertia, e, e_of(v));
+    const Vec3<S> tau = loads.torque(e, t);
+    Q.template head<3>() = translational_force(t);
+    Q.template tail<4>() = gyro.force + euler_parameters::torque_force(e, tau);
+    dq = MatN::Zero();
+    dv = MatN::Zero();
+    dq.template bottomRightCorner<4, 4>() = gyro.d_e + euler_parameters::torque_force_de(e, tau, loads.torque_de(e, t));
+    dv.template bottomRightCorner<4, 4>() = gyro.d_edot;
+  }
+  QS_HD Vec<S, 1> constraint(const VecN& q) const { return Vec<S, 1>(e_of(q).squaredNorm() - S(1)); }
+  QS_HD Mat<S, 1, 7> constraint_jacobian(const VecN& q) const {
+    Mat<S, 1, 7> c = Mat<S, 1, 7>::Zero();
+    c.template tail<4>() = S(2) * e_of(q).transpose();
+    return c;
+  }
+  QS_HD MatN constraint_force_dq(const VecN&, const Vec<S, 1>& lambda) const {
+    MatN d = MatN::Zero();
+    d.template bottomRightCorner<4, 4>() = S(2) * lambda[0] * Mat4<S>::Identity();
+    return d;
+  }
+  QS_HD Vec<S, 1> constraint_acceleration_rhs(const VecN&, const VecN& v) const {
+    return Vec<S, 1>(S(-2) * e_of(v).squaredNorm());
+  }
+
+  // ---------------------------------------------------------------- kinematics and invariants
+  QS_HD RigidBodyKinematics<S> kinematics_from_dae(const VecN& q, const VecN& v) const {
+    RigidBodyKinematics<S> k;
+    k.quaternion = e_of(q);
+    k.omega_body = euler_parameters::body_rate(k.quaternion, e_of(v));
+    k.position = q.template head<3>();
+    k.velocity = v.template head<3>();
+    return k;
+  }
+  QS_HD void dae_from_kinematics(const RigidBodyKinematics<S>& k, VecN& q, VecN& v) const {
+    q.template head<3>() = k.position;
+    q.template tail<4>() = k.quaternion;
+    v.template head<3>() = k.velocity;
+    v.template tail<4>() = euler_parameters::rate_from_body(k.quaternion, k.omega_body);
+  }
+  QS_HD RigidBodyObservables<S> observe(const RigidBodyKinematics<S>& k) const {
+    RigidBodyObservables<S> o;
+    const Vec3<S> Jw = inertia * k.omega_body;
+    o.energy = S(0.5) * k.omega_body.dot(Jw) + S(0.5) * mass * k.velocity.squaredNorm() -
+               mass * gravity.dot(k.position);
+    o.angular_momentum = rotation_matrix(k.quaternion) * Jw + mass * k.position.cross(k.velocity);
+    o.constraint_violation = Eigen::numext::abs(k.quaternion.squaredNorm() - S(1));
+    return o;
+  }
+};
+
+}  // namespace quatstep

@@ -1,0 +1,31 @@
+// A load given as a function of time, simple enough to live in a GPU register file:
+// f(t) = constant + ramp·t + amplitude·sin(frequency·t + phase), componentwise.
+#pragma once
+
+#include <cmath>
+
+#include "quatstep/config.hpp"
+
+namespace quatstep {
+
+template <class S>
+struct TimeProfile {
+  Vec3<S> constant = Vec3<S>::Zero();
+  Vec3<S> ramp = Vec3<S>::Zero();
+  Vec3<S> amplitude = Vec3<S>::Zero();
+  S frequency = S(0);  ///< angular frequency [rad/s]
+  S phase = S(0);      ///< [rad]
+
+  QS_HD Vec3<S> operator()(S t) const {
+    using std::sin;
+    Vec3<S> f = constant + ramp * t;
+    if (amplitude[0] != S(0) || amplitude[1] != S(0) || amplitude[2] != S(0))
+      f += amplitude * sin(frequency * t + phase);
+    return f;
+  }
+  QS_HD bool is_zero() const {
+    return constant.isZero(S(0)) && ramp.isZero(S(0)) && amplitude.isZero(S(0));
+  }
+};
+
+}  // namespace quatstep

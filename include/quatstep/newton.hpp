@@ -1,0 +1,56 @@
+// The one Newton driver every implicit integrator uses.
+//
+// A System provides
+//   QS_HD void evaluate(const Vec<S,K>& x, Vec<S,K>& R, Mat<S,K,K>& J) const;  // residual, Jacobian
+//   QS_HD S correction_norm(const Vec<S,K>& dx) const;  // weighted size of a correction, 1 = "at scale"
+//
+// Stopping rule (Negrut et al. §3.3, eqs. 42–45, read as in errata N3): after iteration k ≥ 2 the
+// convergence rate ξ_k = ‖Δx_k‖/‖Δx_{k−1}‖ bounds the distance of the updated iterate from the
+// solution by ξ_k/(1−ξ_k)·‖Δx_k‖; the iteration stops once that bound is ≤ tolerance. A first
+// correction a thousand times below the tolerance is accepted without a rate (nothing to correct).
+// Reaching max_iterations without that certificate is a per-body failure, as is a zero or
+// non-finite pivot or a non-finite correction.
+#pragma once
+
+#include "quatstep/linalg/lu.hpp"
+#include "quatstep/status.hpp"
+
+namespace quatstep {
+
+template <class S>
+struct NewtonSettings {
+  S tolerance = S(1e-10);  ///< bound on the remaining weighted error of the accepted iterate. Default: 1e-10.
+  int max_iterations = 10;  ///< iteration cap. Default: 10.
+};
+
+struct NewtonOutcome {
+  Status status;
+  int iterations;
+};
+
+template <class S, int K, class System>
+QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings) {
+  Vec<S, K> r;
+  Eigen::Matrix<S, K, K> jac;
+  S previous = S(0);
+  for (int k = 1; k <= settings.max_iterations; ++k) {
+    sys.evaluate(x, r, jac);
+    const Lu<S, K> lu(jac);
+    if (lu.singular) return {Status::singular_jacobian, k};
+    const Vec<S, K> dx = lu.solve(-r);
+    x += dx;
+    const S d = sys.correction_norm(dx);
+    if (!(d <= S(INFINITY))) return {Status::non_finite, k};
+    if (k == 1) {
+      if (d <= S(1e-3) * settings.tolerance) return {Status::ok, k};
+    } else {
+      const S xi = d / previous;  // convergence rate estimate
+      if (xi < S(1) && xi / (S(1) - xi) * d <= settings.tolerance) return {Status::ok, k};
+      if (d == S(0)) return {Status::ok, k};
+    }
+    previous = d;
+  }
+  return {Status::newton_not_converged, settings.max_iterations};
+}
+
+}  // namespace quatstep

@@ -1,0 +1,206 @@
+// Quaternion / Euler-parameter algebra, scalar first: e = (e0, e1, e2, e3).
+//
+// References: Sherif et al. 2019 eqs. (2)-(7); Kinon & Betsch 2024 eqs. (35a-b), (51), App. C.
+// Conventions:  body angular velocity  ω = 2 G(e) ė   (Sherif eq. 3, G = L of eq. 4)
+//               spatial angular velocity ω_s = 2 E(e) ė
+//               R(e) = E(e) G(e)ᵀ maps body to space (Sherif eq. 2)
+#pragma once
+
+#include <cmath>
+
+#include "quatstep/config.hpp"
+
+namespace quatstep {
+
+// ---------------------------------------------------------------- products
+/// Hamilton product p ∘ q.
+template <class S>
+QS_HD Vec4<S> quat_mul(const Vec4<S>& p, const Vec4<S>& q) {
+  return Vec4<S>(p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+                 p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+                 p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+                 p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0]);
+}
+
+template <class S>
+QS_HD Vec4<S> quat_conj(const Vec4<S>& q) {
+  return Vec4<S>(q[0], -q[1], -q[2], -q[3]);
+}
+
+/// Pure quaternion (0, v).
+template <class S>
+QS_HD Vec4<S> pure(const Vec3<S>& v) {
+  return Vec4<S>(S(0), v[0], v[1], v[2]);
+}
+
+/// Left-multiplication matrix: p ∘ q = quat_left(p) q   (Kinon eq. 134).
+template <class S>
+QS_HD Mat4<S> quat_left(const Vec4<S>& p) {
+  Mat4<S> m;
+  m << p[0], -p[1], -p[2], -p[3],  //
+      p[1], p[0], -p[3], p[2],     //
+      p[2], p[3], p[0], -p[1],     //
+      p[3], -p[2], p[1], p[0];
+  return m;
+}
+
+/// Right-multiplication matrix: p ∘ q = quat_right(q) p   (Kinon eq. 134).
+template <class S>
+QS_HD Mat4<S> quat_right(const Vec4<S>& q) {
+  Mat4<S> m;
+  m << q[0], -q[1], -q[2], -q[3],  //
+      q[1], q[0], q[3], -q[2],     //
+      q[2], -q[3], q[0], q[1],     //
+      q[3], q[2], -q[1], q[0];
+  return m;
+}
+
+// ---------------------------------------------------------------- G = L and E
+/// G(e) = L(e), Sherif eq. (4), Kinon eq. (35b): ω_body = 2 G ė, G(e) x = vec(e* ∘ x).
+template <class S>
+QS_HD Mat34<S> G(const Vec4<S>& e) {
+  Mat34<S> m;
+  m << -e[1], e[0], e[3], -e[2],  //
+      -e[2], -e[3], e[0], e[1],   //
+      -e[3], e[2], -e[1], e[0];
+  return m;
+}
+
+/// E(e), Kinon eq. (35a): ω_spatial = 2 E ė, E(e) x = vec(x ∘ e*).
+template <class S>
+QS_HD Mat34<S> E(const Vec4<S>& e) {
+  Mat34<S> m;
+  m << -e[1], e[0], -e[3], e[2],  //
+      -e[2], e[3], e[0], -e[1],   //
+      -e[3], -e[2], e[1], e[0];
+  return m;
+}
+
+/// ∂(G(e)ᵀ a)/∂e for fixed a ∈ R³: G(e)ᵀ a = e ∘ (0, a) is linear in e (Sherif eq. 70's ŵ).
+template <class S>
+QS_HD Mat4<S> d_Gt_times(const Vec3<S>& a) {
+  return quat_right(pure(a));
+}
+
+/// ∂(G(e) b)/∂e for fixed b ∈ R⁴: G is bilinear and antisymmetric, G(e) b = −G(b) e.
+template <class S>
+QS_HD Mat34<S> d_G_times(const Vec4<S>& b) {
+  return -G(b);
+}
+
+// ---------------------------------------------------------------- rotations
+template <class S>
+QS_HD Mat3<S> skew(const Vec3<S>& v) {
+  Mat3<S> m;
+  m << S(0), -v[2], v[1],  //
+      v[2], S(0), -v[0],   //
+      -v[1], v[0], S(0);
+  return m;
+}
+
+/// Rotation matrix of Sherif eq. (2) / Kinon eq. (51); quadratic in e, valid off the unit sphere
+/// as the same polynomial (the DAE methods differentiate it there).
+template <class S>
+QS_HD Mat3<S> rotation_matrix(const Vec4<S>& e) {
+  const S e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3];
+  Mat3<S> a;
+  a << e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, S(2) * (e1 * e2 - e0 * e3), S(2) * (e1 * e3 + e0 * e2),
+      S(2) * (e1 * e2 + e0 * e3), e0 * e0 + e2 * e2 - e3 * e3 - e1 * e1, S(2) * (e2 * e3 - e0 * e1),
+      S(2) * (e1 * e3 - e0 * e2), S(2) * (e2 * e3 + e0 * e1), e0 * e0 + e3 * e3 - e1 * e1 - e2 * e2;
+  return a;
+}
+
+/// R(e)ᵀ f, the spatial vector f seen in the body frame (= G(e) E(e)ᵀ f).
+template <class S>
+QS_HD Vec3<S> to_body(const Vec4<S>& e, const Vec3<S>& f) {
+  return rotation_matrix(e).transpose() * f;
+}
+
+/// ∂(R(e)ᵀ f)/∂e for fixed f (3×4): R(e)ᵀ f = G(e) (E(e)ᵀ f) and E(e)ᵀ f = (0,f) ∘ e.
+template <class S>
+QS_HD Mat34<S> d_to_body(const Vec4<S>& e, const Vec3<S>& f) {
+  const Vec4<S> b = E(e).transpose() * f;
+  return G(e) * quat_left(pure(f)) - G(b);
+}
+
+// ---------------------------------------------------------------- series-safe elementary functions
+namespace detail {
+/// sin(x)/x, exact to round-off near 0.
+template <class S>
+QS_HD S sinc(S x) {
+  using std::sin;
+  const S x2 = x * x;
+  if (x2 < S(1e-4)) return S(1) - x2 / S(6) * (S(1) - x2 / S(20) * (S(1) - x2 / S(42)));
+  return sin(x) / x;
+}
+/// (1 − cos x)/x².
+template <class S>
+QS_HD S one_minus_cos_over_x2(S x) {
+  using std::sin;
+  const S x2 = x * x;
+  if (x2 < S(1e-4)) return S(0.5) - x2 / S(24) * (S(1) - x2 / S(30) * (S(1) - x2 / S(56)));
+  const S s = sin(S(0.5) * x);
+  return S(2) * s * s / x2;  // 1 − cos x = 2 sin²(x/2), no cancellation
+}
+/// (x − sin x)/x³.
+template <class S>
+QS_HD S x_minus_sin_over_x3(S x) {
+  using std::sin;
+  const S x2 = x * x;
+  if (x2 < S(1e-2)) return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72)));
+  return (x - sin(x)) / (x2 * x);
+}
+}  // namespace detail
+
+/// exp of the pure quaternion (0, v): (cos|v|, sin|v|/|v| · v)  (unit for any v).
+template <class S>
+QS_HD Vec4<S> quat_exp(const Vec3<S>& v) {
+  using std::cos;
+  using std::sqrt;
+  const S a = sqrt(v.squaredNorm());
+  const S k = detail::sinc(a);
+  return Vec4<S>(cos(a), k * v[0], k * v[1], k * v[2]);
+}
+
+/// Unit quaternion of the rotation vector θ (angle |θ| about θ/|θ|): exp((0, θ/2)).
+template <class S>
+QS_HD Vec4<S> quat_from_rotation_vector(const Vec3<S>& theta) {
+  return quat_exp<S>(S(0.5) * theta);
+}
+
+/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π].
+template <class S>
+QS_HD Vec3<S> quat_log(const Vec4<S>& q) {
+  using std::atan2;
+  using std::sqrt;
+  const Vec3<S> u(q[1], q[2], q[3]);
+  const S s = sqrt(u.squaredNorm());
+  const S a = atan2(s, q[0]);  // ∈ [0, π]
+  // a / sin(a) with s = sin(a)·|q|; near zero angle use the series of a/sin a.
+  S k;
+  if (s < S(1e-4) && q[0] > S(0)) {
+    const S s2 = s * s / (q[0] * q[0] + s * s);  // sin² a
+    k = (S(1) + s2 / S(6) + S(3) * s2 * s2 / S(40)) / sqrt(q[0] * q[0] + s * s);
+  } else {
+    k = a / s;
+  }
+  return k * u;
+}
+
+/// Rotation vector of a unit quaternion, angle in [0, π] (q and −q give the same rotation).
+template <class S>
+QS_HD Vec3<S> rotation_vector(const Vec4<S>& q) {
+  return S(2) * quat_log<S>(q[0] < S(0) ? Vec4<S>(-q) : q);
+}
+
+/// Right Jacobian of SO(3): q ∘ exp(θ + δθ) = q ∘ exp(θ) ∘ exp(J_r(θ) δθ) to first order,
+/// J_r(θ) = I − (1−cos|θ|)/|θ|² θ̃ + (|θ| − sin|θ|)/|θ|³ θ̃².
+template <class S>
+QS_HD Mat3<S> so3_right_jacobian(const Vec3<S>& theta) {
+  using std::sqrt;
+  const S a = sqrt(theta.squaredNorm());
+  const Mat3<S> t = skew(theta);
+  return Mat3<S>::Identity() - detail::one_minus_cos_over_x2(a) * t + detail::x_minus_sin_over_x3(a) * (t * t);
+}
+
+}  // namespace quatstep

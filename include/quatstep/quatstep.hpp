@@ -1,0 +1,10 @@
+// quatstep — batched rigid-body rotation integrators (umbrella header).
+#pragma once
+
+#include "quatstep/config.hpp"
+#include "quatstep/ensemble.hpp"
+#include "quatstep/integrators/hht.hpp"
+#include "quatstep/integrators/simo_vu_quoc.hpp"
+#include "quatstep/models/free_rigid_body.hpp"
+#include "quatstep/models/heavy_top.hpp"
+#include "quatstep/quaternion.hpp"

@@ -1,0 +1,29 @@
+// Per-body status codes. A body that fails stops advancing; the others are untouched.
+#pragma once
+
+#include <cstdint>
+
+namespace quatstep {
+
+enum class Status : std::int32_t {
+  ok = 0,
+  newton_not_converged = 1,  ///< iteration cap reached without meeting the stopping rule
+  singular_jacobian = 2,     ///< zero or non-finite pivot in the Newton matrix
+  non_finite = 3,            ///< NaN/Inf in the state after a step
+  constraint_drift = 4,      ///< velocity-level constraint lost (classical HHT, Sherif/errata S4)
+  invalid_input = 5,         ///< rejected before the first step (non-unit quaternion, singular inertia, …)
+};
+
+inline const char* to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::newton_not_converged: return "newton_not_converged";
+    case Status::singular_jacobian: return "singular_jacobian";
+    case Status::non_finite: return "non_finite";
+    case Status::constraint_drift: return "constraint_drift";
+    case Status::invalid_input: return "invalid_input";
+  }
+  return "unknown";
+}
+
+}  // namespace quatstep
