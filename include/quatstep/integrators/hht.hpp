@@ -97,7 +97,7 @@ class HhtFamily {
     return out;
   }
 
- private:
+  /// Finite state and, per quaternion block, |eᵀė| ≤ drift_tolerance·|ė| (errata S4).
   QS_HD Status check(const State& s) const {
     for (int i = 0; i < State::size; ++i)
       if (!(Eigen::numext::abs(s[i]) <= S(INFINITY))) return Status::non_finite;
@@ -110,7 +110,7 @@ class HhtFamily {
     return Status::ok;
   }
 
-  /// The nonlinear system of one step, for newton_solve.
+  /// The nonlinear system of one step, for newton_solve (public so tests can check its Jacobian).
   struct Step {
     const Model& model;
     const HhtFamily& hht;

@@ -91,7 +91,7 @@ class SimoVuQuoc {
     return out;
   }
 
- private:
+  /// The nonlinear system of one step, for newton_solve (public so tests can check its Jacobian).
   struct Step {
     const Model& model;
     const SimoVuQuoc& svq;
