@@ -3,9 +3,12 @@
 // whatever the thread count.
 #pragma once
 
+#include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/models/validation.hpp"
 
 namespace quatstep {
 
@@ -18,7 +21,7 @@ class CpuEnsemble {
 
   /// One model (per-body parameters) and one initial state per body.
   CpuEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_(integrator),
+      : integrator_((integrator.validate(), integrator)),
         models_(std::move(models)),
         t0_(t0),
         h_(h),
@@ -31,8 +34,26 @@ class CpuEnsemble {
   index_t steps_done() const { return steps_done_; }
 
   /// Consistent initial accelerations/multipliers; writes sample 0 if `out` holds it.
-  void initialize(const std::vector<RigidBodyKinematics<S>>& initial, const SampleView<S>& out) {
+  /// Bad per-body input (non-unit quaternion, NaN, singular inertia, …) throws std::invalid_argument
+  /// naming the bodies and fields, before any body is touched; with skip_invalid the bad bodies are
+  /// instead marked Status::invalid_input and the others run unchanged.
+  void initialize(const std::vector<RigidBodyKinematics<S>>& initial, const SampleView<S>& out,
+                  bool skip_invalid = false) {
     const index_t n = bodies();
+    if (static_cast<index_t>(initial.size()) != n) throw std::invalid_argument("initial: one state per body required");
+    std::ostringstream problems;
+    int bad = 0;
+    for (index_t i = 0; i < n; ++i) {
+      std::string p = validation::model_problem(models_[i]);
+      if (p.empty()) p = validation::kinematics_problem(initial[i]);
+      if (p.empty()) continue;
+      if (skip_invalid) mark_failed(i, Status::invalid_input);
+      if (bad++ < 5) problems << (bad > 1 ? "; " : "") << "body " << i << ": " << p;
+    }
+    if (bad && !skip_invalid) {
+      if (bad > 5) problems << "; … (" << bad << " bodies in all)";
+      throw std::invalid_argument(problems.str());
+    }
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
 #pragma omp parallel for schedule(static)

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "quatstep/integrators/hht_parameters.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
@@ -56,6 +58,14 @@ class HhtFamily {
   HhtParameters<S> p;
 
   QS_HD explicit HhtFamily(const HhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
+
+  /// Host-side check of the settings (device code cannot throw): α ∈ [−1/3, 0], Newton settings sane.
+  void validate() const {
+    if (!alpha_in_range(p.alpha))
+      throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
+    if (!(settings.newton.tolerance > S(0)) || settings.newton.max_iterations < 1)
+      throw std::invalid_argument("integrator.newton: tolerance must be > 0 and max_iterations >= 1");
+  }
 
   /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇.
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
