@@ -77,12 +77,17 @@ struct Hdf5Output::Impl {
     return d;
   }
 
-  /// Chunks of ~256 KiB: whole sample rows when one fits, otherwise one sample and part of the bodies.
+  /// Chunks of ~256 KiB: whole sample rows when one fits, otherwise one sample and an equal share
+  /// of the bodies (no mostly empty chunk at the end of a row).
   std::vector<hsize_t> sample_chunk(int components) const {
     const hsize_t nt = std::max<index_t>(samples, 1), n = std::max<index_t>(bodies, 1), c = components;
     std::vector<hsize_t> chunk;
-    if (n * c <= chunk_elements) chunk = {std::min(nt, chunk_elements / (n * c)), n};
-    else chunk = {1, std::min(n, std::max<hsize_t>(1, chunk_elements / c))};
+    if (n * c <= chunk_elements) {
+      chunk = {std::min(nt, chunk_elements / (n * c)), n};
+    } else {
+      const hsize_t pieces = (n * c + chunk_elements - 1) / chunk_elements;
+      chunk = {1, (n + pieces - 1) / pieces};
+    }
     if (components > 1) chunk.push_back(c);
     return chunk;
   }

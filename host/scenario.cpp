@@ -188,6 +188,13 @@ std::vector<double> draw(const RandomDraw& r, index_t body) {
   return v;
 }
 
+/// Overrides are kept sorted by body (stable: file order within a body) for a binary search.
+struct ByBody {
+  bool operator()(const Override& a, const Override& b) const { return a.body < b.body; }
+  bool operator()(const Override& a, index_t b) const { return a.body < b; }
+  bool operator()(index_t a, const Override& b) const { return a < b.body; }
+};
+
 /// Body i before normalisation: file values, sweeps, random draws, overrides.
 BodyParameters raw_body_parameters(const Scenario& sc, index_t i) {
   BodyParameters p = sc.base;
@@ -198,9 +205,9 @@ BodyParameters raw_body_parameters(const Scenario& sc, index_t i) {
     assign(p, s.key, v);
   }
   for (const RandomDraw& r : sc.randoms) assign(p, r.key, draw(r, i));
-  for (const Override& o : sc.overrides)
-    if (o.body == i)
-      for (const auto& [key, value] : o.values) assign(p, key, value);
+  const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), i, ByBody{});
+  for (auto o = first; o != last; ++o)
+    for (const auto& [key, value] : o->values) assign(p, key, value);
   return p;
 }
 
@@ -464,6 +471,7 @@ void parse_overrides(const Reader& r, const toml::node& list, Scenario& sc) {
                     {"body"});
     sc.overrides.push_back(std::move(o));
   }
+  std::stable_sort(sc.overrides.begin(), sc.overrides.end(), ByBody{});
 }
 
 void parse_ensemble(const Reader& r, const toml::table& root, Scenario& sc) {

@@ -156,7 +156,7 @@ struct Scenario {
   index_t ensemble_size = 1;
   std::vector<Sweep> sweeps;
   std::vector<RandomDraw> randoms;
-  std::vector<Override> overrides;
+  std::vector<Override> overrides;  ///< sorted by body, file order within a body
   std::string output_file;
   index_t stride = 1;
 
