@@ -1,0 +1,45 @@
+// quatstep — command-line tool.
+//   quatstep run SCENARIO [--threads N] [--output FILE] [--quiet] [--progress] [--t-end T]
+//   quatstep --version
+// Exit status 0 when the run completes (failed bodies are reported in the summary and the file),
+// non-zero with a message on stderr for any error.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <optional>
+
+#include "quatstep/config.hpp"
+#include "run.hpp"
+#include "scenario.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"quatstep: batched rigid-body rotation integrators"};
+  app.set_version_flag("--version", std::string("quatstep ") + quatstep::version);
+  app.require_subcommand(1);
+
+  CLI::App* run = app.add_subcommand("run", "Integrate the ensemble of a TOML scenario and write an HDF5 file");
+  std::string scenario_path;
+  quatstep::RunOptions options;
+  bool quiet = false, progress = false;
+  std::optional<double> t_end;
+  run->add_option("scenario", scenario_path, "Scenario file (TOML)")->required();
+  run->add_option("--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--output", options.output, "Output file (overrides [output] file)");
+  run->add_flag("--quiet", quiet, "No progress bar and no summary");
+  run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
+  run->add_option("--t-end", t_end, "Replace [time] t_end (e.g. for a short trial run)");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const quatstep::Scenario scenario = quatstep::load_scenario(scenario_path, t_end);
+    options.progress = quiet ? quatstep::ProgressMode::never
+                             : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
+    const quatstep::RunResult result = quatstep::run_scenario(scenario, options);
+    if (!quiet) quatstep::print_summary(std::cout, scenario, result);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "quatstep: error: " << e.what() << "\n";
+    return 1;
+  }
+}

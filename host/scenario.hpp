@@ -1,0 +1,174 @@
+// A run described by a TOML scenario file, parsed and validated before any integration.
+//
+// ---------------------------------------------------------------- scenario file format
+//   [model]
+//   type = "heavy_top"            # required: "heavy_top" (rigid body about a fixed point)
+//                                 #           | "free_rigid_body" (translation + rotation about the CoM)
+//   inertia = [Ix, Iy, Iz]        # required: principal inertia about the centre of mass, body axes;
+//                                 # each > 0 and I1 + I2 >= I3 for every ordering (a real body)
+//   mass = 15.0                   # heavy_top: >= 0, default 0, must be > 0 when center_of_mass != 0
+//                                 # free_rigid_body: > 0, default 1
+//   center_of_mass = [0, 1, 0]    # heavy_top only: fixed point -> centre of mass, body axes, default 0
+//   gravity = [0, 0, -9.81]       # spatial, default 0
+//   body_torque = [0, 0, 0]       # constant torque in body axes, default 0
+//   spatial_torque = [0, 0, 0]    # constant torque in spatial axes, default 0
+//   force = [0, 0, 0]             # free_rigid_body only: constant spatial force at the CoM, default 0
+//   [model.body_torque_profile]   # optional; also [model.spatial_torque_profile] and (free_rigid_body)
+//                                 # [model.force_profile]. value(t) = constant + ramp*t
+//                                 #   + amplitude*sin(frequency*t + phase), the constant being
+//                                 #   body_torque / spatial_torque / force above.
+//   ramp = [0, 0, 0]              # default 0
+//   amplitude = [0, 0, 0]         # default 0
+//   frequency = 0.0               # rad/s, default 0
+//   phase = 0.0                   # rad, default 0
+//
+//   [initial]
+//   quaternion = [1, 0, 0, 0]     # scalar first, default identity; | |q| - 1 | <= 1e-6 is normalised,
+//                                 # more is an error
+//   omega_body = [0, 150, -4.61538]  # body angular velocity, default 0
+//   position = [0, 0, 0]          # free_rigid_body only, default 0
+//   velocity = [0, 0, 0]          # free_rigid_body only, default 0
+//
+//   [integrator]
+//   method = "modified_hht"       # required: "hht" | "modified_hht" | "simo_vu_quoc"
+//   alpha = -0.2                  # in [-1/3, 0], default -0.2 (HhtSettings)
+//   inertia_shift = true          # hht / modified_hht only: second-order variant, default false
+//   newton_tolerance = 1e-10      # > 0, default from NewtonSettings (1e-10)
+//   newton_max_iterations = 10    # integer >= 1, default from NewtonSettings (10)
+//
+//   [time]
+//   dt = 1e-4                     # required, > 0
+//   t_end = 1.0                   # required, > t_start; (t_end - t_start)/dt must be an integer
+//   t_start = 0.0                 #   to 1e-9 relative; default 0
+//
+//   [ensemble]
+//   size = 1000                   # number of bodies, integer >= 1, default 1
+//   [[ensemble.sweep]]            # body i gets from + (to - from) * i / (size - 1) (from if size = 1)
+//   key = "model.inertia"         # any numeric key of [model] or [initial] listed above, profile keys
+//   from = [1.0, 2.0, 1.5]        #   as "model.body_torque_profile.amplitude"
+//   to = [1.0, 2.0, 3.0]
+//   [[ensemble.random]]           # reproducible: body i's draw depends only on (seed, i, key)
+//   key = "initial.omega_body"
+//   distribution = "uniform"      # with low, high (low <= high) | "normal" with mean, stddev (>= 0)
+//   low = -1.0                    # in [ensemble] tables a single number stands for every component
+//   high = 1.0
+//   seed = 42                     # integer >= 0, default 0
+//   [[ensemble.override]]         # per-body values, applied last
+//   body = 3                      # 0 <= body < size
+//   initial.omega_body = [0.0, 0.0, 10.0]
+//
+//   [output]
+//   file = "heavy_top.h5"         # relative to the current directory, default <scenario stem>.h5;
+//                                 # the --output option overrides it
+//   stride = 10                   # write every stride-th step and the initial state, default 1
+//
+// Order of application for each body: file values, sweeps, random draws, overrides (each in file
+// order). The file values are validated as written; each body is validated again after the ensemble
+// tables are applied. Every problem is a ScenarioError naming the file, the key (and the body) and
+// the problem, e.g. "x.toml: body 17: key 'model.inertia': component 2 is -1, must be > 0".
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "quatstep/ensemble.hpp"
+
+namespace quatstep {
+
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ModelKind { heavy_top, free_rigid_body };
+enum class Method { hht, modified_hht, simo_vu_quoc };
+const char* to_string(ModelKind kind);
+const char* to_string(Method method);
+
+/// value(t) = constant + ramp·t + amplitude·sin(frequency·t + phase) (models/torque_profile.hpp);
+/// the constant lives in BodyParameters next to it.
+struct ProfileParameters {
+  std::array<double, 3> ramp{};
+  std::array<double, 3> amplitude{};
+  double frequency = 0;
+  double phase = 0;
+};
+
+/// Every per-body number of a scenario ([model] and [initial]).
+struct BodyParameters {
+  std::array<double, 3> inertia{};  ///< principal, about the centre of mass
+  double mass = 0;
+  std::array<double, 3> center_of_mass{};
+  std::array<double, 3> gravity{};
+  std::array<double, 3> body_torque{};
+  std::array<double, 3> spatial_torque{};
+  std::array<double, 3> force{};
+  ProfileParameters body_torque_profile, spatial_torque_profile, force_profile;
+  std::array<double, 4> quaternion{1, 0, 0, 0};
+  std::array<double, 3> omega_body{};
+  std::array<double, 3> position{};
+  std::array<double, 3> velocity{};
+};
+
+struct IntegratorSpec {
+  Method method = Method::modified_hht;
+  double alpha = 0;
+  bool inertia_shift = false;
+  double newton_tolerance = 0;
+  int newton_max_iterations = 0;
+};
+
+struct TimeSpec {
+  double t_start = 0;
+  double t_end = 0;
+  double dt = 0;
+  index_t steps = 0;  ///< round((t_end − t_start)/dt)
+};
+
+struct Sweep {
+  std::string key;
+  std::vector<double> from, to;
+};
+
+enum class Distribution { uniform, normal };
+struct RandomDraw {
+  std::string key;
+  Distribution distribution = Distribution::uniform;
+  std::vector<double> first, second;  ///< low/high or mean/stddev
+  std::uint64_t seed = 0;
+};
+
+struct Override {
+  index_t body = 0;
+  std::vector<std::pair<std::string, std::vector<double>>> values;  ///< key, value
+};
+
+struct Scenario {
+  std::string source;  ///< file name used in messages
+  std::string text;    ///< the TOML text, stored in the output file
+  ModelKind model = ModelKind::heavy_top;
+  BodyParameters base;
+  IntegratorSpec integrator;
+  TimeSpec time;
+  index_t ensemble_size = 1;
+  std::vector<Sweep> sweeps;
+  std::vector<RandomDraw> randoms;
+  std::vector<Override> overrides;  ///< sorted by body, file order within a body
+  std::string output_file;
+  index_t stride = 1;
+
+  index_t samples() const { return time.steps / stride + 1; }
+};
+
+/// Parse and validate; `t_end` replaces time.t_end before validation (short test runs).
+Scenario parse_scenario(const std::string& text, const std::string& source, std::optional<double> t_end = {});
+/// Read `path`, then parse_scenario.
+Scenario load_scenario(const std::string& path, std::optional<double> t_end = {});
+
+/// Parameters of body i: file values, sweeps, random draws, overrides; quaternion normalised.
+BodyParameters body_parameters(const Scenario& scenario, index_t i);
+
+}  // namespace quatstep

@@ -1,0 +1,134 @@
+// The built `quatstep` executable: each example runs (shortened with --t-end) and writes a file with
+// every dataset; errors give a non-zero exit status and a message on stderr.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "hdf5_read.hpp"
+
+using quatstep::testing::read_dataset;
+using quatstep::testing::read_string_attribute;
+using quatstep::testing::ScratchDirectory;
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Run `quatstep ARGS` through the shell, capturing stdout and stderr.
+Outcome run_cli(const std::string& args, const ScratchDirectory& dir) {
+  const std::string cmd = std::string("'") + QUATSTEP_EXE + "' " + args + " >'" + dir.file("stdout") + "' 2>'" +
+                          dir.file("stderr") + "'";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+}
+
+std::string example(const std::string& name) { return std::string("'") + QUATSTEP_EXAMPLES + "/" + name + "'"; }
+
+/// Shapes of the datasets of a run with `nt` samples and `n` bodies.
+void expect_layout(const std::string& file, unsigned long long nt, unsigned long long n) {
+  using Dims = std::vector<unsigned long long>;
+  EXPECT_EQ(read_dataset(file, "time").dims, (Dims{nt}));
+  EXPECT_EQ(read_dataset(file, "quaternion").dims, (Dims{nt, n, 4}));
+  EXPECT_EQ(read_dataset(file, "omega_body").dims, (Dims{nt, n, 3}));
+  EXPECT_EQ(read_dataset(file, "energy").dims, (Dims{nt, n}));
+  EXPECT_EQ(read_dataset(file, "angular_momentum").dims, (Dims{nt, n, 3}));
+  EXPECT_EQ(read_dataset(file, "constraint_violation").dims, (Dims{nt, n}));
+  EXPECT_EQ(read_dataset(file, "status").dims, (Dims{n}));
+  EXPECT_EQ(read_dataset(file, "newton_iterations").dims, (Dims{n}));
+  EXPECT_EQ(read_dataset(file, "failed_step").dims, (Dims{n}));
+  for (double s : read_dataset(file, "status").values) EXPECT_EQ(s, 0.0) << "every body ok";
+  EXPECT_FALSE(read_string_attribute(file, "scenario").empty());
+  EXPECT_FALSE(read_string_attribute(file, "quatstep_version").empty());
+}
+
+}  // namespace
+
+TEST(Cli, HeavyTopExample) {
+  ScratchDirectory dir;
+  const Outcome o = run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --output " + dir.file("a.h5"), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  expect_layout(dir.file("a.h5"), 11, 1);  // 100 steps, stride 10
+  EXPECT_EQ(read_string_attribute(dir.file("a.h5"), "method"), "modified_hht");
+  // The summary names bodies, steps, wall time, throughput, Newton iterations, failures and the file.
+  for (const char* word : {"bodies", "steps", "wall time", "body-steps per second", "Newton iterations/step", "failures",
+                           "output"})
+    EXPECT_NE(o.out.find(word), std::string::npos) << word << " missing from\n" << o.out;
+  EXPECT_NE(o.out.find(dir.file("a.h5")), std::string::npos) << o.out;
+  EXPECT_EQ(o.err, "") << "no progress bar when stderr is not a terminal";
+}
+
+TEST(Cli, SpinUpExample) {
+  ScratchDirectory dir;
+  const Outcome o = run_cli("run " + example("spin_up.toml") + " --t-end 1 --quiet --output " + dir.file("b.h5"), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "") << "--quiet prints no summary";
+  expect_layout(dir.file("b.h5"), 11, 1);
+  // Spin-up from rest under a unit torque on unit inertia: ω_x(1) = 1 (modified HHT, α = 0, errata S5).
+  const auto w = read_dataset(dir.file("b.h5"), "omega_body").values;
+  EXPECT_NEAR(w[10 * 3 + 0], 1.0, 1e-12) << "measured omega_x(1) = " << w[30];
+}
+
+TEST(Cli, SpinningEnsembleExampleWithThreadsAndForcedProgress) {
+  ScratchDirectory dir;
+  const Outcome o = run_cli(
+      "run " + example("spinning_ensemble.toml") + " --t-end 0.5 --threads 2 --progress --output " + dir.file("c.h5"), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  expect_layout(dir.file("c.h5"), 6, 1000);  // 50 steps, stride 10
+  EXPECT_NE(o.err.find("100%"), std::string::npos) << "--progress draws the bar on stderr: " << o.err;
+  EXPECT_NE(o.out.find("threads                 2"), std::string::npos) << o.out;
+}
+
+TEST(Cli, VersionFlag) {
+  ScratchDirectory dir;
+  const Outcome o = run_cli("--version", dir);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.out.find("quatstep 0."), std::string::npos) << o.out;
+}
+
+TEST(Cli, ErrorsExitNonZeroWithAMessageOnStderr) {
+  ScratchDirectory dir;
+  {
+    std::ofstream(dir.file("bad.toml")) << "[model]\ntype = 'heavy_top'\ninertia = [1, 1, 3]\n"
+                                           "[integrator]\nmethod = 'hht'\n[time]\ndt = 0.1\nt_end = 1\n";
+    const Outcome o = run_cli("run '" + dir.file("bad.toml") + "' --output " + dir.file("x.h5"), dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("bad.toml: key 'model.inertia': moments (1, 1, 3) violate the triangle inequality"),
+              std::string::npos)
+        << o.err;
+    EXPECT_FALSE(std::ifstream(dir.file("x.h5")).good()) << "no output file for an invalid scenario";
+  }
+  {
+    const Outcome o = run_cli("run '" + dir.file("missing.toml") + "'", dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("missing.toml: cannot open"), std::string::npos) << o.err;
+  }
+  {
+    const Outcome o = run_cli("run " + example("heavy_top.toml") + " --threads 0", dir);
+    EXPECT_NE(o.exit_code, 0) << "--threads must be positive";
+    EXPECT_FALSE(o.err.empty());
+  }
+  {
+    const Outcome o = run_cli("", dir);
+    EXPECT_NE(o.exit_code, 0) << "a subcommand is required";
+  }
+  {
+    const Outcome o = run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --output /nonexistent/x.h5", dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("/nonexistent/x.h5: cannot create"), std::string::npos) << o.err;
+  }
+}

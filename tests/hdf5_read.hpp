@@ -1,0 +1,103 @@
+// Test helpers: read back what quatstep wrote (HDF5 C API), and a scratch directory per test.
+#pragma once
+
+#include <hdf5.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace quatstep::testing {
+
+struct Dataset {
+  std::vector<unsigned long long> dims;
+  std::vector<double> values;  ///< row-major, converted to double by HDF5
+};
+
+inline bool has_dataset(const std::string& file, const std::string& name) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return false;
+  const bool ok = H5Lexists(f, name.c_str(), H5P_DEFAULT) > 0;
+  H5Fclose(f);
+  return ok;
+}
+
+inline Dataset read_dataset(const std::string& file, const std::string& name) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("cannot open " + file);
+  const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  if (d < 0) {
+    H5Fclose(f);
+    throw std::runtime_error(file + ": no dataset " + name);
+  }
+  const hid_t s = H5Dget_space(d);
+  Dataset out;
+  out.dims.resize(H5Sget_simple_extent_ndims(s));
+  std::vector<hsize_t> dims(out.dims.size());
+  H5Sget_simple_extent_dims(s, dims.data(), nullptr);
+  std::size_t n = 1;
+  for (std::size_t k = 0; k < dims.size(); ++k) out.dims[k] = dims[k], n *= dims[k];
+  out.values.resize(n);
+  const herr_t r = H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.values.data());
+  H5Sclose(s);
+  H5Dclose(d);
+  H5Fclose(f);
+  if (r < 0) throw std::runtime_error(file + ": cannot read " + name);
+  return out;
+}
+
+/// A root attribute (or an attribute of `object`) as a string: strings as stored, numbers printed.
+inline std::string read_string_attribute(const std::string& file, const std::string& name, const std::string& object = "/") {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("cannot open " + file);
+  const hid_t a = H5Aopen_by_name(f, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  std::string value;
+  if (a >= 0) {
+    const hid_t t = H5Aget_type(a);
+    if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+      char* s = nullptr;
+      if (H5Aread(a, t, &s) >= 0 && s) value = s;
+      H5free_memory(s);
+    } else if (H5Tget_class(t) == H5T_FLOAT) {
+      double x = 0;
+      H5Aread(a, H5T_NATIVE_DOUBLE, &x);
+      value = std::to_string(x);
+    } else if (H5Tget_class(t) == H5T_INTEGER) {
+      long long x = 0;
+      H5Aread(a, H5T_NATIVE_LLONG, &x);
+      value = std::to_string(x);
+    }
+    H5Tclose(t);
+    H5Aclose(a);
+  }
+  H5Fclose(f);
+  if (a < 0) throw std::runtime_error(file + ": no attribute " + name + " on " + object);
+  return value;
+}
+
+/// A fresh directory under the system temporary directory, removed with its contents at the end.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "quatstep-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~ScratchDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Bitwise equality (NaN == NaN when the bits agree).
+inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace quatstep::testing

@@ -1,0 +1,362 @@
+// run_scenario end to end at the library level: the HDF5 file holds exactly what the core
+// integrators compute body by body (every model × method of the dispatch), whatever the thread
+// count, and a failing body changes nothing for the others.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "hdf5_read.hpp"
+#include "quatstep/quatstep.hpp"
+#include "run.hpp"
+#include "scenario.hpp"
+
+using namespace quatstep;
+using quatstep::testing::Dataset;
+using quatstep::testing::read_dataset;
+using quatstep::testing::same_bits;
+using quatstep::testing::ScratchDirectory;
+
+namespace {
+
+const char* const sampled_datasets[] = {"quaternion", "omega_body", "energy", "angular_momentum", "constraint_violation"};
+const char* const all_datasets[] = {"time",   "quaternion", "omega_body",        "energy",     "angular_momentum",
+                                    "constraint_violation", "status", "newton_iterations", "failed_step"};
+
+RunResult run(const std::string& text, const std::string& output, int threads = 2) {
+  RunOptions options;
+  options.threads = threads;
+  options.output = output;
+  options.progress = ProgressMode::never;
+  return run_scenario(parse_scenario(text, "test.toml"), options);
+}
+
+/// The state of every sample of one body, integrated directly with the core (no host code).
+template <class Integrator>
+std::vector<RigidBodyKinematics<double>> integrate_directly(const Integrator& integrator,
+                                                            const typename Integrator::ModelType& model,
+                                                            const RigidBodyKinematics<double>& k0, double t0, double h,
+                                                            index_t steps, index_t stride) {
+  typename Integrator::State s;
+  EXPECT_EQ(integrator.initialize(model, k0, t0, s), Status::ok);
+  std::vector<RigidBodyKinematics<double>> samples{integrator.kinematics(model, s)};
+  for (index_t k = 0; k < steps; ++k) {
+    EXPECT_EQ(integrator.step(model, s, t0 + double(k) * h, h).status, Status::ok) << "step " << k;
+    if ((k + 1) % stride == 0) samples.push_back(integrator.kinematics(model, s));
+  }
+  return samples;
+}
+
+/// Every sample of every body in the file equals the direct integration, bit for bit; the time
+/// column is t0 + k·h.
+template <class Integrator>
+void expect_file_matches_core(const std::string& file, const Integrator& integrator,
+                              const typename Integrator::ModelType& model,
+                              const std::vector<Vec3<double>>& omegas, double t0, double h, index_t steps,
+                              index_t stride) {
+  const index_t n = static_cast<index_t>(omegas.size()), nt = steps / stride + 1;
+  const Dataset time = read_dataset(file, "time"), q = read_dataset(file, "quaternion"),
+                w = read_dataset(file, "omega_body"), e = read_dataset(file, "energy"),
+                L = read_dataset(file, "angular_momentum"), cv = read_dataset(file, "constraint_violation");
+  ASSERT_EQ(q.dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n), 4}));
+  ASSERT_EQ(w.dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n), 3}));
+  ASSERT_EQ(e.dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n)}));
+  for (index_t j = 0; j < nt; ++j) ASSERT_TRUE(same_bits(time.values[j], t0 + double(j * stride) * h)) << "sample " << j;
+  int mismatches = 0;
+  for (index_t i = 0; i < n; ++i) {
+    RigidBodyKinematics<double> k0;
+    k0.omega_body = omegas[i];
+    k0.velocity = Vec3<double>(1, 0, 0);  // ignored by bodies about a fixed point
+    const auto direct = integrate_directly(integrator, model, k0, t0, h, steps, stride);
+    ASSERT_EQ(static_cast<index_t>(direct.size()), nt);
+    for (index_t j = 0; j < nt; ++j) {
+      const RigidBodyObservables<double> o = model.observe(direct[j]);
+      for (int c = 0; c < 4; ++c) mismatches += !same_bits(q.values[(j * n + i) * 4 + c], direct[j].quaternion[c]);
+      for (int c = 0; c < 3; ++c) mismatches += !same_bits(w.values[(j * n + i) * 3 + c], direct[j].omega_body[c]);
+      for (int c = 0; c < 3; ++c) mismatches += !same_bits(L.values[(j * n + i) * 3 + c], o.angular_momentum[c]);
+      mismatches += !same_bits(e.values[j * n + i], o.energy);
+      mismatches += !same_bits(cv.values[j * n + i], o.constraint_violation);
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "values differing from the direct core integration, of " << n * nt * 12;
+}
+
+// Sherif §10.1 top plus torques that exercise the profile mapping.
+const std::string heavy_top_model = R"(
+[model]
+type = "heavy_top"
+inertia = [0.234375, 0.46875, 0.234375]
+mass = 15.0
+center_of_mass = [0.0, 1.0, 0.0]
+gravity = [0.0, 0.0, -9.81]
+body_torque = [0.5, 0.0, 0.0]
+[model.spatial_torque_profile]
+amplitude = [0.0, 2.0, 0.0]
+frequency = 30.0
+phase = 0.25
+[ensemble]
+size = 3
+[[ensemble.override]]
+body = 0
+initial.omega_body = [0.0, 150.0, -4.61538]
+[[ensemble.override]]
+body = 1
+initial.omega_body = [1.0, 100.0, 0.0]
+[[ensemble.override]]
+body = 2
+initial.omega_body = [0.0, 50.0, 10.0]
+)";
+const std::vector<Vec3<double>> heavy_top_omegas = {{0.0, 150.0, -4.61538}, {1.0, 100.0, 0.0}, {0.0, 50.0, 10.0}};
+
+HeavyTop<double> heavy_top() {
+  auto m = HeavyTop<double>::from_center_of_mass({0.234375, 0.46875, 0.234375}, 15.0, {0, 1, 0}, {0, 0, -9.81});
+  m.loads.body_torque.constant = {0.5, 0, 0};
+  m.loads.spatial_torque.amplitude = {0, 2, 0};
+  m.loads.spatial_torque.frequency = 30;
+  m.loads.spatial_torque.phase = 0.25;
+  return m;
+}
+
+// A free asymmetric body under gravity and a ramped force, translating.
+const std::string free_body_model = R"(
+[model]
+type = "free_rigid_body"
+inertia = [1.0, 2.0, 2.5]
+mass = 2.0
+gravity = [0.0, 0.0, -9.81]
+force = [0.0, 0.0, 1.0]
+[model.force_profile]
+ramp = [0.5, 0.0, 0.0]
+[initial]
+velocity = [1.0, 0.0, 0.0]
+[ensemble]
+size = 2
+[[ensemble.override]]
+body = 0
+initial.omega_body = [0.1, 5.0, 0.1]
+[[ensemble.override]]
+body = 1
+initial.omega_body = [0.1, 5.0, 2.0]
+)";
+const std::vector<Vec3<double>> free_body_omegas = {{0.1, 5.0, 0.1}, {0.1, 5.0, 2.0}};
+
+FreeRigidBody<double> free_body() {
+  FreeRigidBody<double> m;
+  m.inertia = Vec3<double>(1, 2, 2.5).asDiagonal();
+  m.mass = 2;
+  m.gravity = {0, 0, -9.81};
+  m.force_profile.constant = {0, 0, 1};
+  m.force_profile.ramp = {0.5, 0, 0};
+  return m;
+}
+
+std::string time_and_output(double dt, double t_end, int stride) {
+  return "[time]\ndt = " + std::to_string(dt) + "\nt_end = " + std::to_string(t_end) + "\n[output]\nstride = " +
+         std::to_string(stride) + "\n";
+}
+
+HhtSettings<double> hht_settings(double alpha, bool shift) {
+  HhtSettings<double> s;
+  s.alpha = alpha;
+  s.inertia_shift = shift;
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the dispatch, combination by combination
+TEST(RunScenario, HeavyTopModifiedHhtMatchesTheCoreOverManyChunks) {
+  // 3 bodies: the first chunk is 10⁴/3 = 3333 steps, so 5000 steps span at least two chunks, and
+  // stride 7 divides neither.
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model +
+                           "[integrator]\nmethod = 'modified_hht'\nalpha = -0.2\ninertia_shift = true\n" +
+                           time_and_output(1e-4, 0.5, 7);
+  const RunResult r = run(text, dir.file("out.h5"));
+  EXPECT_EQ(r.steps, 5000);
+  EXPECT_EQ(r.samples, 715);
+  EXPECT_EQ(r.failures(), 0);
+  expect_file_matches_core(dir.file("out.h5"), ModifiedHht<HeavyTop<double>>(hht_settings(-0.2, true)), heavy_top(),
+                           heavy_top_omegas, 0.0, 1e-4, 5000, 7);
+}
+
+TEST(RunScenario, HeavyTopClassicalHhtMatchesTheCore) {
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model + "[integrator]\nmethod = 'hht'\nalpha = -0.1\ninertia_shift = true\n" +
+                           time_and_output(1e-4, 0.04, 3);
+  run(text, dir.file("out.h5"));
+  expect_file_matches_core(dir.file("out.h5"), Hht<HeavyTop<double>>(hht_settings(-0.1, true)), heavy_top(),
+                           heavy_top_omegas, 0.0, 1e-4, 400, 3);
+}
+
+TEST(RunScenario, HeavyTopSimoVuQuocMatchesTheCore) {
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model + "[integrator]\nmethod = 'simo_vu_quoc'\nalpha = -0.3\n" +
+                           time_and_output(1e-4, 0.04, 4);
+  run(text, dir.file("out.h5"));
+  SimoVuQuocSettings<double> s;
+  s.alpha = -0.3;
+  expect_file_matches_core(dir.file("out.h5"), SimoVuQuoc<HeavyTop<double>>(s), heavy_top(), heavy_top_omegas, 0.0,
+                           1e-4, 400, 4);
+}
+
+TEST(RunScenario, FreeBodyEveryMethodMatchesTheCore) {
+  const std::string tail = time_and_output(0.01, 4.0, 5);
+  {
+    ScratchDirectory dir;
+    run(free_body_model + "[integrator]\nmethod = 'hht'\nalpha = -0.2\n" + tail, dir.file("out.h5"));
+    expect_file_matches_core(dir.file("out.h5"), Hht<FreeRigidBody<double>>(hht_settings(-0.2, false)), free_body(),
+                             free_body_omegas, 0.0, 0.01, 400, 5);
+  }
+  {
+    ScratchDirectory dir;
+    // Newton settings reach the integrator: a tighter tolerance than the default.
+    run(free_body_model + "[integrator]\nmethod = 'modified_hht'\nalpha = -0.05\nnewton_tolerance = 1e-12\n" + tail,
+        dir.file("out.h5"));
+    HhtSettings<double> s = hht_settings(-0.05, false);
+    s.newton.tolerance = 1e-12;
+    expect_file_matches_core(dir.file("out.h5"), ModifiedHht<FreeRigidBody<double>>(s), free_body(), free_body_omegas,
+                             0.0, 0.01, 400, 5);
+  }
+  {
+    ScratchDirectory dir;
+    run(free_body_model + "[integrator]\nmethod = 'simo_vu_quoc'\nalpha = 0.0\n" + tail, dir.file("out.h5"));
+    SimoVuQuocSettings<double> s;
+    s.alpha = 0;
+    expect_file_matches_core(dir.file("out.h5"), SimoVuQuoc<FreeRigidBody<double>>(s), free_body(), free_body_omegas,
+                             0.0, 0.01, 400, 5);
+  }
+}
+
+// ---------------------------------------------------------------- reproducibility and isolation
+TEST(RunScenario, OneAndTwoThreadsWriteIdenticalFiles) {
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model + R"(
+[[ensemble.random]]
+key = "initial.omega_body"
+distribution = "normal"
+mean = [0.0, 100.0, 0.0]
+stddev = [5.0, 20.0, 5.0]
+seed = 5
+[integrator]
+method = "modified_hht"
+inertia_shift = true
+)" + time_and_output(1e-4, 0.03, 3);
+  const std::string bigger = text.substr(0, text.find("size = 3")) + "size = 64" + text.substr(text.find("size = 3") + 8);
+  const RunResult one = run(bigger, dir.file("one.h5"), 1), two = run(bigger, dir.file("two.h5"), 2);
+  EXPECT_EQ(one.threads, 1);
+  EXPECT_EQ(two.threads, 2);
+  EXPECT_EQ(one.bodies, 64);
+  for (const char* name : all_datasets) {
+    const Dataset a = read_dataset(dir.file("one.h5"), name), b = read_dataset(dir.file("two.h5"), name);
+    ASSERT_EQ(a.dims, b.dims) << name;
+    int differing = 0;
+    for (std::size_t k = 0; k < a.values.size(); ++k) differing += !same_bits(a.values[k], b.values[k]);
+    EXPECT_EQ(differing, 0) << name << ": values differing between 1 and 2 threads, of " << a.values.size();
+  }
+}
+
+TEST(RunScenario, AFailingBodyGetsNanSamplesAndLeavesTheOthersUntouched) {
+  // Body 1 is spun up by an absurd torque (5000 N·m on I_y = 2) until Newton fails at h = 0.01.
+  const std::string head = R"(
+[model]
+type = "heavy_top"
+inertia = [1.0, 2.0, 1.5]
+[integrator]
+method = "modified_hht"
+[time]
+dt = 0.01
+t_end = 0.5
+[output]
+stride = 2
+[ensemble]
+)";
+  const std::string with_failure = head + R"(size = 3
+[[ensemble.override]]
+body = 0
+initial.omega_body = [0.3, 2.0, 0.2]
+[[ensemble.override]]
+body = 1
+model.body_torque = [0.0, 5000.0, 0.0]
+[[ensemble.override]]
+body = 2
+initial.omega_body = [0.1, -3.0, 0.5]
+)";
+  const std::string without = head + R"(size = 2
+[[ensemble.override]]
+body = 0
+initial.omega_body = [0.3, 2.0, 0.2]
+[[ensemble.override]]
+body = 1
+initial.omega_body = [0.1, -3.0, 0.5]
+)";
+  ScratchDirectory dir;
+  const RunResult a = run(with_failure, dir.file("a.h5")), b = run(without, dir.file("b.h5"));
+  ASSERT_EQ(a.failures(), 1);
+  EXPECT_EQ(b.failures(), 0);
+  EXPECT_NE(a.status[1], Status::ok);
+  const index_t failed = a.failed_step[1];
+  std::cout << "body 1: " << to_string(a.status[1]) << " at step " << failed << "\n";
+  ASSERT_GT(failed, 0) << "the failure should come mid-run";
+  ASSERT_LT(failed, 50);
+
+  const Dataset status = read_dataset(dir.file("a.h5"), "status"), step = read_dataset(dir.file("a.h5"), "failed_step");
+  EXPECT_EQ(status.values[1], double(static_cast<int>(a.status[1])));
+  EXPECT_EQ(step.values[1], double(failed));
+  EXPECT_EQ(step.values[0], -1.0);
+
+  // Body 1: samples up to step `failed` (the state before the failing step) are finite, later ones NaN.
+  for (const char* name : sampled_datasets) {
+    const Dataset d = read_dataset(dir.file("a.h5"), name);
+    const std::size_t nt = d.dims[0], per_body = d.values.size() / (nt * 3);
+    for (std::size_t j = 0; j < nt; ++j)
+      for (std::size_t c = 0; c < per_body; ++c) {
+        const double v = d.values[(j * 3 + 1) * per_body + c];
+        if (index_t(j) * 2 <= failed) EXPECT_TRUE(std::isfinite(v)) << name << " sample " << j;
+        else EXPECT_TRUE(std::isnan(v)) << name << " sample " << j;
+      }
+  }
+  // Bodies 0 and 2 of the run with the failure are bodies 0 and 1 of the run without it.
+  for (const char* name : all_datasets) {
+    if (std::string(name) == "time") continue;
+    const Dataset da = read_dataset(dir.file("a.h5"), name), db = read_dataset(dir.file("b.h5"), name);
+    const std::size_t rows = da.dims.size() == 1 ? 1 : da.dims[0];
+    const std::size_t per_body = da.values.size() / (rows * 3);
+    int differing = 0;
+    for (std::size_t j = 0; j < rows; ++j)
+      for (std::size_t c = 0; c < per_body; ++c) {
+        differing += !same_bits(da.values[(j * 3 + 0) * per_body + c], db.values[(j * 2 + 0) * per_body + c]);
+        differing += !same_bits(da.values[(j * 3 + 2) * per_body + c], db.values[(j * 2 + 1) * per_body + c]);
+      }
+    EXPECT_EQ(differing, 0) << name;
+  }
+}
+
+// ---------------------------------------------------------------- the file itself
+TEST(RunScenario, FileCarriesTheScenarioAndTheStatusCodes) {
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model + "[integrator]\nmethod = 'simo_vu_quoc'\n" + time_and_output(1e-3, 0.01, 1);
+  run(text, dir.file("out.h5"));
+  using quatstep::testing::read_string_attribute;
+  EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "scenario"), text);
+  EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "quatstep_version"), version);
+  EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "method"), "simo_vu_quoc");
+  EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "model"), "heavy_top");
+  EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "dt"), std::to_string(1e-3));
+  const std::string codes = read_string_attribute(dir.file("out.h5"), "codes", "status");
+  for (int c = 0; c <= static_cast<int>(Status::invalid_input); ++c)
+    EXPECT_NE(codes.find(std::to_string(c) + " " + to_string(static_cast<Status>(c))), std::string::npos) << codes;
+  const Dataset it = read_dataset(dir.file("out.h5"), "newton_iterations");
+  for (double x : it.values) EXPECT_GE(x, 10.0) << "at least one iteration per step over 10 steps";
+}
+
+TEST(RunScenario, UnwritableOutputFailsBeforeIntegration) {
+  const std::string text = heavy_top_model + "[integrator]\nmethod = 'simo_vu_quoc'\n" + time_and_output(1e-4, 100.0, 1);
+  try {
+    run(text, "/nonexistent/dir/out.h5");  // 10⁶ steps: would take many seconds if it integrated first
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/out.h5: cannot create"), std::string::npos) << e.what();
+  }
+}
