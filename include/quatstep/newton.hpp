@@ -2,7 +2,9 @@
 //
 // A System provides
 //   QS_HD void evaluate(const Vec<S,K>& x, Vec<S,K>& R, Mat<S,K,K>& J) const;  // residual, Jacobian
-//   QS_HD S correction_norm(const Vec<S,K>& dx) const;  // weighted size of a correction, 1 = "at scale"
+//   QS_HD S correction_norm(const Vec<S,K>& dx, const Vec<S,K>& x) const;
+//     // weighted size of the correction dx that produced the iterate x (scales may use x, so that a
+//     // body starting from rest, where the old state gives no scale, still converges)
 //
 // Stopping rule (Negrut et al. §3.3, eqs. 42–45, read as in errata N3): after iteration k ≥ 2 the
 // convergence rate ξ_k = ‖Δx_k‖/‖Δx_{k−1}‖ bounds the distance of the updated iterate from the
@@ -39,7 +41,7 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
     if (lu.singular) return {Status::singular_jacobian, k};
     const Vec<S, K> dx = lu.solve(-r);
     x += dx;
-    const S d = sys.correction_norm(dx);
+    const S d = sys.correction_norm(dx, x);
     if (!(d <= S(INFINITY))) return {Status::non_finite, k};
     if (k == 1) {
       if (d <= S(1e-3) * settings.tolerance) return {Status::ok, k};

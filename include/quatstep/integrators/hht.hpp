@@ -129,7 +129,7 @@ class HhtFamily {
     VecN q_pred, v_pred;  // Newmark predictors (Sherif eqs. 59–60 without the q̈_{n+1} terms)
     VecN force_n;         // (C_qᵀλ − Q)_n
     Vec3<S> w[Model::n_quaternions];  // Sherif eq. (70): w = G_n ė_n + h(1−γ) G_n ë_n
-    S error_scale;
+    S velocity_scale;  // ‖q̇_n‖∞ + h‖q̈_n‖∞
 
     QS_HD Step(const Model& mo, const HhtFamily& hf, const State& s, S t, S hh)
         : model(mo), hht(hf), s0(s), t1(t + hh), h(hh) {
@@ -145,9 +145,7 @@ class HhtFamily {
           w[b] = G<S>(s.q.template segment<4>(o)) * v_pred.template segment<4>(o);
         }
       }
-      // Newton corrections are measured as velocity changes γhΔq̈ relative to the velocity scale.
-      error_scale = S(1) / (s.v.template lpNorm<Eigen::Infinity>() + h * s.a.template lpNorm<Eigen::Infinity>() +
-                            std::numeric_limits<S>::min());
+      velocity_scale = s.v.template lpNorm<Eigen::Infinity>() + h * s.a.template lpNorm<Eigen::Infinity>();
     }
 
     /// q_{n+1}, q̇_{n+1} from q̈_{n+1}: Sherif eqs. (59)/(33) and (60) or (34).
@@ -220,8 +218,12 @@ class HhtFamily {
       return J1;
     }
 
-    QS_HD S correction_norm(const Vec<S, K>& dx) const {
-      return gh * dx.template head<n>().template lpNorm<Eigen::Infinity>() * error_scale;
+    /// Velocity change γh‖Δq̈‖∞ relative to the velocity scale of the step, which includes the
+    /// current iterate's h‖q̈‖∞ (a body at rest whose load switches on still has a scale).
+    QS_HD S correction_norm(const Vec<S, K>& dx, const Vec<S, K>& x) const {
+      const S scale = velocity_scale + h * x.template head<n>().template lpNorm<Eigen::Infinity>() +
+                      std::numeric_limits<S>::min();
+      return gh * dx.template head<n>().template lpNorm<Eigen::Infinity>() / scale;
     }
   };
 };

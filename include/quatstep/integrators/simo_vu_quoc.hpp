@@ -110,7 +110,7 @@ class SimoVuQuoc {
     Vec3<S> theta_pred;  // eq. (30) without the ω̇_{n+1} term
     Vec3<S> w_pred;      // eq. (31) without the ω̇_{n+1} term
     Vec3<S> residual_n;  // (ω×Jω − τ)_n
-    S error_scale;
+    S velocity_scale;  // ‖ω_n‖∞ + h‖ω̇_n‖∞
 
     QS_HD Step(const Model& mo, const SimoVuQuoc& sv, const State& s, S t, S hh)
         : model(mo), svq(sv), s0(s), t1(t + hh), h(hh) {
@@ -118,8 +118,7 @@ class SimoVuQuoc {
       theta_pred = h * s.w + (S(0.5) - p.beta) * h * h * s.wd;
       w_pred = s.w + (S(1) - p.gamma) * h * s.wd;
       residual_n = s.w.cross(model.inertia * s.w) - model.body_torque(s.e, t);
-      error_scale = S(1) / (s.w.template lpNorm<Eigen::Infinity>() + h * s.wd.template lpNorm<Eigen::Infinity>() +
-                            std::numeric_limits<S>::min());
+      velocity_scale = s.w.template lpNorm<Eigen::Infinity>() + h * s.wd.template lpNorm<Eigen::Infinity>();
     }
     QS_HD Vec3<S> theta(const Vec3<S>& wd1) const { return theta_pred + svq.p.beta * h * h * wd1; }
     QS_HD Vec4<S> orientation(const Vec3<S>& wd1) const {
@@ -138,8 +137,10 @@ class SimoVuQuoc {
       // ∂(ω×Jω)/∂ω = ω̃J − (Jω)~ ; ∂τ/∂ω̇ = τ_φ J_r(θ) βh²
       Jac = c * J + (skew(w1) * J - skew(Jw)) * gh - model.body_torque_dphi(e1, t1) * so3_right_jacobian(th) * bh2;
     }
-    QS_HD S correction_norm(const Vec3<S>& dx) const {
-      return svq.p.gamma * h * dx.template lpNorm<Eigen::Infinity>() * error_scale;
+    /// γh‖Δω̇‖∞ relative to ‖ω_n‖∞ + h‖ω̇_n‖∞ + h‖ω̇⁽ᵏ⁾‖∞ (a body starting from rest still has a scale).
+    QS_HD S correction_norm(const Vec3<S>& dx, const Vec3<S>& x) const {
+      const S scale = velocity_scale + h * x.template lpNorm<Eigen::Infinity>() + std::numeric_limits<S>::min();
+      return svq.p.gamma * h * dx.template lpNorm<Eigen::Infinity>() / scale;
     }
   };
 };
