@@ -50,8 +50,8 @@ TEST(QuaternionProduct, AssociativeAndGivenByLeftAndRightMatrices) {
     blocks = std::max({blocks, max_abs(quat_left(a) - ql), max_abs(quat_right(b) - qr)});
   }
   report("|(ab)c - a(bc)|, |a|<=2", assoc);  // measured 8 eps
-  report("|Q_l(a)b - ab|", left);  // measured 2 eps
-  report("|Q_r(b)a - ab|", right);  // measured 2 eps
+  report("|Q_l(a)b - ab|", left);            // measured 2 eps
+  report("|Q_r(b)a - ab|", right);           // measured 2 eps
   EXPECT_LE(assoc, 32 * kEps);
   EXPECT_LE(left, 8 * kEps);
   EXPECT_LE(right, 8 * kEps);
@@ -64,11 +64,12 @@ TEST(QuaternionProduct, ConjugateReversesProductsAndGivesTheNorm) {
   for (int k = 0; k < kSamples; ++k) {
     const Vec4<double> a = scaled_quaternion(rnd), b = scaled_quaternion(rnd);
     reverse = std::max(reverse, max_abs(quat_conj(quat_mul(a, b)) - quat_mul(quat_conj(b), quat_conj(a))));
-    norm = std::max(norm, max_abs(quat_mul(a, quat_conj(a)) - Vec4<double>(a.squaredNorm(), 0, 0, 0)) / a.squaredNorm());
+    norm =
+        std::max(norm, max_abs(quat_mul(a, quat_conj(a)) - Vec4<double>(a.squaredNorm(), 0, 0, 0)) / a.squaredNorm());
     multiplicative = std::max(multiplicative, std::abs(quat_mul(a, b).norm() / (a.norm() * b.norm()) - 1.0));
   }
-  report("|conj(ab) - conj(b)conj(a)|", reverse);  // measured 2 eps
-  report("|a conj(a) - |a|^2| / |a|^2", norm);  // measured 1 eps
+  report("|conj(ab) - conj(b)conj(a)|", reverse);   // measured 2 eps
+  report("|a conj(a) - |a|^2| / |a|^2", norm);      // measured 1 eps
   report("| |ab|/(|a||b|) - 1 |", multiplicative);  // measured 2 eps
   EXPECT_LE(reverse, 16 * kEps);
   EXPECT_LE(norm, 8 * kEps);
@@ -103,19 +104,19 @@ TEST(SherifEq7, IdentitiesOfGAndEOnTheUnitSphere) {
     const Vec4<double> ed = 0.5 * G(e).transpose() * w;  // tangent rate (Kinon eq. 44)
     const Mat4<double> p = Mat4<double>::Identity() - e * e.transpose();
     for (const Mat34<double>& m : {G(e), E(e)}) {
-      null = std::max(null, max_abs(m * e));                                           // L e = 0
-      ggt = std::max(ggt, max_abs(m * m.transpose() - Mat3<double>::Identity()));    // L Lᵀ = I₃
-      gtg = std::max(gtg, max_abs(m.transpose() * m - p));                            // Lᵀ L = I₄ − e eᵀ
+      null = std::max(null, max_abs(m * e));                                       // L e = 0
+      ggt = std::max(ggt, max_abs(m * m.transpose() - Mat3<double>::Identity()));  // L Lᵀ = I₃
+      gtg = std::max(gtg, max_abs(m.transpose() * m - p));                         // Lᵀ L = I₄ − e eᵀ
     }
     // L̇ ė = 0 with L̇ = G(ė), E-analogue likewise; relative to |ė|²
     rate_null = std::max({rate_null, max_abs(G(ed) * ed) / ed.squaredNorm(), max_abs(E(ed) * ed) / ed.squaredNorm()});
     // Sherif §2: ω̃ = 2 L L̇ᵀ for ω = 2Lė
     omega_tilde = std::max(omega_tilde, max_abs(2.0 * G(e) * G(ed).transpose() - skew(w)) / w.norm());
   }
-  report("|L e|", null);  // measured 0 eps
-  report("|Ldot edot| / |edot|^2", rate_null);  // measured 0 eps
-  report("|L L^T - I3|", ggt);  // measured 2 eps
-  report("|L^T L - (I4 - e e^T)|", gtg);  // measured 1.5 eps
+  report("|L e|", null);                                // measured 0 eps
+  report("|Ldot edot| / |edot|^2", rate_null);          // measured 0 eps
+  report("|L L^T - I3|", ggt);                          // measured 2 eps
+  report("|L^T L - (I4 - e e^T)|", gtg);                // measured 1.5 eps
   report("|2 L Ldot^T - skew(w)| / |w|", omega_tilde);  // measured 1.5 eps
   EXPECT_LE(null, 4 * kEps);
   EXPECT_LE(rate_null, 4 * kEps);
@@ -139,7 +140,7 @@ TEST(KinonAppendixC, Eqs135And136ForArbitraryQuaternions) {
     e136 = std::max({e136, max_abs(E(a) * b + E(b) * a) / ab, max_abs(G(a) * b + G(b) * a) / ab,
                      max_abs(E(a) * G(b).transpose() - E(b) * G(a).transpose()) / ab});
   }
-  report("eq. (135), relative to |a|^2", e135);  // measured 1.2 eps
+  report("eq. (135), relative to |a|^2", e135);   // measured 1.2 eps
   report("eq. (136), relative to |a||b|", e136);  // measured 0 eps
   EXPECT_LE(e135, 8 * kEps);
   EXPECT_LE(e136, 8 * kEps);
@@ -173,13 +174,14 @@ TEST(RotationMatrix, IsEGTransposeOrthogonalWithUnitDeterminantAndAHomomorphism)
     hom = std::max(hom, max_abs(rotation_matrix(quat_mul(p, q)) - r * rotation_matrix(q)));
     // Kinon eq. (49): (0, R ξ) = q ∘ (0, ξ) ∘ q̄
     const Vec3<double> xi = rnd.vector<3>();
-    sandwich = std::max(sandwich, max_abs(quat_mul(quat_mul(p, pure(xi)), quat_conj(p)) - pure<double>(r * xi)) / xi.norm());
+    sandwich =
+        std::max(sandwich, max_abs(quat_mul(quat_mul(p, pure(xi)), quat_conj(p)) - pure<double>(r * xi)) / xi.norm());
     body = std::max(body, max_abs(to_body(p, xi) - r.transpose() * xi) / xi.norm());
   }
-  report("|R(a) - E(a)G(a)^T| / |a|^2", eg);  // measured 0.9 eps
-  report("|R^T R - I|", orth);  // measured 4 eps
-  report("|det R - 1|", det);  // measured 6 eps
-  report("|R(pq) - R(p)R(q)|", hom);  // measured 2.5 eps
+  report("|R(a) - E(a)G(a)^T| / |a|^2", eg);                  // measured 0.9 eps
+  report("|R^T R - I|", orth);                                // measured 4 eps
+  report("|det R - 1|", det);                                 // measured 6 eps
+  report("|R(pq) - R(p)R(q)|", hom);                          // measured 2.5 eps
   report("|q (0,xi) conj(q) - (0, R xi)| / |xi|", sandwich);  // measured 1.7 eps
   EXPECT_LE(eg, 8 * kEps);
   EXPECT_LE(orth, 8 * kEps);
@@ -290,8 +292,8 @@ TEST(SmallAngleBranches, ClosedFormsAboveTheThresholds) {
   const double sinc = relative_error_on(detail::sinc<double>, sinc_ref, 1e-2, 2.0);
   const double omc = relative_error_on(detail::one_minus_cos_over_x2<double>, one_minus_cos_ref, 1e-2, 2.0);
   const double xms = relative_error_on(detail::x_minus_sin_over_x3<double>, x_minus_sin_ref, 1e-1, 2.0);
-  report("sin(x)/x closed form, x in [1e-2, 2], relative", sinc);  // measured 1 eps
-  report("(1 - cos x)/x^2 closed form, relative", omc);  // measured 1.5 eps
+  report("sin(x)/x closed form, x in [1e-2, 2], relative", sinc);       // measured 1 eps
+  report("(1 - cos x)/x^2 closed form, relative", omc);                 // measured 1.5 eps
   report("(x - sin x)/x^3 closed form, x in [0.1, 2], relative", xms);  // measured 93 eps
   EXPECT_LE(sinc, 4 * kEps);
   EXPECT_LE(omc, 4 * kEps);
