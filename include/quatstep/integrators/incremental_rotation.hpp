@@ -22,10 +22,13 @@ QS_HD Vec3<S> rotate_back(const Vec3<S>& psi, const Vec3<S>& b) {
   return to_body(quat_from_rotation_vector(psi), b);
 }
 
-/// ∂(R(ψ)ᵀ b)/∂ψ = R(−ψ) skew(b) J_r(−ψ), from R(θ+δ) = R(θ) exp[skew(J_r(θ) δ)].
+/// R(ψ)ᵀ b and its derivative ∂(R(ψ)ᵀ b)/∂ψ = R(ψ)ᵀ skew(b) J_r(ψ)ᵀ (J_r(−ψ) = J_r(ψ)ᵀ), from
+/// R(θ+δ) = R(θ) exp[skew(J_r(θ) δ)]; one exponential for both.
 template <class S>
-QS_HD Mat3<S> rotate_back_dpsi(const Vec3<S>& psi, const Vec3<S>& b) {
-  return rotation_matrix(quat_from_rotation_vector<S>(-psi)) * skew(b) * so3_right_jacobian<S>(-psi);
+QS_HD void rotate_back_with_derivative(const Vec3<S>& psi, const Vec3<S>& b, Vec3<S>& value, Mat3<S>& d_psi) {
+  const Mat3<S> rt = rotation_matrix(quat_from_rotation_vector(psi)).transpose();
+  value = rt * b;
+  d_psi = rt * skew(b) * so3_right_jacobian(psi).transpose();
 }
 
 /// Newton system for Ψ (3 unknowns per body); `Model` provides inertia, body_torque, body_torque_dphi.
@@ -58,8 +61,11 @@ struct IncrementalRotation {
   QS_HD void evaluate(const Vec3<S>& psi, Vec3<S>& R, Mat3<S>& Jac) const {
     const Vec3<S> half = S(0.5) * psi;
     // Krysl §3: (1/h) I Ψ − exp[−skew(Ψ/2)] b
-    R = model.inertia * psi / h - rotate_back(half, b);
-    Jac = model.inertia / h - S(0.5) * rotate_back_dpsi(half, b);
+    Vec3<S> rb;
+    Mat3<S> d_rb;
+    rotate_back_with_derivative(half, b, rb, d_rb);
+    R = model.inertia * psi / h - rb;
+    Jac = model.inertia / h - S(0.5) * d_rb;
     if (midpoint_torque) {
       // errata R2: − (h/2) T(q_t ∘ exp(Ψ/4), t + h/2); ∂/∂Ψ through the midpoint orientation
       const Vec4<S> em = orientation(psi, S(0.5));
