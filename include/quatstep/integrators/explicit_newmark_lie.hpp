@@ -1,0 +1,121 @@
+// Krysl's explicit Newmark for rotations (Krysl 2005, §3; errata R1, R3):
+//   Φ_h  (explicit midpoint Lie variant 2): impulse h T_t at the start of the step,
+//        (1/h) I Ψ = exp[−skew(Ψ/2)](Π_t + h T_t),  Π_{t+h} = exp[−skew Ψ](Π_t + h T_t);
+//   Φ*_h (variant 1, the adjoint): impulse h T_{t+h} at the end of the step,
+//        (1/h) I Ψ = exp[−skew(Ψ/2)] Π_t,  Π_{t+h} = exp[−skew Ψ] Π_t + h T_{t+h}   (errata R1);
+//   Ξ_h = Φ*_{h/2} ∘ Φ_{h/2}, second order, explicit in the torque.
+// Both maps set R_{t+h} = R_t exp[skew Ψ], i.e. q_{t+h} = q_t ∘ exp((0, Ψ/2)); Ψ is a 3-unknown
+// Newton solve (incremental_rotation.hpp). The end torque of Φ* is the start torque of the next
+// Φ, so Ξ evaluates the torque once per step (it is kept in the state).
+// Translation (free bodies) uses the vector-space pair of Krysl §2, whose composition is the
+// explicit Newmark (velocity Verlet, γ = 1/2, β = 0).
+#pragma once
+
+#include "quatstep/integrators/incremental_rotation.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
+
+namespace quatstep {
+
+/// Krysl Φ_h on (q, Π) given T_t = T(q, t). On failure q, Π are left as they were.
+template <class Model, class S = typename Model::Scalar>
+QS_HD NewtonOutcome lie_phi(const Model& model, const NewtonSettings<S>& newton, Vec4<S>& e, Vec3<S>& Pi,
+                            const Vec3<S>& torque_t, S t, S h) {
+  const Vec3<S> b = Pi + h * torque_t;  // Krysl §3: Π_t + h T_t
+  const IncrementalRotation<Model> sys(model, e, b, h, false, t);
+  Vec3<S> psi = sys.psi_pred;
+  const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
+  if (out.status != Status::ok) return out;
+  e = sys.orientation(psi);  // R_{t+h} = R_t exp[skew Ψ]
+  Pi = rotate_back(psi, b);  // Π_{t+h} = exp[−skew Ψ](Π_t + h T_t)
+  return out;
+}
+
+/// Krysl Φ*_h on (q, Π); returns T_{t+h} = T(q_{t+h}, t+h) in torque_end. On failure nothing changes.
+template <class Model, class S = typename Model::Scalar>
+QS_HD NewtonOutcome lie_phi_adjoint(const Model& model, const NewtonSettings<S>& newton, Vec4<S>& e, Vec3<S>& Pi,
+                                    Vec3<S>& torque_end, S t, S h) {
+  const IncrementalRotation<Model> sys(model, e, Pi, h, false, t);
+  Vec3<S> psi = sys.psi_pred;
+  const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
+  if (out.status != Status::ok) return out;
+  e = sys.orientation(psi);
+  torque_end = model.body_torque(e, t + h);
+  Pi = rotate_back(psi, Pi) + h * torque_end;  // errata R1: the end impulse is not rotated back
+  return out;
+}
+
+template <class S>
+struct LieGroupSettings {
+  NewtonSettings<S> newton{};  ///< for the 3-unknown solve of the incremental rotation
+};
+
+template <class Model>
+class ExplicitNewmarkLie {
+ public:
+  using ModelType = Model;
+  using Scalar = typename Model::Scalar;
+  using S = Scalar;
+
+  struct State {
+    Vec4<S> e;
+    Vec3<S> Pi;      // body-frame angular momentum I Ω
+    Vec3<S> torque;  // T(e, t), the start impulse of the next Φ
+    Vec3<S> r, v, a;
+    static constexpr int size = Model::translates ? 19 : 10;
+    QS_HD S& operator[](int i) {
+      return i < 4 ? e[i] : i < 7 ? Pi[i - 4] : i < 10 ? torque[i - 7] : i < 13 ? r[i - 10] : i < 16 ? v[i - 13] : a[i - 16];
+    }
+    QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
+  };
+
+  using Step = IncrementalRotation<Model>;  ///< the Newton system of each half step
+
+  LieGroupSettings<S> settings;
+
+  QS_HD explicit ExplicitNewmarkLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
+
+  QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
+    if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
+    s.e = k.quaternion;
+    s.Pi = model.inertia * k.omega_body;
+    s.torque = model.body_torque(s.e, t);
+    s.r = k.position;
+    s.v = k.velocity;
+    s.a = Vec3<S>::Zero();
+    if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
+    return Status::ok;
+  }
+
+  QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
+    RigidBodyKinematics<S> k;
+    k.quaternion = s.e;
+    k.omega_body = Lu<S, 3>(model.inertia).solve(s.Pi);
+    k.position = s.r;
+    k.velocity = s.v;
+    return k;
+  }
+
+  QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
+    const S hh = S(0.5) * h;
+    State next = s;
+    NewtonOutcome out = lie_phi(model, settings.newton, next.e, next.Pi, next.torque, t, hh);  // Φ_{h/2}
+    if (out.status != Status::ok) return out;
+    const NewtonOutcome second = lie_phi_adjoint(model, settings.newton, next.e, next.Pi, next.torque, t + hh, hh);
+    out.iterations += second.iterations;
+    out.status = second.status;
+    if (out.status != Status::ok) return out;
+    if constexpr (Model::translates) {
+      // Krysl §2, Ξ = Φ*_{h/2} ∘ Φ_{h/2}: v_{1/2} = v + (h/2) a_t, r += h v_{1/2}, v = v_{1/2} + (h/2) a_{t+h}
+      const Vec3<S> v_half = s.v + hh * s.a;
+      next.r = s.r + h * v_half;
+      next.a = model.translational_force(t + h) / model.mass;
+      next.v = v_half + hh * next.a;
+    }
+    for (int i = 0; i < State::size; ++i)
+      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+};
+
+}  // namespace quatstep
