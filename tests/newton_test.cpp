@@ -24,9 +24,9 @@ TEST(Lu, SolvesWithPivotingAndFlagsSingularMatrices) {
   Eigen::Matrix<double, 4, 4> s = a;
   s.row(3) = s.row(0) + s.row(1);  // rank 3: exactly singular in floating point
   s.row(3) -= s.row(0) + s.row(1);
-  EXPECT_TRUE(Lu<double, 4>(s).singular);
+  EXPECT_TRUE((Lu<double, 4>(s).singular));
   a(2, 2) = NAN;
-  EXPECT_TRUE(Lu<double, 4>(a).singular);
+  EXPECT_TRUE((Lu<double, 4>(a).singular));
 }
 
 // I = 1 about every axis, body torque sin(t) about x from rest: τ(0) = 0, ω(0) = 0, ω̇(0) = 0, so the
@@ -58,4 +58,12 @@ TEST(NewtonFromRest, ModifiedHhtShiftConverges) {
 TEST(NewtonFromRest, HhtConverges) { spin_up_from_rest(Hht<HeavyTop<double>>()); }
 TEST(NewtonFromRest, SimoVuQuocConverges) { spin_up_from_rest(SimoVuQuoc<HeavyTop<double>>()); }
 
+}  // namespace
+
+namespace {
+TEST(NewtonFromRest, Zupan3Converges) { spin_up_from_rest(quatstep::Zupan3<quatstep::HeavyTop<double>>()); }
+TEST(NewtonFromRest, ExplicitNewmarkLieConverges) {
+  spin_up_from_rest(quatstep::ExplicitNewmarkLie<quatstep::HeavyTop<double>>());
+}
+TEST(NewtonFromRest, MidpointLieConverges) { spin_up_from_rest(quatstep::MidpointLie<quatstep::HeavyTop<double>>()); }
 }  // namespace

@@ -14,6 +14,8 @@
 // non-finite pivot or a non-finite correction.
 #pragma once
 
+#include <stdexcept>
+
 #include "quatstep/linalg/lu.hpp"
 #include "quatstep/status.hpp"
 
@@ -24,6 +26,13 @@ struct NewtonSettings {
   S tolerance = S(1e-10);  ///< bound on the remaining weighted error of the accepted iterate. Default: 1e-10.
   int max_iterations = 10;  ///< iteration cap. Default: 10.
 };
+
+/// Host-side check (device code cannot throw).
+template <class S>
+void validate(const NewtonSettings<S>& s) {
+  if (!(s.tolerance > S(0)) || s.max_iterations < 1)
+    throw std::invalid_argument("integrator.newton: tolerance must be > 0 and max_iterations >= 1");
+}
 
 struct NewtonOutcome {
   Status status;

@@ -73,6 +73,8 @@ class ExplicitNewmarkLie {
   LieGroupSettings<S> settings;
 
   QS_HD explicit ExplicitNewmarkLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
+  /// Host-side check of the settings (device code cannot throw).
+  void validate() const { quatstep::validate(settings.newton); }
 
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;

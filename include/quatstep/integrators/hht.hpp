@@ -63,8 +63,7 @@ class HhtFamily {
   void validate() const {
     if (!alpha_in_range(p.alpha))
       throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
-    if (!(settings.newton.tolerance > S(0)) || settings.newton.max_iterations < 1)
-      throw std::invalid_argument("integrator.newton: tolerance must be > 0 and max_iterations >= 1");
+    quatstep::validate(settings.newton);
   }
 
   /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇.

@@ -42,7 +42,7 @@ struct IncrementalRotation {
   bool midpoint_torque;   ///< LIEMID[I]: add (h/2) T_mid(Ψ)
   S t_mid;                ///< t + h/2, used only with midpoint_torque
   Vec3<S> psi_pred;       ///< predictor Ψ⁽⁰⁾
-  S error_scale;          ///< 1 / size of the predicted increment, so corrections are relative
+  S increment_scale;      ///< size of the predicted increment, so corrections are relative
 
   QS_HD IncrementalRotation(const Model& m, const Vec4<S>& e, const Vec3<S>& momentum, S hh, bool midpoint, S t)
       : model(m), e0(e), b(momentum), h(hh), midpoint_torque(midpoint), t_mid(t + S(0.5) * hh) {
@@ -50,7 +50,7 @@ struct IncrementalRotation {
     Vec3<S> p = b;
     if (midpoint_torque) p += S(0.5) * h * model.body_torque(e0, t_mid);
     psi_pred = h * Lu<S, 3>(model.inertia).solve(p);
-    error_scale = S(1) / (psi_pred.template lpNorm<Eigen::Infinity>() + std::numeric_limits<S>::min());
+    increment_scale = psi_pred.template lpNorm<Eigen::Infinity>();
   }
 
   /// Orientation at the fraction `f` of the increment: q_t ∘ exp((0, fΨ/2)).
@@ -74,7 +74,11 @@ struct IncrementalRotation {
     }
   }
 
-  QS_HD S correction_norm(const Vec3<S>& dx) const { return dx.template lpNorm<Eigen::Infinity>() * error_scale; }
+  /// ‖ΔΨ‖∞ relative to the predicted and the current increment (newton.hpp).
+  QS_HD S correction_norm(const Vec3<S>& dx, const Vec3<S>& psi) const {
+    return dx.template lpNorm<Eigen::Infinity>() /
+           (increment_scale + psi.template lpNorm<Eigen::Infinity>() + std::numeric_limits<S>::min());
+  }
 };
 
 }  // namespace quatstep

@@ -31,6 +31,8 @@ class MidpointLie {
   LieGroupSettings<S> settings;
 
   QS_HD explicit MidpointLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
+  /// Host-side check of the settings (device code cannot throw).
+  void validate() const { quatstep::validate(settings.newton); }
 
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
     if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;

@@ -52,8 +52,7 @@ class SimoVuQuoc {
   void validate() const {
     if (!alpha_in_range(p.alpha))
       throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
-    if (!(settings.newton.tolerance > S(0)) || settings.newton.max_iterations < 1)
-      throw std::invalid_argument("integrator.newton: tolerance must be > 0 and max_iterations >= 1");
+    quatstep::validate(settings.newton);
   }
 
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {

@@ -73,13 +73,12 @@ class Zupan3 {
     S cw;
     Vec3<S> a0;     ///< α = a0 + ca Ω̄
     S ca;
-    S error_scale;  ///< 1 / angular-velocity scale
+    S velocity_scale;  ///< ‖Ω^n‖∞ + h‖α^n‖∞
 
     QS_HD Step(const Model& m, const State& s, S t_end, S rh, const Vec3<S>& w_off, S w_coef, const Vec3<S>& a_off,
                S a_coef, S h)
         : model(m), e0(s.e), t(t_end), rot_h(rh), w0(w_off), cw(w_coef), a0(a_off), ca(a_coef) {
-      error_scale = S(1) / (s.w.template lpNorm<Eigen::Infinity>() + h * s.wd.template lpNorm<Eigen::Infinity>() +
-                            std::numeric_limits<S>::min());
+      velocity_scale = s.w.template lpNorm<Eigen::Infinity>() + h * s.wd.template lpNorm<Eigen::Infinity>();
     }
 
     /// Stage 1, Zupan eq. (12): Ω^{n+τ} = −Ω^n + 2Ω̄, α^{n+τ} = −α^n − 4/(τh) Ω^n + 4/(τh) Ω̄.
@@ -111,13 +110,19 @@ class Zupan3 {
       // ∂(ω×Jω)/∂ω = ω̃J − (Jω)~ ; ∂T/∂Ω̄ = T_φ J_r(θ) rot_h
       Jac = ca * J + cw * (skew(w1) * J - skew(Jw)) - model.body_torque_dphi(e1, t) * so3_right_jacobian(th) * rot_h;
     }
-    QS_HD S correction_norm(const Vec3<S>& dx) const { return dx.template lpNorm<Eigen::Infinity>() * error_scale; }
+    /// ‖ΔΩ̄‖∞ relative to the old velocity scale and the current iterate Ω̄ (newton.hpp).
+    QS_HD S correction_norm(const Vec3<S>& dx, const Vec3<S>& wbar) const {
+      return dx.template lpNorm<Eigen::Infinity>() /
+             (velocity_scale + wbar.template lpNorm<Eigen::Infinity>() + std::numeric_limits<S>::min());
+    }
   };
 
   Zupan3Settings<S> settings;
   Zupan3Coefficients<S> c;
 
   QS_HD explicit Zupan3(const Zupan3Settings<S>& s = {}) : settings(s) {}
+  /// Host-side check of the settings (device code cannot throw).
+  void validate() const { quatstep::validate(settings.newton); }
 
   /// Angular acceleration from Euler's equations at (e, Ω, t), Zupan eq. (21).
   QS_HD static bool angular_acceleration(const Model& model, const Vec4<S>& e, const Vec3<S>& w, S t, Vec3<S>& wd) {
