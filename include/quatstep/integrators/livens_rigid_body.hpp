@@ -6,10 +6,9 @@
 //   energy_momentum (EML)  Ω̄ = ½(Ω⁰ + Ω¹) = G(q⁰)v⁰ + G(q¹)v¹          (eq. 88, errata K2)
 //   midpoint (MPL)         Ω̄ = Ω(q^{n+½}, v^{n+½})                      (eq. 132)
 // The EML rule satisfies the directionality (89) exactly, since Ω is bilinear and T̃ quadratic.
-// Gravity enters through V(q) = ½qᵀHq (rigid_body_potential.hpp); for a quadratic V the Gonzalez
-// discrete gradient (eq. 71) is exactly ∇V(q^{n+½}) = H q^{n+½}, so EML and MPL share it.
-// Prescribed torques are applied forces 2G(q)ᵀτ_b + 2E(q)ᵀτ_s (virtual work τ_b·Ω + τ_s·ω, cf.
-// eq. 128), evaluated at t^{n+½}, q^{n+½} (errata K5's choice).
+// Gravity and prescribed torques: rigid_body_forces.hpp (for a quadratic V the Gonzalez discrete
+// gradient, eq. 71, is exactly ∇V(q^{n+½}), so EML and MPL share it; torques at t^{n+½}, q^{n+½},
+// errata K5's choice).
 // Constraint g(q) = ½(q·q − 1) (eq. 30, so λ is twice Sherif's), ∇̄g = q^{n+½} (eq. 93).
 //
 // Reduced form (REML, eq. 103) in closed form: with v^{n+½} = (q¹ − q⁰)/h (eq. 101), G bilinear and
@@ -20,8 +19,8 @@
 #pragma once
 
 #include "quatstep/integrators/livens_system.hpp"
+#include "quatstep/integrators/rigid_body_forces.hpp"
 #include "quatstep/models/euler_parameter_block.hpp"
-#include "quatstep/models/rigid_body_potential.hpp"
 
 namespace quatstep::livens {
 
@@ -40,25 +39,14 @@ struct RigidBodyDiscretization {
   S h;
   Mat3<S> inertia;
   Vec3<S> half_omega0;  ///< ½Ω⁰ = G(q⁰)v⁰
-  bool gravity;         ///< whether V ≠ 0
-  Mat4<S> hessian;      ///< H of V(q) = ½qᵀHq (set when gravity)
-  bool torques;         ///< whether prescribed torques act
-  Vec3<S> tau_body, tau_space;  ///< at t^{n+½}
+  RigidBodyForces<S> forces;
   Mat34<S> ja;  ///< J A of Ω̄ = A q¹ + b (reduced form)
   Vec3<S> jb;   ///< J b
 
   template <class Model>
   QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
-      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G(q) * v) {
-    const auto& l = model.loads;
-    gravity = l.mass != S(0) && !l.gravity.isZero(S(0)) && !l.lever.isZero(S(0));
-    if (gravity) hessian = gravity_potential_hessian(l);
-    const S tm = t + S(0.5) * h;
-    torques = !l.body_torque.is_zero() || !l.spatial_torque.is_zero();
-    if (torques) {
-      tau_body = l.body_torque(tm);
-      tau_space = l.spatial_torque(tm);
-    }
+      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G(q) * v),
+        forces(model.loads, t + S(0.5) * hh) {
     if constexpr (Rule == LivensRule::energy_momentum) {
       ja = inertia * G(Vec4<S>((S(2) / h) * q0 + v0));
       jb = inertia * half_omega0;
@@ -78,13 +66,10 @@ struct RigidBodyDiscretization {
     const Mat34<S> g1 = G(q1);
     const Vec3<S> pi = ja * q1 + jb;
     r = S(4) * (g1.transpose() * pi) - S(2) * p0;
-    const Vec4<S> qm = S(0.5) * (q0 + q1);
-    if (gravity) r += h * (hessian * qm);  // +h∇̄V
-    if (torques) r -= (S(2) * h) * (G(qm).transpose() * tau_body + E(qm).transpose() * tau_space);
+    if (forces.any()) r -= h * forces.force(S(0.5) * (q0 + q1));  // −h(−∇̄V + F)
     if (!jac) return;
     *jac = S(4) * (d_Gt_times<S>(pi) + g1.transpose() * ja);
-    if (gravity) *jac += (S(0.5) * h) * hessian;
-    if (torques) *jac -= h * (d_Gt_times<S>(tau_body) + quat_left<S>(pure(tau_space)));
+    if (forces.any()) *jac -= h * forces.force_dq1();
   }
 
   QS_HD void terms(const Vec4<S>& q1, const Vec4<S>& v1, Terms<S, 4>& t, bool jacobians) const {
@@ -105,8 +90,7 @@ struct RigidBodyDiscretization {
     const Vec3<S> pi = inertia * w;  // ∂T̃/∂Ω at Ω̄
     t.dv = S(2) * (gm.transpose() * pi);   // eq. (87): (∂Ω/∂v)ᵀ = 2G(q^{n+½})ᵀ
     t.dq = S(-2) * (gv.transpose() * pi);  // eq. (87): (∂Ω/∂q)ᵀ = −2G(v^{n+½})ᵀ
-    if (gravity) t.dq -= hessian * qm;     // −∇̄V, eq. (71) for quadratic V
-    if (torques) t.dq += S(2) * (gm.transpose() * tau_body + E(qm).transpose() * tau_space);
+    if (forces.any()) t.dq += forces.force(qm);  // −∇̄V + F
     if (!jacobians) return;
     const Mat34<S> pq = inertia * w_q, pv = inertia * w_v;
     const Mat4<S> dpi = d_Gt_times<S>(pi);  // ∂(G(a)ᵀπ)/∂a
@@ -114,8 +98,7 @@ struct RigidBodyDiscretization {
     t.dv_v = S(2) * (gm.transpose() * pv);
     t.dq_q = S(-2) * (gv.transpose() * pq);
     t.dq_v = -dpi - S(2) * (gv.transpose() * pv);
-    if (gravity) t.dq_q -= S(0.5) * hessian;
-    if (torques) t.dq_q += d_Gt_times<S>(tau_body) + quat_left<S>(pure(tau_space));
+    if (forces.any()) t.dq_q += forces.force_dq1();
   }
 
   QS_HD Vec<S, 1> constraint(const Vec4<S>& q1) const { return Vec<S, 1>(S(0.5) * (q1.squaredNorm() - S(1))); }
