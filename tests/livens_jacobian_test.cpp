@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "livens_scenarios.hpp"
+#include "quatstep/integrators/hamiltonian_quaternion.hpp"
 #include "quatstep/integrators/livens_em.hpp"
 #include "quatstep/integrators/livens_midpoint.hpp"
 
@@ -79,5 +80,25 @@ void check_rigid_body() {
 
 TEST(LivensJacobian, RigidBodyEml) { check_rigid_body<LivensRule::energy_momentum>(); }
 TEST(LivensJacobian, RigidBodyMidpoint) { check_rigid_body<LivensRule::midpoint>(); }
+
+template <LivensRule Rule>
+double hamiltonian_error() {
+  const HeavyTop<double> top = loaded_top();
+  HamiltonianQuaternion<HeavyTop<double>, Rule> in;
+  typename HamiltonianQuaternion<HeavyTop<double>, Rule>::State s;
+  in.initialize(top, scenarios::HeavyTopPrecession().initial(), 0.0, s);
+  const hamiltonian::Step<double, Rule> sys(top, s.q, s.p, 0.0, 2e-3);
+  Vec<double, 9> x;
+  x << s.q + Vec4<double>(1e-2, -2e-2, 3e-2, 1e-2), s.p + Vec4<double>(1e-3, 2e-3, -1e-3, 5e-4), 0.37;
+  return jacobian_error<9>(sys, x);
+}
+
+// Measured: EMH 2.8e-11, MPH 2.9e-11.
+TEST(LivensJacobian, Hamiltonian) {
+  const double emh = hamiltonian_error<LivensRule::energy_momentum>(), mph = hamiltonian_error<LivensRule::midpoint>();
+  EXPECT_LE(emh, 1e-7);
+  EXPECT_LE(mph, 1e-7);
+  std::printf("EMH %.1e, MPH %.1e\n", emh, mph);
+}
 
 }  // namespace
