@@ -78,6 +78,15 @@ void check_rigid_body() {
             1e-12 * s.p.cwiseAbs().maxCoeff());
 }
 
+// V(q) = ½qᵀHq (rigid_body_potential.hpp) is the polynomial loads.potential off the unit sphere too.
+TEST(LivensJacobian, GravityPotentialHessian) {
+  const HeavyTop<double> top = loaded_top();
+  const Mat4<double> hess = gravity_potential_hessian(top.loads);
+  for (const Vec4<double>& q : {Vec4<double>(0.3, -1.2, 0.7, 0.4), Vec4<double>(1, 0, 0, 0), Vec4<double>(-0.2, 0.5, 0.1, 2.0)})
+    EXPECT_NEAR(0.5 * q.dot(hess * q), top.loads.potential(q), 1e-15 * (1 + q.squaredNorm()));
+  EXPECT_LE((hess - hess.transpose()).cwiseAbs().maxCoeff(), 0.0);
+}
+
 TEST(LivensJacobian, RigidBodyEml) { check_rigid_body<LivensRule::energy_momentum>(); }
 TEST(LivensJacobian, RigidBodyMidpoint) { check_rigid_body<LivensRule::midpoint>(); }
 
