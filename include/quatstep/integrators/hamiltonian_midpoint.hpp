@@ -1,0 +1,12 @@
+// HamiltonianMidpoint (MPH): the midpoint rule for the Hamiltonian equations (143) with the
+// augmented mass matrix, Kinon & Betsch 2024 App. B eq. (133).
+#pragma once
+
+#include "quatstep/integrators/hamiltonian_quaternion.hpp"
+
+namespace quatstep {
+
+template <class Model>
+using HamiltonianMidpoint = HamiltonianQuaternion<Model, LivensRule::midpoint>;
+
+}  // namespace quatstep

@@ -1,0 +1,12 @@
+// LivensMidpoint (MPL): the midpoint discretization of Livens' equations, Kinon & Betsch 2024
+// App. B eq. (132) — the non-conserving reference of the EML scheme (same unknowns and variants).
+#pragma once
+
+#include "quatstep/integrators/livens_integrator.hpp"
+
+namespace quatstep {
+
+template <class Model>
+using LivensMidpoint = LivensIntegrator<Model, LivensRule::midpoint>;
+
+}  // namespace quatstep

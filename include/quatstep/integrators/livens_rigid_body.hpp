@@ -1,0 +1,120 @@
+// The partitioned discrete derivatives of a rigid body in Euler parameters (Kinon & Betsch 2024
+// §4.3), one Discretization for the systems of livens_system.hpp:
+//   T(q, v) = T̃(Ω) = ½ Ω·J Ω,  Ω(q, v) = 2G(q)v = −2G(v)q            (Kinon eqs. 38, 43, 45)
+//   ∂̄_q T = (∂Ω/∂q)ᵀ J Ω̄ = −2G(v^{n+½})ᵀ J Ω̄,  ∂̄_v T = 2G(q^{n+½})ᵀ J Ω̄  (eq. 87, errata K2)
+// with Ω̄ chosen by the rule:
+//   energy_momentum (EML)  Ω̄ = ½(Ω⁰ + Ω¹) = G(q⁰)v⁰ + G(q¹)v¹          (eq. 88, errata K2)
+//   midpoint (MPL)         Ω̄ = Ω(q^{n+½}, v^{n+½})                      (eq. 132)
+// The EML rule satisfies the directionality (89) exactly, since Ω is bilinear and T̃ quadratic.
+// Gravity and prescribed torques: rigid_body_forces.hpp (for a quadratic V the Gonzalez discrete
+// gradient, eq. 71, is exactly ∇V(q^{n+½}), so EML and MPL share it; torques at t^{n+½}, q^{n+½},
+// errata K5's choice).
+// Constraint g(q) = ½(q·q − 1) (eq. 30, so λ is twice Sherif's), ∇̄g = q^{n+½} (eq. 93).
+//
+// Reduced form (REML, eq. 103) in closed form: with v^{n+½} = (q¹ − q⁰)/h (eq. 101), G bilinear and
+// antisymmetric (G(a)b = −G(b)a, G(a)a = 0, App. C eq. 136),
+//   2∂̄_v T − h∂̄_q T = 4G(q^{n+½})ᵀπ + 2G(q¹ − q⁰)ᵀπ = 4G(q¹)ᵀπ,   π = J Ω̄,
+//   Ω̄ = A q¹ + b:  EML  A = G(2q⁰/h + v⁰), b = G(q⁰)v⁰;   MPL  A = (2/h)G(q⁰), b = 0,
+// so the residual is quadratic in q¹ and its Jacobian costs one 4×3·3×4 product.
+#pragma once
+
+#include "quatstep/integrators/livens_system.hpp"
+#include "quatstep/integrators/rigid_body_forces.hpp"
+#include "quatstep/models/euler_parameter_block.hpp"
+
+namespace quatstep::livens {
+
+/// Ω = 2G(q)v and T = ½Ω·JΩ (Kinon eq. 45: ½ v·M̃₄(q)v), for any q, v in R⁴.
+template <class S>
+QS_HD S rigid_body_kinetic_energy(const Mat3<S>& J, const Vec4<S>& q, const Vec4<S>& v) {
+  const Vec3<S> w = S(2) * (G(q) * v);
+  return S(0.5) * w.dot(J * w);
+}
+
+template <class S, LivensRule Rule>
+struct RigidBodyDiscretization {
+  using Scalar = S;
+  static constexpr int n = 4, m = 1;
+  Vec4<S> q0, v0, p0;
+  S h;
+  Mat3<S> inertia;
+  Vec3<S> half_omega0;  ///< ½Ω⁰ = G(q⁰)v⁰
+  RigidBodyForces<S> forces;
+  Mat34<S> ja;  ///< J A of Ω̄ = A q¹ + b (reduced form)
+  Vec3<S> jb;   ///< J b
+
+  template <class Model>
+  QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
+      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G(q) * v),
+        forces(model.loads, t + S(0.5) * hh) {
+    if constexpr (Rule == LivensRule::energy_momentum) {
+      ja = inertia * G(Vec4<S>((S(2) / h) * q0 + v0));
+      jb = inertia * half_omega0;
+    } else {
+      ja = (S(2) / h) * (inertia * G(q0));
+      jb.setZero();
+    }
+  }
+
+  /// p¹ = 2∂̄_v T − p⁰ = 4G(q^{n+½})ᵀπ − p⁰ along v¹(q¹) (eqs. 87, 102).
+  QS_HD Vec4<S> end_momentum(const Vec4<S>& q1) const {
+    return S(2) * (G(Vec4<S>(q0 + q1)).transpose() * Vec3<S>(ja * q1 + jb)) - p0;
+  }
+
+  /// r = 2∂̄_v L − 2p⁰ − h∂̄_q L along v¹(q¹) and dr/dq¹, in the closed form above.
+  QS_HD void reduced_balance(const Vec4<S>& q1, Vec4<S>& r, Mat4<S>* jac) const {
+    const Mat34<S> g1 = G(q1);
+    const Vec3<S> pi = ja * q1 + jb;
+    r = S(4) * (g1.transpose() * pi) - S(2) * p0;
+    if (forces.any()) r -= h * forces.force(S(0.5) * (q0 + q1));  // −h(−∇̄V + F)
+    if (!jac) return;
+    *jac = S(4) * (d_Gt_times<S>(pi) + g1.transpose() * ja);
+    if (forces.any()) *jac -= h * forces.force_dq1();
+  }
+
+  QS_HD void terms(const Vec4<S>& q1, const Vec4<S>& v1, Terms<S, 4>& t, bool jacobians) const {
+    const Vec4<S> qm = S(0.5) * (q0 + q1), vm = S(0.5) * (v0 + v1);
+    const Mat34<S> gm = G(qm), gv = G(vm);
+    Vec3<S> w;          // Ω̄
+    Mat34<S> w_q, w_v;  // ∂Ω̄/∂q¹, ∂Ω̄/∂v¹
+    if constexpr (Rule == LivensRule::energy_momentum) {
+      const Mat34<S> g1 = G(q1);
+      w = half_omega0 + g1 * v1;  // Kinon eq. (88)
+      w_q = -G(v1);
+      w_v = g1;
+    } else {
+      w = S(2) * (gm * vm);  // Kinon eq. (132): Ω(q^{n+½}, v^{n+½})
+      w_q = -gv;
+      w_v = gm;
+    }
+    const Vec3<S> pi = inertia * w;  // ∂T̃/∂Ω at Ω̄
+    t.dv = S(2) * (gm.transpose() * pi);   // eq. (87): (∂Ω/∂v)ᵀ = 2G(q^{n+½})ᵀ
+    t.dq = S(-2) * (gv.transpose() * pi);  // eq. (87): (∂Ω/∂q)ᵀ = −2G(v^{n+½})ᵀ
+    if (forces.any()) t.dq += forces.force(qm);  // −∇̄V + F
+    if (!jacobians) return;
+    const Mat34<S> pq = inertia * w_q, pv = inertia * w_v;
+    const Mat4<S> dpi = d_Gt_times<S>(pi);  // ∂(G(a)ᵀπ)/∂a
+    t.dv_q = dpi + S(2) * (gm.transpose() * pq);
+    t.dv_v = S(2) * (gm.transpose() * pv);
+    t.dq_q = S(-2) * (gv.transpose() * pq);
+    t.dq_v = -dpi - S(2) * (gv.transpose() * pv);
+    if (forces.any()) t.dq_q += forces.force_dq1();
+  }
+
+  QS_HD Vec<S, 1> constraint(const Vec4<S>& q1) const { return Vec<S, 1>(S(0.5) * (q1.squaredNorm() - S(1))); }
+  QS_HD Mat<S, 1, 4> constraint_jacobian(const Vec4<S>& q1) const { return q1.transpose(); }
+  QS_HD Vec4<S> constraint_gradient(const Vec4<S>& q1) const { return S(0.5) * (q0 + q1); }  // eq. (93)
+  QS_HD Mat4<S> constraint_force_dq(const Vec4<S>&, const Vec<S, 1>& lambda) const {
+    return S(0.5) * lambda[0] * Mat4<S>::Identity();
+  }
+
+  /// A guess of q¹: the rotation by the constant body rate Ω⁰ under the midpoint rule,
+  /// q¹ = q⁰ ∘ cay(a), a = hΩ⁰/4, cay(a) = (1 − |a|², 2a)/(1 + |a|²) — exact for steady spin.
+  QS_HD Vec4<S> predictor() const {
+    const Vec3<S> a = S(0.5) * h * half_omega0;
+    const S a2 = a.squaredNorm(), c = S(1) / (S(1) + a2);
+    return quat_mul<S>(q0, Vec4<S>(c * (S(1) - a2), S(2) * c * a[0], S(2) * c * a[1], S(2) * c * a[2]));
+  }
+};
+
+}  // namespace quatstep::livens

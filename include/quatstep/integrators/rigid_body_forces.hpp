@@ -1,0 +1,45 @@
+// The non-inertial generalized forces on an Euler-parameter block in the conserving schemes
+// (Kinon & Betsch 2024 eqs. 86b, 146), evaluated at q^{n+½} = ½(q⁰ + q¹) and t^{n+½}:
+//   f = −∇̄V + F,  ∇̄V = H q^{n+½}  (Gonzalez's gradient, eq. 71, of the quadratic V = ½qᵀHq)
+//   F = 2G(q)ᵀτ_b + 2E(q)ᵀτ_s      (prescribed torques: virtual work τ_b·Ω + τ_s·ω, cf. eq. 128)
+#pragma once
+
+#include "quatstep/models/rigid_body_potential.hpp"
+
+namespace quatstep::livens {
+
+template <class S>
+struct RigidBodyForces {
+  bool gravity;      ///< whether V ≠ 0
+  Mat4<S> hessian;   ///< H (set when gravity)
+  bool torques;      ///< whether prescribed torques act
+  Vec3<S> tau_body, tau_space;  ///< at t^{n+½}
+
+  QS_HD RigidBodyForces(const RigidBodyLoads<S>& l, S t_mid) {
+    gravity = l.mass != S(0) && !l.gravity.isZero(S(0)) && !l.lever.isZero(S(0));
+    if (gravity) hessian = gravity_potential_hessian(l);
+    torques = !l.body_torque.is_zero() || !l.spatial_torque.is_zero();
+    if (torques) {
+      tau_body = l.body_torque(t_mid);
+      tau_space = l.spatial_torque(t_mid);
+    }
+  }
+  QS_HD bool any() const { return gravity || torques; }
+
+  /// f(q^{n+½}) = −∇̄V + F.
+  QS_HD Vec4<S> force(const Vec4<S>& qm) const {
+    Vec4<S> f = Vec4<S>::Zero();
+    if (gravity) f -= hessian * qm;
+    if (torques) f += S(2) * (G(qm).transpose() * tau_body + E(qm).transpose() * tau_space);
+    return f;
+  }
+  /// ∂f/∂q¹ (= ½ ∂f/∂q^{n+½}).
+  QS_HD Mat4<S> force_dq1() const {
+    Mat4<S> d = Mat4<S>::Zero();
+    if (gravity) d -= S(0.5) * hessian;
+    if (torques) d += d_Gt_times<S>(tau_body) + quat_left<S>(pure(tau_space));
+    return d;
+  }
+};
+
+}  // namespace quatstep::livens
