@@ -128,6 +128,8 @@ class HamiltonianQuaternion {
   HamiltonianSettings<S> settings;
 
   QS_HD explicit HamiltonianQuaternion(const HamiltonianSettings<S>& s = {}) : settings(s) {}
+  /// Host-side check of the settings (device code cannot throw).
+  void validate() const { quatstep::validate(settings.newton); }
 
   /// p⁰ = 2G(q⁰)ᵀJΩ⁰ (= M₄v⁰ on the velocity constraint, eq. 140).
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {

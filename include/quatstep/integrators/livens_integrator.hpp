@@ -122,6 +122,8 @@ class LivensIntegrator {
   LivensSettings<S> settings;
 
   QS_HD explicit LivensIntegrator(const LivensSettings<S>& s = {}) : settings(s) {}
+  /// Host-side check of the settings (device code cannot throw).
+  void validate() const { quatstep::validate(settings.newton); }
 
   /// Rigid bodies: v⁰ = ½G(q⁰)ᵀΩ⁰, p⁰ = M̃₄(q⁰)v⁰ (Kinon §5.3).
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
