@@ -51,11 +51,14 @@ double sample(const Outcome& o, index_t j, int c, index_t body) {
   return o.samples[(j * channel::count + c) * 2 + body];
 }
 
-/// Samples up to the failed step hold finite values, those after it hold NaN in every channel.
+/// Samples up to the failed step hold finite values, those after it hold NaN in every channel
+/// (the optional channels local_error / generalized_energy are NaN throughout for HHT).
 void expect_samples_split_at_failure(const Outcome& o) {
   const index_t failed = o.failed_step[fast];
-  for (index_t j = 0; j < samples; ++j)
-    for (int c = 0; c < channel::count; ++c) {
+  for (index_t j = 0; j < samples; ++j) {
+    for (int c : {channel::local_error, channel::generalized_energy})
+      ASSERT_TRUE(std::isnan(sample(o, j, c, fast)) && std::isnan(sample(o, j, c, slow))) << "channel " << c;
+    for (int c = 0; c <= channel::constraint_violation; ++c) {
       const double fv = sample(o, j, c, fast), sv = sample(o, j, c, slow);
       if (j * stride <= failed)
         ASSERT_TRUE(std::isfinite(fv)) << "sample " << j << " channel " << c << " before the failure";
@@ -63,6 +66,7 @@ void expect_samples_split_at_failure(const Outcome& o) {
         ASSERT_TRUE(std::isnan(fv)) << "sample " << j << " channel " << c << " after the failure";
       ASSERT_TRUE(std::isfinite(sv)) << "slow top, sample " << j << " channel " << c;
     }
+  }
 }
 
 TEST(ClassicalHhtDivergence, DriftCheckStopsTheFastTopFirst) {

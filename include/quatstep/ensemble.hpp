@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/status.hpp"
@@ -20,8 +22,24 @@ inline constexpr int omega_body = 4;        // 3
 inline constexpr int energy = 7;            // 1
 inline constexpr int angular_momentum = 8;  // 3, spatial
 inline constexpr int constraint_violation = 11;
-inline constexpr int count = 12;
+inline constexpr int local_error = 12;          // 1, methods with an embedded estimate (Zupan3), else NaN
+inline constexpr int generalized_energy = 13;   // 1, Kinon eq. (74) for the Livens/Hamiltonian schemes, else NaN
+inline constexpr int count = 14;
 }  // namespace channel
+
+/// Which optional outputs an integrator provides: `local_error(state)` and
+/// `generalized_energy(model, state)`.
+template <class I, class = void>
+struct has_local_error : std::false_type {};
+template <class I>
+struct has_local_error<I, std::void_t<decltype(std::declval<const I&>().local_error(
+                              std::declval<const typename I::State&>()))>> : std::true_type {};
+template <class I, class = void>
+struct has_generalized_energy : std::false_type {};
+template <class I>
+struct has_generalized_energy<I, std::void_t<decltype(std::declval<const I&>().generalized_energy(
+                                     std::declval<const typename I::ModelType&>(),
+                                     std::declval<const typename I::State&>()))>> : std::true_type {};
 
 /// Struct-of-arrays view: component c of body i at data[c·bodies + i].
 template <class S>
@@ -56,21 +74,32 @@ struct BodyRecord {
   index_t* failed_step;        ///< per body, the step that failed (−1 while none)
 };
 
-template <class S, class Model>
-QS_HD void write_sample(const SampleView<S>& out, index_t step, index_t i, const Model& model,
-                        const RigidBodyKinematics<S>& k, bool valid) {
+template <class Integrator>
+QS_HD void write_sample(const SampleView<typename Integrator::Scalar>& out, index_t step, index_t i,
+                        const Integrator& integrator, const typename Integrator::ModelType& model,
+                        const typename Integrator::State& s, bool valid) {
+  using S = typename Integrator::Scalar;
   const index_t j = step / out.stride;
+  const S nan = S(NAN);
   if (!valid) {
-    const S nan = S(NAN);
     for (int c = 0; c < channel::count; ++c) out(j, c, i) = nan;
     return;
   }
+  const RigidBodyKinematics<S> k = integrator.kinematics(model, s);
   const RigidBodyObservables<S> o = model.observe(k);
   for (int c = 0; c < 4; ++c) out(j, channel::quaternion + c, i) = k.quaternion[c];
   for (int c = 0; c < 3; ++c) out(j, channel::omega_body + c, i) = k.omega_body[c];
   out(j, channel::energy, i) = o.energy;
   for (int c = 0; c < 3; ++c) out(j, channel::angular_momentum + c, i) = o.angular_momentum[c];
   out(j, channel::constraint_violation, i) = o.constraint_violation;
+  if constexpr (has_local_error<Integrator>::value)
+    out(j, channel::local_error, i) = integrator.local_error(s);
+  else
+    out(j, channel::local_error, i) = nan;
+  if constexpr (has_generalized_energy<Integrator>::value)
+    out(j, channel::generalized_energy, i) = integrator.generalized_energy(model, s);
+  else
+    out(j, channel::generalized_energy, i) = nan;
 }
 
 /// Advance body i from step `first_step` by `steps` steps of size h (t_k = t0 + k·h, exact
@@ -97,7 +126,7 @@ QS_HD void advance_body(const Integrator& integrator, const typename Integrator:
         record.failed_step[i] = k;
       }
     }
-    if (out.holds(k + 1)) write_sample(out, k + 1, i, model, integrator.kinematics(model, s), status == Status::ok);
+    if (out.holds(k + 1)) write_sample(out, k + 1, i, integrator, model, s, status == Status::ok);
   }
   for (int c = 0; c < State::size; ++c) state_soa(c, i) = s[c];
   record.status[i] = status;
@@ -119,7 +148,7 @@ QS_HD void initialize_body(const Integrator& integrator, const typename Integrat
   record.status[i] = status;
   record.newton_iterations[i] = 0;
   record.failed_step[i] = status == Status::ok ? -1 : 0;
-  if (out.holds(0)) write_sample(out, 0, i, model, integrator.kinematics(model, s), status == Status::ok);
+  if (out.holds(0)) write_sample(out, 0, i, integrator, model, s, status == Status::ok);
 }
 
 }  // namespace quatstep
