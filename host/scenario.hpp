@@ -33,7 +33,7 @@
 //   method = "modified_hht"       # required: "hht" | "modified_hht" | "simo_vu_quoc"
 //   alpha = -0.2                  # in [-1/3, 0], default -0.2 (HhtSettings)
 //   inertia_shift = true          # hht / modified_hht only: second-order variant, default false
-//   newton_tolerance = 1e-10      # > 0, default from NewtonSettings (1e-10)
+//   newton_tolerance = 1e-12      # > 0, default from the integrator's NewtonSettings (1e-12)
 //   newton_max_iterations = 10    # integer >= 1, default from NewtonSettings (10)
 //
 //   [time]

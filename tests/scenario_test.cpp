@@ -60,7 +60,7 @@ TEST(ScenarioValid, MinimalFileGetsTheDocumentedDefaults) {
   EXPECT_EQ(sc.integrator.method, Method::modified_hht);
   EXPECT_EQ(sc.integrator.alpha, -0.2);
   EXPECT_FALSE(sc.integrator.inertia_shift);
-  EXPECT_EQ(sc.integrator.newton_tolerance, 1e-10);
+  EXPECT_EQ(sc.integrator.newton_tolerance, 1e-12);
   EXPECT_EQ(sc.integrator.newton_max_iterations, 10);
   EXPECT_EQ(sc.time.steps, 100);
   EXPECT_EQ(sc.ensemble_size, 1);
