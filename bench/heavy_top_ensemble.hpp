@@ -59,10 +59,11 @@ SimoVuQuocSettings<S> svq_settings() {
   return s;
 }
 
-/// Call f(integrator) with the integrator object of method m (one instantiation per type).
-template <class S, class F>
+/// Call f(integrator) with the integrator object of method m on model type Top (HeavyTop or a
+/// variant of it), one instantiation per integrator type.
+template <class Top, class F>
 void with_integrator(Method m, F&& f) {
-  using Top = HeavyTop<S>;
+  using S = typename Top::Scalar;
   switch (m) {
     case Method::hht: return f(Hht<Top>(hht_settings<S>(false)));
     case Method::hht_shift: return f(Hht<Top>(hht_settings<S>(true)));
