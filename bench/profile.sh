@@ -2,14 +2,15 @@
 # Instruction counts per call of each step-code kernel (bench_profile_step --list), measured with
 # callgrind as (Ir(2R) − Ir(R))/R so that set-up and the harness cancel out.
 #   bench/profile.sh [KERNEL...]      (default: every kernel; REPS=R, default 1000)
-# Writes a Markdown table to stdout. Needs valgrind. BUILD_DIR as in run_cpu.sh.
+# Writes a Markdown table to stdout. Needs valgrind. BUILD_DIR as in run_cpu.sh; PROFILE_EXE=
+# bench_profile_step_avx2 profiles the -mavx2 build (lanes4 kernels).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench-release}"
 reps="${REPS:-1000}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_TESTS=OFF -DQUATSTEP_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target bench_profile_step -j"${JOBS:-2}" >/dev/null
-exe="$build/bench/bench_profile_step"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_BENCH=ON >/dev/null
+cmake --build "$build" --target "${PROFILE_EXE:-bench_profile_step}" -j"${JOBS:-2}" >/dev/null
+exe="$build/bench/${PROFILE_EXE:-bench_profile_step}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 

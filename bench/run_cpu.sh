@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench-release}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_TESTS=OFF -DQUATSTEP_BUILD_BENCH=ON >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" --target bench_cpu_throughput -j"${JOBS:-2}"
 json="$build/cpu_throughput.json"
 "$build/bench/bench_cpu_throughput" --benchmark_repetitions="${REPETITIONS:-5}" \
