@@ -1,0 +1,167 @@
+// One HHT-family step for W bodies at once (lanes = bodies), bit for bit the scalar step of each
+// body. The residual/Jacobian (HhtFamily::Step) is the core's, instantiated with Lanes<W>; what the
+// core writes with data-dependent branches is redone here lane-wise, with masks and blends:
+//   LaneLu      linalg/lu.hpp's partial pivoting (pivot search and row swap per lane),
+//   lane_newton newton.hpp's driver and stopping rule (a lane stops when its own rule is met; the
+//               loop runs until every lane has stopped, stopped lanes keep their iterate),
+//   lane_step   HhtFamily::step and ::check (finite state, velocity-constraint drift).
+#pragma once
+
+#include "quatstep/integrators/hht.hpp"
+#include "simd_lanes.hpp"
+
+namespace quatstep::bench {
+
+template <int W>
+using Mask = typename Lanes<W>::M;
+
+template <int W>
+Mask<W> lanes_of(bool b) {
+  return Mask<W>{} - static_cast<std::int64_t>(b);
+}
+template <int W>
+bool all(Mask<W> m) {
+  for (int i = 0; i < W; ++i)
+    if (!m[i]) return false;
+  return true;
+}
+template <int W>
+Mask<W> is_finite(Lanes<W> a) {
+  return abs(a).v <= INFINITY;
+}
+
+/// Lu<double, N> lane by lane: same pivots, same swaps, same operation order.
+template <int W, int N>
+struct LaneLu {
+  using L = Lanes<W>;
+  Eigen::Matrix<L, N, N> lu;
+  Mask<W> perm[N];
+  Mask<W> singular{};
+
+  explicit LaneLu(const Eigen::Matrix<L, N, N>& a) : lu(a) {
+    for (int i = 0; i < N; ++i) perm[i] = Mask<W>{} + i;
+    for (int k = 0; k < N; ++k) {
+      Mask<W> p = Mask<W>{} + k;
+      L best = abs(lu(k, k));
+      for (int i = k + 1; i < N; ++i) {  // first largest |a_ik|, as the scalar strict '>'
+        const L v = abs(lu(i, k));
+        const Mask<W> larger = v.v > best.v;
+        best = select<W>(larger, v, best);
+        p = larger ? Mask<W>{} + i : p;
+      }
+      singular |= !(best.v > 0.0) | !(best.v < INFINITY);
+      for (int i = k + 1; i < N; ++i) {  // swap rows k and p where p = i
+        const Mask<W> swap = p == i;
+        for (int j = 0; j < N; ++j) {
+          const L t = lu(k, j);
+          lu(k, j) = select<W>(swap, lu(i, j), t);
+          lu(i, j) = select<W>(swap, t, lu(i, j));
+        }
+        const Mask<W> t = perm[k];
+        perm[k] = swap ? perm[i] : t;
+        perm[i] = swap ? t : perm[i];
+      }
+      const L inv_pivot = L(1) / lu(k, k);
+      for (int i = k + 1; i < N; ++i) {
+        lu(i, k) *= inv_pivot;  // l_ik = a_ik / u_kk
+        const L l = lu(i, k);
+        for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
+      }
+    }
+  }
+
+  Vec<L, N> solve(const Vec<L, N>& b) const {
+    Vec<L, N> x;
+    for (int i = 0; i < N; ++i) {  // x_i = b_{perm_i}, lane by lane
+      x[i] = b[0];
+      for (int r = 1; r < N; ++r) x[i] = select<W>(perm[i] == r, b[r], x[i]);
+    }
+    for (int i = 1; i < N; ++i)
+      for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
+    for (int i = N - 1; i >= 0; --i) {
+      for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
+      x[i] /= lu(i, i);
+    }
+    return x;
+  }
+};
+
+/// Per-lane result of a step: Status code and Newton iterations.
+template <int W>
+struct LaneOutcome {
+  Mask<W> status{};
+  Mask<W> iterations{};
+};
+
+/// newton_solve lane by lane. Lanes outside `active` are left alone (status ok, 0 iterations).
+template <int W, int K, class System>
+LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonSettings<Lanes<W>>& settings,
+                           Mask<W> active) {
+  using L = Lanes<W>;
+  LaneOutcome<W> out;
+  Mask<W> done = ~active;
+  const auto finish = [&](Mask<W> which, Status s, int k) {
+    which &= ~done;
+    out.status = which ? Mask<W>{} + static_cast<std::int64_t>(s) : out.status;
+    out.iterations = which ? Mask<W>{} + k : out.iterations;
+    done |= which;
+  };
+  L previous(0);
+  Vec<L, K> r;
+  Eigen::Matrix<L, K, K> jac;
+  for (int k = 1; k <= settings.max_iterations && !all<W>(done); ++k) {
+    sys.evaluate(x, r, jac);
+    const LaneLu<W, K> lu(jac);
+    finish(lu.singular, Status::singular_jacobian, k);
+    const Vec<L, K> dx = lu.solve(-r);
+    for (int i = 0; i < K; ++i) x[i] = select<W>(done, x[i], x[i] + dx[i]);
+    const L d = sys.correction_norm(dx);
+    finish(!(d.v <= INFINITY), Status::non_finite, k);
+    if (k == 1) {
+      finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);
+    } else {
+      const L xi = d / previous;  // convergence rate estimate
+      finish((xi.v < 1.0) & ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
+      finish(d.v == 0.0, Status::ok, k);
+    }
+    previous = d;
+  }
+  finish(~done, Status::newton_not_converged, settings.max_iterations);
+  return out;
+}
+
+/// HhtFamily::step for W bodies; lanes outside `active` (failed earlier) are not advanced.
+template <class Integrator, int W = sizeof(typename Integrator::Scalar) / sizeof(double)>
+LaneOutcome<W> lane_step(const Integrator& integrator, const typename Integrator::ModelType& model,
+                         typename Integrator::State& s, Lanes<W> t, Lanes<W> h, Mask<W> active) {
+  using L = Lanes<W>;
+  using Model = typename Integrator::ModelType;
+  constexpr int n = Integrator::n, m = Integrator::m;
+  const typename Integrator::Step sys(model, integrator, s, t, h);
+  Vec<L, n + m> x;
+  x.template head<n>() = s.a;  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
+  x.template tail<m>() = s.lambda;
+  LaneOutcome<W> out = lane_newton<W>(sys, x, integrator.settings.newton, active);
+  typename Integrator::State next;
+  next.a = x.template head<n>();
+  next.lambda = x.template tail<m>();
+  sys.kinematics(next.a, next.q, next.v);
+  // HhtFamily::check: non-finite first, then |eᵀė| ≤ drift_tolerance·|ė| per quaternion block.
+  Mask<W> finite = lanes_of<W>(true);
+  for (int i = 0; i < Integrator::State::size; ++i) finite &= is_finite(next[i]);
+  Mask<W> drift{};
+  for (int b = 0; b < Model::n_quaternions; ++b) {
+    const int o = Model::quaternion_offset(b);
+    const Vec4<L> e = next.q.template segment<4>(o), ed = next.v.template segment<4>(o);
+    drift |= abs(e.dot(ed)).v > (integrator.settings.drift_tolerance * sqrt(ed.squaredNorm())).v;
+  }
+  const Mask<W> converged = active & (out.status == 0);
+  out.status = converged & ~finite ? Mask<W>{} + static_cast<std::int64_t>(Status::non_finite) : out.status;
+  out.status = converged & finite & drift ? Mask<W>{} + static_cast<std::int64_t>(Status::constraint_drift)
+                                          : out.status;
+  const Mask<W> accept = active & (out.status == 0);
+  for (int i = 0; i < Integrator::State::size; ++i) s[i] = select<W>(accept, next[i], s[i]);
+  return out;
+}
+
+}  // namespace quatstep::bench
