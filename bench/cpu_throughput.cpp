@@ -1,6 +1,5 @@
 // CPU throughput of CpuEnsemble::advance on the Sherif §10.1 heavy-top ensemble, per integrator,
-// bodies and OpenMP thread count (counters: throughput.hpp). Rows "[FastHeavyTop]" use the bench-only
-// model with the profile's proposals (fast_heavy_top.hpp), to measure what they would save.
+// bodies and OpenMP thread count (counters: throughput.hpp).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -8,7 +7,6 @@
 #include <vector>
 
 #include "cpu_ensemble.hpp"
-#include "fast_heavy_top.hpp"
 #include "heavy_top_ensemble.hpp"
 #include "throughput.hpp"
 
@@ -48,8 +46,6 @@ int main(int argc, char** argv) {
     }
   };
   for (const Method m : all_methods) with_integrator<HeavyTop<double>>(m, [&](const auto& i) { add(name(m), i); });
-  for (const Method m : all_methods)
-    with_integrator<FastHeavyTop<double>>(m, [&](const auto& i) { add(name(m) + "[FastHeavyTop]", i); });
   add_machine_context();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -33,7 +33,8 @@ struct Mismatch {
 };
 
 template <int W, VelocityUpdate U>
-Mismatch compare(const HhtSettings<double>& settings, index_t steps) {
+Mismatch compare(HhtSettings<double> settings, index_t steps) {
+  settings.newton.jacobian_reuse_below = 0;  // the lane-wise Newton (simd_step.hpp) is full Newton
   const HhtFamily<HeavyTop<double>, U> integrator(settings);
   const std::vector<HeavyTop<double>> models(bodies, sherif_top<double>());
   CpuEnsemble<HhtFamily<HeavyTop<double>, U>> scalar(integrator, models, 0.0, step_size);

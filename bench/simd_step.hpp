@@ -115,7 +115,7 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
     finish(lu.singular, Status::singular_jacobian, k);
     const Vec<L, K> dx = lu.solve(-r);
     for (int i = 0; i < K; ++i) x[i] = select<W>(done, x[i], x[i] + dx[i]);
-    const L d = sys.correction_norm(dx);
+    const L d = sys.correction_norm(dx, x);
     finish(!(d.v <= INFINITY), Status::non_finite, k);
     if (k == 1) {
       finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);

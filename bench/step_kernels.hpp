@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 
-#include "fast_heavy_top.hpp"
 #include "heavy_top_ensemble.hpp"
 
 namespace quatstep::bench {
@@ -36,7 +35,6 @@ struct Fixture {
   using Mhht = ModifiedHht<Top>;
   using Svq = SimoVuQuoc<Top>;
   Top top = sherif_top<S>();
-  FastHeavyTop<S> fast_top{top};
   S t = S(warmup_steps) * S(step_size), h = S(step_size);
   Mhht mhht{hht_settings<S>(true)};
   typename Mhht::State ms = warmed_up(mhht, top);
@@ -100,7 +98,6 @@ std::map<std::string, Kernel<S>> kernels() {
   std::map<std::string, Kernel<S>> k;
   for (const Method m : all_methods) {
     with_integrator<HeavyTop<S>>(m, [&](const auto& integrator) { k["step/" + name(m)] = whole_step(integrator); });
-    with_integrator<FastHeavyTop<S>>(m, [&](const auto& i) { k["proposals/step/" + name(m)] = whole_step(i); });
   }
 
   // ---- ModifiedHht+shift, the parts of one step (hht.hpp)
@@ -172,16 +169,12 @@ std::map<std::string, Kernel<S>> kernels() {
     auto g = euler_parameters::gyroscopic(f.top.inertia, f.q1, f.v1);
     opaque(g);
   };
-  k["top/torque+torque_de"] = [](F& f) {  // loads.torque and loads.torque_de
+  k["top/torque_with_derivative"] = [](F& f) {
     opaque(f.q1, f.t);
-    Vec3<S> tau = f.top.loads.torque(f.q1, f.t);
-    Mat34<S> d = f.top.loads.torque_de(f.q1, f.t);
+    Vec3<S> tau;
+    Mat34<S> d;
+    f.top.loads.torque_with_derivative(f.q1, f.t, tau, d);
     opaque(tau, d);
-  };
-  k["top/d_to_body"] = [](F& f) {  // one of the two d_to_body calls in torque_de
-    opaque(f.q1, f.v1);
-    Mat34<S> d = d_to_body(f.q1, Vec3<S>(f.v1.template head<3>()));
-    opaque(d);
   };
   k["top/force"] = [](F& f) {  // Q alone (used once per step at t_n)
     opaque(f.q1, f.v1, f.t);
@@ -229,32 +222,6 @@ std::map<std::string, Kernel<S>> kernels() {
     const Lu<S, 3> lu(a);
     Vec3<S> x = lu.solve(b);
     opaque(x);
-  };
-  // ---- the same terms in the forms of proposals.hpp
-  k["proposals/top/gyroscopic"] = [](F& f) {
-    opaque(f.q1, f.v1);
-    auto g = proposals::gyroscopic(f.top.inertia, f.q1, f.v1);
-    opaque(g);
-  };
-  k["proposals/top/torque+torque_de"] = [](F& f) {
-    opaque(f.q1, f.t);
-    Vec3<S> tau;
-    Mat34<S> d;
-    proposals::torque_and_derivative(f.top.loads, f.q1, f.t, tau, d);
-    opaque(tau, d);
-  };
-  k["proposals/top/force_jacobians"] = [](F& f) {
-    opaque(f.q1, f.v1, f.t);
-    Vec4<S> q;
-    Mat4<S> dq, dv;
-    f.fast_top.force_jacobians(f.q1, f.v1, f.t, q, dq, dv);
-    opaque(q, dq, dv);
-  };
-  k["proposals/svq/body_torque+dphi"] = [](F& f) {
-    opaque(f.ss.e, f.t);
-    Vec3<S> tau = f.top.body_torque(f.ss.e, f.t);
-    Mat3<S> d = proposals::body_torque_dphi(f.top.loads, f.ss.e, f.t);
-    opaque(tau, d);
   };
   k["empty"] = [](F& f) { opaque(f); };  // the cost of the harness itself
   return k;

@@ -12,9 +12,18 @@
 // correction a thousand times below the tolerance is accepted without a rate (nothing to correct).
 // Reaching max_iterations without that certificate is a per-body failure, as is a zero or
 // non-finite pivot or a non-finite correction.
+//
+// A System that can also evaluate the residual alone,
+//   QS_HD void residual(const Vec<S,K>& x, Vec<S,K>& R) const;
+// keeps the first iteration's Jacobian and LU for the later iterations (simplified Newton) when the
+// first correction is at most settings.jacobian_reuse_below in the weighted norm: the Jacobian's
+// error is then of that size, so is the linear rate, and the rate certificate above stays valid.
+// Large first corrections (big rotations per step) get a fresh Jacobian every iteration.
 #pragma once
 
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "quatstep/linalg/lu.hpp"
 #include "quatstep/status.hpp"
@@ -27,7 +36,18 @@ struct NewtonSettings {
   /// still takes 2.00 iterations per step at h = 1e-4; 1e-10 lets the exact spin-up drift 5e-11).
   S tolerance = S(1e-12);
   int max_iterations = 10;  ///< iteration cap. Default: 10.
+  /// Reuse the first iteration's Jacobian and LU when the first correction is at most this (weighted
+  /// norm), where the system supports it; 0 disables. Default: 1e-4 (the heavy top at h = 1e-4 reuses
+  /// it, 1.6× faster, same result to 1e-12; the exact spin-up stays exact to 3e-14; 1e-3 would not).
+  S jacobian_reuse_below = S(1e-4);
 };
+
+/// Systems that can evaluate their residual without the Jacobian.
+template <class System, class V, class = void>
+struct has_residual : std::false_type {};
+template <class System, class V>
+struct has_residual<System, V, std::void_t<decltype(std::declval<const System&>().residual(
+                                   std::declval<const V&>(), std::declval<V&>()))>> : std::true_type {};
 
 /// Host-side check (device code cannot throw).
 template <class S>
@@ -45,16 +65,27 @@ template <class S, int K, class System>
 QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings) {
   Vec<S, K> r;
   Eigen::Matrix<S, K, K> jac;
-  S previous = S(0);
+  Lu<S, K> lu;
+  S previous = S(0), first = S(0);
   for (int k = 1; k <= settings.max_iterations; ++k) {
-    sys.evaluate(x, r, jac);
-    const Lu<S, K> lu(jac);
-    if (lu.singular) return {Status::singular_jacobian, k};
+    bool fresh = true;
+    if constexpr (has_residual<System, Vec<S, K>>::value) {
+      if (k > 1 && first <= settings.jacobian_reuse_below) {
+        sys.residual(x, r);
+        fresh = false;
+      }
+    }
+    if (fresh) {
+      sys.evaluate(x, r, jac);
+      lu.factorize(jac);
+      if (lu.singular) return {Status::singular_jacobian, k};
+    }
     const Vec<S, K> dx = lu.solve(-r);
     x += dx;
     const S d = sys.correction_norm(dx, x);
     if (!(d <= S(INFINITY))) return {Status::non_finite, k};
     if (k == 1) {
+      first = d;
       if (d <= S(1e-3) * settings.tolerance) return {Status::ok, k};
     } else {
       const S xi = d / previous;  // convergence rate estimate

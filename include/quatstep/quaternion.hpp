@@ -110,17 +110,23 @@ QS_HD Mat3<S> rotation_matrix(const Vec4<S>& e) {
   return a;
 }
 
-/// R(e)ᵀ f, the spatial vector f seen in the body frame (= G(e) E(e)ᵀ f).
+/// R(e)ᵀ f, the spatial vector f seen in the body frame.
 template <class S>
 QS_HD Vec3<S> to_body(const Vec4<S>& e, const Vec3<S>& f) {
   return rotation_matrix(e).transpose() * f;
 }
 
-/// ∂(R(e)ᵀ f)/∂e for fixed f (3×4): R(e)ᵀ f = G(e) (E(e)ᵀ f) and E(e)ᵀ f = (0,f) ∘ e.
+/// R(e)ᵀ f and ∂(R(e)ᵀ f)/∂e together; from Rᵀ = (e0² − |ε|²) I + 2 εεᵀ − 2 e0 ε̃ (Sherif eq. 2):
+///   ∂/∂e0 = 2 (e0 f − ε × f),   ∂/∂ε = 2 [(ε·f) I + ε fᵀ − f εᵀ + e0 f̃].
 template <class S>
-QS_HD Mat34<S> d_to_body(const Vec4<S>& e, const Vec3<S>& f) {
-  const Vec4<S> b = E(e).transpose() * f;
-  return G(e) * quat_left(pure(f)) - G(b);
+QS_HD void to_body_with_derivative(const Vec4<S>& e, const Vec3<S>& f, Vec3<S>& rt_f, Mat34<S>& d) {
+  const Vec3<S> eps(e[1], e[2], e[3]);
+  const S e0 = e[0], ef = eps.dot(f);
+  const Vec3<S> exf = eps.cross(f);
+  rt_f = to_body(e, f);  // the same bits as the value-only path
+  d.col(0) = S(2) * (e0 * f - exf);
+  d.template rightCols<3>() = S(2) * (eps * f.transpose() - f * eps.transpose() + e0 * skew(f));
+  for (int k = 0; k < 3; ++k) d(k, k + 1) += S(2) * ef;
 }
 
 // ---------------------------------------------------------------- series-safe elementary functions

@@ -91,9 +91,11 @@ struct ZupanPrescribedBody : HeavyTop<double> {
   void force_jacobians(const Vec4<double>& q, const Vec4<double>& v, double t, Vec4<double>& Q, Mat4<double>& dq,
                        Mat4<double>& dv) const {
     const auto gyro = euler_parameters::gyroscopic(inertia, q, v);
-    const Vec3<double> M = spatial_torque(t), tau = to_body(q, M);
+    Vec3<double> tau;
+    Mat34<double> dtau;
+    to_body_with_derivative(q, spatial_torque(t), tau, dtau);
     Q = gyro.force + euler_parameters::torque_force(q, tau);
-    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, d_to_body(q, M));
+    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, dtau);
     dv = gyro.d_edot;
   }
 };

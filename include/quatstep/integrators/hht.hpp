@@ -161,41 +161,61 @@ class HhtFamily {
       }
     }
 
+    /// The matrix multiplying q̈_{n+1} in the inertia term, M(q_{n+1}) or its time-shifted form.
+    QS_HD MatN inertia_matrix(const VecN& q1) const {
+      const S alpha = hht.p.alpha;
+      if (!hht.settings.inertia_shift) return model.mass_matrix(q1, q1);
+      if constexpr (Update == VelocityUpdate::modified) {
+        // second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
+        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
+        return model.mass_matrix(qt, q1);
+      } else {
+        // second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
+        return (S(1) + alpha) * model.mass_matrix(q1, q1) - alpha * model.mass_matrix(s0.q, s0.q);
+      }
+    }
+    /// ∂(inertia_matrix(q_{n+1}) q̈)/∂q_{n+1} at fixed q̈.
+    QS_HD MatN inertia_dq(const VecN& q1, const VecN& a) const {
+      const S alpha = hht.p.alpha;
+      if (hht.settings.inertia_shift && Update == VelocityUpdate::modified) {
+        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
+        return (S(1) + alpha) * model.mass_times_d_left(q1, a) + model.mass_times_d_right(qt, a);
+      }
+      const MatN d = model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a);
+      return hht.settings.inertia_shift ? MatN((S(1) + alpha) * d) : d;
+    }
+    /// Sherif eq. (62) and the scaled constraint rows of Negrut eq. (13).
+    QS_HD void assemble_residual(const VecN& a, const VecM& lambda, const VecN& q1, const MatN& M, const VecN& Q,
+                                 const MatMN& Cq, Vec<S, K>& R) const {
+      const S alpha = hht.p.alpha, c = S(1) / (S(1) + alpha);
+      R.template head<n>() = c * (M * a) + Cq.transpose() * lambda - Q - alpha * c * force_n;
+      R.template tail<m>() = model.constraint(q1) / bh2;
+    }
+
+    QS_HD void residual(const Vec<S, K>& x, Vec<S, K>& R) const {
+      const VecN a = x.template head<n>();
+      VecN q1, v1;
+      kinematics(a, q1, v1);
+      assemble_residual(a, x.template tail<m>(), q1, inertia_matrix(q1), model.force(q1, v1, t1),
+                        model.constraint_jacobian(q1), R);
+    }
+
     QS_HD void evaluate(const Vec<S, K>& x, Vec<S, K>& R, Eigen::Matrix<S, K, K>& Jac) const {
-      const auto& p = hht.p;
-      const S alpha = p.alpha, c = S(1) / (S(1) + alpha);
+      const S c = S(1) / (S(1) + hht.p.alpha);
       const VecN a = x.template head<n>();
       const VecM lambda = x.template tail<m>();
       VecN q1, v1;
       kinematics(a, q1, v1);
-
-      // Inertia term and its derivatives ∂/∂q̈ (direct) and ∂/∂q_{n+1}.
-      MatN M, dM_dq;
-      if (!hht.settings.inertia_shift) {
-        M = model.mass_matrix(q1, q1);
-        dM_dq = model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a);
-      } else if constexpr (Update == VelocityUpdate::modified) {
-        // second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
-        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
-        M = model.mass_matrix(qt, q1);
-        dM_dq = (S(1) + alpha) * model.mass_times_d_left(q1, a) + model.mass_times_d_right(qt, a);
-      } else {
-        // second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
-        M = (S(1) + alpha) * model.mass_matrix(q1, q1) - alpha * model.mass_matrix(s0.q, s0.q);
-        dM_dq = (S(1) + alpha) * (model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a));
-      }
-
+      const MatN M = inertia_matrix(q1);
       VecN Q;
       MatN dQ_dq, dQ_dv;
       model.force_jacobians(q1, v1, t1, Q, dQ_dq, dQ_dv);
       const MatMN Cq = model.constraint_jacobian(q1);
-
-      // Sherif eq. (62), Negrut eq. (13)
-      R.template head<n>() = c * (M * a) + Cq.transpose() * lambda - Q - alpha * c * force_n;
-      R.template tail<m>() = model.constraint(q1) / bh2;
+      assemble_residual(a, lambda, q1, M, Q, Cq, R);
 
       // Sherif eq. (65): (1/(1+α)) M + [(1/(1+α))(Mq̈)_q + (C_qᵀλ)_q − Q_q] J₀ − Q_q̇ J₁
-      Jac.template topLeftCorner<n, n>() = c * M + (c * dM_dq + model.constraint_force_dq(q1, lambda) - dQ_dq) * bh2 -
+      Jac.template topLeftCorner<n, n>() = c * M +
+                                           (c * inertia_dq(q1, a) + model.constraint_force_dq(q1, lambda) - dQ_dq) * bh2 -
                                            dQ_dv * velocity_jacobian(a, q1);
       Jac.template topRightCorner<n, m>() = Cq.transpose();
       Jac.template bottomLeftCorner<m, n>() = Cq;  // (C_q J₀)/(βh²)

@@ -124,15 +124,23 @@ class SimoVuQuoc {
       return quat_mul<S>(s0.e, quat_from_rotation_vector<S>(theta(wd1)));
     }
 
+    QS_HD void residual(const Vec3<S>& wd1, Vec3<S>& R) const {
+      const auto& p = svq.p;
+      const S c = S(1) / (S(1) + p.alpha);
+      const Vec3<S> w1 = w_pred + p.gamma * h * wd1;
+      R = c * (model.inertia * wd1) + w1.cross(model.inertia * w1) - model.body_torque(orientation(wd1), t1) -
+          p.alpha * c * residual_n;
+    }
+
     QS_HD void evaluate(const Vec3<S>& wd1, Vec3<S>& R, Mat3<S>& Jac) const {
+      residual(wd1, R);
       const auto& p = svq.p;
       const S c = S(1) / (S(1) + p.alpha), bh2 = p.beta * h * h, gh = p.gamma * h;
       const Mat3<S>& J = model.inertia;
       const Vec3<S> th = theta(wd1);
-      const Vec4<S> e1 = quat_mul<S>(s0.e, quat_from_rotation_vector<S>(th));
+      const Vec4<S> e1 = orientation(wd1);
       const Vec3<S> w1 = w_pred + gh * wd1;
       const Vec3<S> Jw = J * w1;
-      R = c * (J * wd1) + w1.cross(Jw) - model.body_torque(e1, t1) - p.alpha * c * residual_n;
       // ∂(ω×Jω)/∂ω = ω̃J − (Jω)~ ; ∂τ/∂ω̇ = τ_φ J_r(θ) βh²
       Jac = c * J + (skew(w1) * J - skew(Jw)) * gh - model.body_torque_dphi(e1, t1) * so3_right_jacobian(th) * bh2;
     }

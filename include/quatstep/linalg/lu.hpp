@@ -14,10 +14,15 @@ struct Lu {
   int perm[N];
   bool singular = false;
 
-  /// Factorise A = Pᵀ L U in place. A pivot that is exactly zero, or non-finite, marks the
-  /// matrix singular (the caller reports it as a per-body failure).
-  QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) : lu(a) {
+  QS_HD Lu() = default;
+  QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) { factorize(a); }
+
+  /// Factorise A = Pᵀ L U. A pivot that is exactly zero, or non-finite, marks the matrix singular
+  /// (the caller reports it as a per-body failure).
+  QS_HD void factorize(const Eigen::Matrix<S, N, N>& a) {
     using std::abs;
+    lu = a;
+    singular = false;
     for (int i = 0; i < N; ++i) perm[i] = i;
     for (int k = 0; k < N; ++k) {
       int p = k;

@@ -35,34 +35,33 @@ struct Gyroscopic {
   Mat4<S> d_edot;  ///< ∂force/∂ė
 };
 
-template <class S>
-QS_HD Vec4<S> gyroscopic_force(const Mat3<S>& J, const Vec4<S>& e, const Vec4<S>& ed) {
-  const Mat34<S> g = G(e);
-  const Vec3<S> p = J * (g * ed);
-  const Vec4<S> u = G(ed).transpose() * p;
-  return S(-8) * (g.transpose() * (g * u));
-}
-
+/// Value and derivatives, from GᵀG = |e|² I₄ − e eᵀ (rows e, G(e) orthogonal with norm |e|) and
+/// u = G(ė)ᵀ J G(e) ė = −A e with A = G(ė)ᵀ J G(ė) (since G(e) b = −G(b) e), for symmetric J:
+///   force = −8 (|e|² u − (eᵀu) e)
+///   ∂/∂e  = −8 (2 (u eᵀ − e uᵀ) − |e|² A − (eᵀu) I)
+///   ∂/∂ė  = −8 (|e|² D − e eᵀ D),  D = ∂u/∂ė = [(0,p)]_right + G(ė)ᵀ J G(e),  p = J G(e) ė.
 template <class S>
 QS_HD Gyroscopic<S> gyroscopic(const Mat3<S>& J, const Vec4<S>& e, const Vec4<S>& ed) {
-  const Mat34<S> g = G(e), gd = G(ed);
-  const Vec3<S> p = J * (g * ed);      // p = J G(e) ė
-  const Vec4<S> u = gd.transpose() * p;  // u = G(ė)ᵀ p
-  const Vec3<S> w = g * u;             // w = G(e) u
+  const Mat34<S> B = J * G(ed);                // J G(ė)
+  const Mat4<S> A = G(ed).transpose() * B;     // G(ė)ᵀ J G(ė)
+  const Vec3<S> p = -(B * e);                  // J G(e) ė
+  const Vec4<S> u = G(ed).transpose() * p;     // G(ė)ᵀ p = −A e
+  const S ee = e.squaredNorm(), eu = e.dot(u);
   Gyroscopic<S> r;
-  r.force = S(-8) * (g.transpose() * w);
-  {  // e varies, ė fixed
-    const Mat34<S> dp = J * d_G_times(ed);
-    const Mat4<S> du = gd.transpose() * dp;
-    const Mat34<S> dw = d_G_times(u) + g * du;
-    r.d_e = S(-8) * (d_Gt_times(w) + g.transpose() * dw);
-  }
-  {  // ė varies, e fixed
-    const Mat34<S> dp = J * g;
-    const Mat4<S> du = d_Gt_times(p) + gd.transpose() * dp;
-    r.d_edot = S(-8) * (g.transpose() * (g * du));
-  }
+  r.force = S(-8) * (ee * u - eu * e);
+  r.d_e = S(-8) * (S(2) * (u * e.transpose() - e * u.transpose()) - ee * A - eu * Mat4<S>::Identity());
+  const Mat4<S> D = d_Gt_times(p) + (G(e).transpose() * B).transpose();  // G(ė)ᵀ J G(e) = (G(e)ᵀ J G(ė))ᵀ
+  r.d_edot = S(-8) * (ee * D - e * (e.transpose() * D));
   return r;
+}
+
+/// The force alone, in the same operations as gyroscopic() (same bits).
+template <class S>
+QS_HD Vec4<S> gyroscopic_force(const Mat3<S>& J, const Vec4<S>& e, const Vec4<S>& ed) {
+  const Mat34<S> B = J * G(ed);             // J G(ė)
+  const Vec3<S> p = -(B * e);               // J G(e) ė
+  const Vec4<S> u = G(ed).transpose() * p;  // G(ė)ᵀ p
+  return S(-8) * (e.squaredNorm() * u - e.dot(u) * e);
 }
 
 /// Generalized force of a body-frame torque τ: 2 G(e)ᵀ τ (virtual work τ·2Gδe).

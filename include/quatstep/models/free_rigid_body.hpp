@@ -31,7 +31,7 @@ struct FreeRigidBody {
   // ---------------------------------------------------------------- Lie-group interface
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
   QS_HD Mat3<S> body_torque_dphi(const Vec4<S>& e, S t) const {
-    return S(0.5) * (loads.torque_de(e, t) * G(e).transpose());
+    return loads.torque_dphi(e, t);
   }
   QS_HD Vec3<S> translational_force(S t) const { return mass * gravity + force_profile(t); }
 
@@ -68,12 +68,14 @@ struct FreeRigidBody {
   QS_HD void force_jacobians(const VecN& q, const VecN& v, S t, VecN& Q, MatN& dq, MatN& dv) const {
     const Vec4<S> e = e_of(q);
     const auto gyro = euler_parameters::gyroscopic(inertia, e, e_of(v));
-    const Vec3<S> tau = loads.torque(e, t);
+    Vec3<S> tau;
+    Mat34<S> dtau;
+    loads.torque_with_derivative(e, t, tau, dtau);
     Q.template head<3>() = translational_force(t);
     Q.template tail<4>() = gyro.force + euler_parameters::torque_force(e, tau);
     dq = MatN::Zero();
     dv = MatN::Zero();
-    dq.template bottomRightCorner<4, 4>() = gyro.d_e + euler_parameters::torque_force_de(e, tau, loads.torque_de(e, t));
+    dq.template bottomRightCorner<4, 4>() = gyro.d_e + euler_parameters::torque_force_de(e, tau, dtau);
     dv.template bottomRightCorner<4, 4>() = gyro.d_edot;
   }
   QS_HD Vec<S, 1> constraint(const VecN& q) const { return Vec<S, 1>(e_of(q).squaredNorm() - S(1)); }

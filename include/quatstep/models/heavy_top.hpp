@@ -41,7 +41,7 @@ struct HeavyTop {
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
   /// ∂τ/∂φ for the body-frame perturbation e ∘ exp((0, φ/2)): δe = ½ G(e)ᵀ δφ.
   QS_HD Mat3<S> body_torque_dphi(const Vec4<S>& e, S t) const {
-    return S(0.5) * (loads.torque_de(e, t) * G(e).transpose());
+    return loads.torque_dphi(e, t);
   }
 
   // ---------------------------------------------------------------- DAE interface (Sherif eq. 57)
@@ -62,9 +62,11 @@ struct HeavyTop {
   QS_HD void force_jacobians(const Vec4<S>& q, const Vec4<S>& v, S t, Vec4<S>& Q, Mat4<S>& dq,
                              Mat4<S>& dv) const {
     const auto gyro = euler_parameters::gyroscopic(inertia, q, v);
-    const Vec3<S> tau = loads.torque(q, t);
+    Vec3<S> tau;
+    Mat34<S> dtau;
+    loads.torque_with_derivative(q, t, tau, dtau);
     Q = gyro.force + euler_parameters::torque_force(q, tau);
-    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, loads.torque_de(q, t));
+    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, dtau);
     dv = gyro.d_edot;
   }
   QS_HD Vec<S, 1> constraint(const Vec4<S>& q) const { return Vec<S, 1>(q.squaredNorm() - S(1)); }

@@ -17,14 +17,33 @@ struct RigidBodyLoads {
 
   /// Body-frame torque τ(e, t) = lever × (m Rᵀ g) + τ_b(t) + Rᵀ τ_s(t).
   /// Time-dependent torques are evaluated at the time the integrator asks for (Sherif eq. 20 uses
-  /// t_{n+1} for the n+1 terms, errata S8).
+  /// t_{n+1} for the n+1 terms, errata S8). Zero profiles are skipped.
   QS_HD Vec3<S> torque(const Vec4<S>& e, S t) const {
-    const Vec3<S> ts = spatial_torque(t);
-    return lever.cross(to_body(e, Vec3<S>(mass * gravity))) + body_torque(t) + to_body(e, ts);
+    Vec3<S> tau = lever.cross(to_body(e, Vec3<S>(mass * gravity)));
+    if (!body_torque.is_zero()) tau += body_torque(t);
+    if (!spatial_torque.is_zero()) tau += to_body(e, spatial_torque(t));
+    return tau;
   }
-  /// ∂τ/∂e (3×4), e varied freely in R⁴ (R(e) as the quadratic polynomial of Sherif eq. 2).
-  QS_HD Mat34<S> torque_de(const Vec4<S>& e, S t) const {
-    return skew(lever) * d_to_body(e, Vec3<S>(mass * gravity)) + d_to_body(e, spatial_torque(t));
+  /// τ and ∂τ/∂e (3×4), e varied freely in R⁴ (R(e) as the quadratic polynomial of Sherif eq. 2).
+  QS_HD void torque_with_derivative(const Vec4<S>& e, S t, Vec3<S>& tau, Mat34<S>& dtau) const {
+    Vec3<S> b;
+    to_body_with_derivative(e, Vec3<S>(mass * gravity), b, dtau);
+    tau = lever.cross(b);
+    for (int c = 0; c < 4; ++c) dtau.col(c) = lever.cross(Vec3<S>(dtau.col(c)));  // l̃ ∂(Rᵀ m g)/∂e
+    if (!body_torque.is_zero()) tau += body_torque(t);
+    if (!spatial_torque.is_zero()) {
+      Mat34<S> ds;
+      to_body_with_derivative(e, spatial_torque(t), b, ds);
+      tau += b;
+      dtau += ds;
+    }
+  }
+  /// ∂τ/∂φ for the body-frame perturbation e ∘ exp((0, φ/2)): ∂(Rᵀ f)/∂φ = (Rᵀ f)~, so
+  /// ∂τ/∂φ = l̃ (Rᵀ m g)~ + (Rᵀ τ_s)~.
+  QS_HD Mat3<S> torque_dphi(const Vec4<S>& e, S t) const {
+    Mat3<S> d = skew(lever) * skew(to_body(e, Vec3<S>(mass * gravity)));
+    if (!spatial_torque.is_zero()) d += skew(to_body(e, spatial_torque(t)));
+    return d;
   }
   /// Gravitational potential of the lever's end relative to the rotation point.
   QS_HD S potential(const Vec4<S>& e) const { return -mass * gravity.dot(rotation_matrix(e) * lever); }

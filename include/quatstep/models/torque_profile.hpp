@@ -24,7 +24,8 @@ struct TimeProfile {
     return f;
   }
   QS_HD bool is_zero() const {
-    return constant.isZero(S(0)) && ramp.isZero(S(0)) && amplitude.isZero(S(0));
+    const Vec3<S> zero = Vec3<S>::Zero();
+    return constant == zero && ramp == zero && amplitude == zero;
   }
 };
 
