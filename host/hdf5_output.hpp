@@ -27,7 +27,7 @@ struct OutputAttributes {
 /// The sampled datasets written only for some methods.
 struct OptionalDatasets {
   bool local_error = false;         ///< channel::local_error (Zupan3's estimate, errata Z7)
-  bool generalized_energy = false;  ///< channel::generalized_energy (Kinon eq. 74)
+  bool generalized_energy = false;  ///< channel::generalized_energy (Kinon eq. 74 / H of eqs. 138–139)
 };
 
 class Hdf5Output {

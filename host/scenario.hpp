@@ -79,7 +79,8 @@
 //   local_error = false           # zupan3 only: write /local_error, the geodesic angle [rad] between
 //                                 # the second- and third-order orientation of the step that ended
 //                                 # at the sample (errata Z7; 0 at t_start), default false
-// /generalized_energy (Kinon eq. 74) is written for the livens_* and hamiltonian methods.
+// /generalized_energy is written for the livens_* and hamiltonian methods: Kinon eq. (74) for
+// livens_em / livens_midpoint, the Hamiltonian H of eqs. (138)–(139) for the other two.
 //
 // Order of application for each body: file values, sweeps, random draws, overrides (each in file
 // order). The file values are validated as written; each body is validated again after the ensemble
