@@ -2,8 +2,7 @@
 #include "ensemble_factory.hpp"
 
 #include "cpu_ensemble.hpp"
-#include "quatstep/integrators/hht.hpp"
-#include "quatstep/integrators/simo_vu_quoc.hpp"
+#include "methods.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
 #include "quatstep/models/heavy_top.hpp"
 
@@ -92,19 +91,23 @@ NewtonSettings<double> newton_settings(const IntegratorSpec& in) {
   return s;
 }
 
-HhtSettings<double> hht_settings(const IntegratorSpec& in) {
-  HhtSettings<double> s;
+// The method-specific [integrator] keys of each settings struct (scenario.cpp lets a method have
+// only the keys its struct has); the others take only the Newton keys.
+void set_method_keys(const IntegratorSpec& in, HhtSettings<double>& s) {
   s.alpha = in.alpha;
   s.inertia_shift = in.inertia_shift;
-  s.newton = newton_settings(in);
-  return s;
 }
+void set_method_keys(const IntegratorSpec& in, SimoVuQuocSettings<double>& s) { s.alpha = in.alpha; }
+void set_method_keys(const IntegratorSpec& in, LivensSettings<double>& s) { s.variant = in.variant; }
+template <class Settings>
+void set_method_keys(const IntegratorSpec&, Settings&) {}
 
-SimoVuQuocSettings<double> simo_vu_quoc_settings(const IntegratorSpec& in) {
-  SimoVuQuocSettings<double> s;
-  s.alpha = in.alpha;
+template <class Integrator>
+Integrator make_integrator(const IntegratorSpec& in) {
+  SettingsOf<Integrator> s;  // the integrator's own defaults for anything the scenario does not set
   s.newton = newton_settings(in);
-  return s;
+  set_method_keys(in, s);
+  return Integrator(s);
 }
 
 template <class Integrator>
@@ -114,13 +117,9 @@ std::unique_ptr<Ensemble> adapt(const Scenario& sc, const Integrator& integrator
 
 template <template <class> class ModelT>
 std::unique_ptr<Ensemble> make_for_model(const Scenario& sc) {
-  using Model = ModelT<double>;
-  switch (sc.integrator.method) {
-    case Method::hht: return adapt(sc, Hht<Model>(hht_settings(sc.integrator)));
-    case Method::modified_hht: return adapt(sc, ModifiedHht<Model>(hht_settings(sc.integrator)));
-    case Method::simo_vu_quoc: return adapt(sc, SimoVuQuoc<Model>(simo_vu_quoc_settings(sc.integrator)));
-  }
-  throw std::logic_error("unknown integrator method");
+  return with_method(sc.integrator.method, [&](auto tag) {
+    return adapt(sc, make_integrator<IntegratorFor<decltype(tag)::value, ModelT<double>>>(sc.integrator));
+  });
 }
 
 }  // namespace

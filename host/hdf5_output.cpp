@@ -37,18 +37,22 @@ class Handle {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// One sampled dataset: `components` channels starting at `channel` (ensemble.hpp).
+/// One sampled dataset: `components` channels starting at `channel` (ensemble.hpp), always written
+/// or only when its OptionalDatasets flag is set.
 struct SampledDataset {
   const char* name;
   int channel;
   int components;
+  bool OptionalDatasets::*only_if;
 };
 constexpr SampledDataset sampled[] = {
-    {"quaternion", channel::quaternion, 4},
-    {"omega_body", channel::omega_body, 3},
-    {"energy", channel::energy, 1},
-    {"angular_momentum", channel::angular_momentum, 3},
-    {"constraint_violation", channel::constraint_violation, 1},
+    {"quaternion", channel::quaternion, 4, nullptr},
+    {"omega_body", channel::omega_body, 3, nullptr},
+    {"energy", channel::energy, 1, nullptr},
+    {"angular_momentum", channel::angular_momentum, 3, nullptr},
+    {"constraint_violation", channel::constraint_violation, 1, nullptr},
+    {"local_error", channel::local_error, 1, &OptionalDatasets::local_error},
+    {"generalized_energy", channel::generalized_energy, 1, &OptionalDatasets::generalized_energy},
 };
 
 constexpr hsize_t chunk_elements = 32768;  // 256 KiB of doubles per chunk
@@ -121,7 +125,8 @@ struct Hdf5Output::Impl {
   }
 };
 
-Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes)
+Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes,
+                       const OptionalDatasets& optional)
     : impl_(std::make_unique<Impl>()) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported as exceptions, not printed
   Impl& m = *impl_;
@@ -134,6 +139,7 @@ Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples,
   const hsize_t nt = samples, n = bodies;
   m.time = m.dataset("time", H5T_IEEE_F64LE, {nt}, {std::min<hsize_t>(std::max<hsize_t>(nt, 1), chunk_elements)});
   for (std::size_t d = 0; d < std::size(sampled); ++d) {
+    if (sampled[d].only_if && !(optional.*sampled[d].only_if)) continue;  // m.data[d] stays invalid
     std::vector<hsize_t> dims = {nt, n};
     if (sampled[d].components > 1) dims.push_back(sampled[d].components);
     m.data[d] = m.dataset(sampled[d].name, H5T_IEEE_F64LE, dims, m.sample_chunk(sampled[d].components));
@@ -160,6 +166,7 @@ void Hdf5Output::write_samples(index_t first, index_t count, const double* sampl
   const hsize_t f = first, k = count, n = m.bodies;
   m.write(m.time, H5T_NATIVE_DOUBLE, times, {f}, {k}, "time");
   for (std::size_t d = 0; d < std::size(sampled); ++d) {
+    if (!m.data[d].valid()) continue;  // an optional dataset not written
     const int c = sampled[d].components;
     // [sample][channel][body] → [sample][body][component]
     m.scratch.resize(static_cast<std::size_t>(count * m.bodies * c));

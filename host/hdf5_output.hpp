@@ -3,6 +3,7 @@
 //   /energy (nt×N)                 /angular_momentum (nt×N×3, spatial)  /constraint_violation (nt×N)
 //   /status (N, int32; attribute "codes" lists the meanings)            /newton_iterations (N, int64)
 //   /failed_step (N, int64, −1 if none)
+//   optional (OptionalDatasets): /local_error (nt×N), /generalized_energy (nt×N)
 //   root attributes: scenario (TOML text), quatstep_version, method, model, dt, t_start, stride.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
 // sits in memory whole.
@@ -23,11 +24,18 @@ struct OutputAttributes {
   index_t stride = 1;
 };
 
+/// The sampled datasets written only for some methods.
+struct OptionalDatasets {
+  bool local_error = false;         ///< channel::local_error (Zupan3's estimate, errata Z7)
+  bool generalized_energy = false;  ///< channel::generalized_energy (Kinon eq. 74 / H of eqs. 138–139)
+};
+
 class Hdf5Output {
  public:
-  /// Creates (truncates) `path` with every dataset sized for `samples` × `bodies`; throws
-  /// std::runtime_error naming the file when HDF5 cannot.
-  Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes);
+  /// Creates (truncates) `path` with every dataset sized for `samples` × `bodies` (the optional ones
+  /// where asked); throws std::runtime_error naming the file when HDF5 cannot.
+  Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes,
+             const OptionalDatasets& optional = {});
   ~Hdf5Output();
   Hdf5Output(const Hdf5Output&) = delete;
   Hdf5Output& operator=(const Hdf5Output&) = delete;

@@ -55,7 +55,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const index_t n = result.bodies;
 
   Hdf5Output out(result.output_file, n, result.samples,
-                 {sc.text, to_string(sc.integrator.method), to_string(sc.model), sc.time.dt, sc.time.t_start, sc.stride});
+                 {sc.text, to_string(sc.integrator.method), to_string(sc.model), sc.time.dt, sc.time.t_start, sc.stride},
+                 {sc.local_error, provides_generalized_energy(sc.integrator.method)});
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc);
 
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
@@ -106,9 +107,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   const double body_steps = double(r.bodies) * double(r.steps);
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
-  os << "quatstep " << version << ": " << to_string(sc.model) << ", " << to_string(sc.integrator.method)
-     << " (alpha " << sc.integrator.alpha << (sc.integrator.inertia_shift ? ", inertia shift" : "") << "), dt "
-     << sc.time.dt << "\n";
+  const MethodKeys keys = method_keys(sc.integrator.method);
+  os << "quatstep " << version << ": " << to_string(sc.model) << ", " << to_string(sc.integrator.method);
+  if (keys.alpha) os << " (alpha " << sc.integrator.alpha << (sc.integrator.inertia_shift ? ", inertia shift" : "") << ")";
+  if (keys.variant) os << " (variant " << to_string(sc.integrator.variant) << ")";
+  os << ", dt " << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
   row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
   row("threads") << r.threads << "\n";

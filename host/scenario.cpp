@@ -10,8 +10,9 @@
 
 #include <toml++/toml.h>
 
-#include "quatstep/integrators/hht.hpp"
+#include "methods.hpp"
 #include "quatstep/integrators/hht_parameters.hpp"
+#include "quatstep/models/heavy_top.hpp"
 #include "quatstep/newton.hpp"
 
 namespace quatstep {
@@ -24,13 +25,74 @@ const char* to_string(ModelKind kind) {
   return "unknown";
 }
 
+namespace {
+
+/// The [integrator] method names and the method-specific keys each reads.
+struct MethodEntry {
+  Method method;
+  const char* name;
+  MethodKeys keys;  // alpha, inertia_shift, variant
+};
+constexpr MethodEntry method_table[] = {
+    {Method::hht, "hht", {true, true, false}},
+    {Method::modified_hht, "modified_hht", {true, true, false}},
+    {Method::simo_vu_quoc, "simo_vu_quoc", {true, false, false}},
+    {Method::zupan3, "zupan3", {false, false, false}},
+    {Method::explicit_newmark_lie, "explicit_newmark_lie", {false, false, false}},
+    {Method::midpoint_lie, "midpoint_lie", {false, false, false}},
+    {Method::livens_em, "livens_em", {false, false, true}},
+    {Method::livens_midpoint, "livens_midpoint", {false, false, false}},
+    {Method::livens_hamiltonian_em, "livens_hamiltonian_em", {false, false, false}},
+    {Method::hamiltonian_midpoint, "hamiltonian_midpoint", {false, false, false}},
+};
+
+constexpr std::pair<LivensVariant, const char*> variant_table[] = {
+    {LivensVariant::reduced, "reml"}, {LivensVariant::full, "full"}, {LivensVariant::nullspace, "nullspace"}};
+
+/// The default-constructed settings of the method's integrator (models share them).
+template <Method M>
+using DefaultSettings = SettingsOf<IntegratorFor<M, HeavyTop<double>>>;
+
+NewtonSettings<double> default_newton(Method m) {
+  return with_method(m, [](auto tag) { return DefaultSettings<decltype(tag)::value>{}.newton; });
+}
+
+/// "a, b, c": the methods for which `has` holds.
+template <class Has>
+std::string methods_where(Has has) {
+  std::string list;
+  for (const MethodEntry& e : method_table)
+    if (has(e.method)) list += (list.empty() ? "" : ", ") + std::string(e.name);
+  return list;
+}
+
+}  // namespace
+
 const char* to_string(Method method) {
-  switch (method) {
-    case Method::hht: return "hht";
-    case Method::modified_hht: return "modified_hht";
-    case Method::simo_vu_quoc: return "simo_vu_quoc";
-  }
+  for (const MethodEntry& e : method_table)
+    if (e.method == method) return e.name;
   return "unknown";
+}
+
+const char* to_string(LivensVariant variant) {
+  for (const auto& [v, name] : variant_table)
+    if (v == variant) return name;
+  return "unknown";
+}
+
+MethodKeys method_keys(Method method) {
+  for (const MethodEntry& e : method_table)
+    if (e.method == method) return e.keys;
+  throw std::logic_error("unknown integrator method");
+}
+
+bool provides_local_error(Method m) {
+  return with_method(m, [](auto tag) { return has_local_error<IntegratorFor<decltype(tag)::value, HeavyTop<double>>>::value; });
+}
+
+bool provides_generalized_energy(Method m) {
+  return with_method(
+      m, [](auto tag) { return has_generalized_energy<IntegratorFor<decltype(tag)::value, HeavyTop<double>>>::value; });
 }
 
 namespace {
@@ -360,21 +422,44 @@ void parse_body(const Reader& r, const toml::table& root, Scenario& sc) {
 
 void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   const toml::table& t = r.table(root, "integrator", "integrator",
-                                 {"method", "alpha", "inertia_shift", "newton_tolerance", "newton_max_iterations"});
+                                 {"method", "alpha", "inertia_shift", "variant", "newton_tolerance", "newton_max_iterations"});
   IntegratorSpec& in = sc.integrator;
   const std::string method = r.string(r.required(t, "method", "integrator.method"), "integrator.method");
-  if (method == "hht") in.method = Method::hht;
-  else if (method == "modified_hht") in.method = Method::modified_hht;
-  else if (method == "simo_vu_quoc") in.method = Method::simo_vu_quoc;
-  else r.fail("integrator.method", "'" + method + "' is not one of \"hht\", \"modified_hht\", \"simo_vu_quoc\"");
-
-  in.alpha = r.number_or(t, "alpha", "integrator.alpha", HhtSettings<double>{}.alpha);
-  if (!alpha_in_range(in.alpha)) r.fail("integrator.alpha", format(in.alpha) + " is outside [-1/3, 0]");
-  if (const toml::node* n = t.get("inertia_shift")) {
-    if (in.method == Method::simo_vu_quoc) r.fail("integrator.inertia_shift", "only for hht and modified_hht");
-    in.inertia_shift = r.boolean(*n, "integrator.inertia_shift");
+  const MethodEntry* entry = nullptr;
+  for (const MethodEntry& e : method_table)
+    if (method == e.name) entry = &e;
+  if (!entry) {
+    std::string names;
+    for (const MethodEntry& e : method_table) names += (names.empty() ? "\"" : ", \"") + std::string(e.name) + "\"";
+    r.fail("integrator.method", "'" + method + "' is not one of " + names);
   }
-  const NewtonSettings<double> newton{};
+  in.method = entry->method;
+
+  // A key the method does not read is an error: whoever wrote it expects it to act.
+  const auto used = [&](const char* key, bool MethodKeys::*flag) {
+    if (!t.get(key)) return false;
+    if (!(entry->keys.*flag))
+      r.fail(std::string("integrator.") + key, "not used by method '" + method + "' (only by " +
+                                                   methods_where([&](Method m) { return method_keys(m).*flag; }) + ")");
+    return true;
+  };
+  if (entry->keys.alpha) in.alpha = HhtSettings<double>{}.alpha;
+  if (used("alpha", &MethodKeys::alpha)) {
+    in.alpha = r.number(*t.get("alpha"), "integrator.alpha");
+    if (!alpha_in_range(in.alpha)) r.fail("integrator.alpha", format(in.alpha) + " is outside [-1/3, 0]");
+  }
+  if (used("inertia_shift", &MethodKeys::inertia_shift)) in.inertia_shift = r.boolean(*t.get("inertia_shift"), "integrator.inertia_shift");
+  if (used("variant", &MethodKeys::variant)) {
+    const std::string variant = r.string(*t.get("variant"), "integrator.variant");
+    std::string names;
+    bool found = false;
+    for (const auto& [v, name] : variant_table) {
+      if (variant == name) in.variant = v, found = true;
+      names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    if (!found) r.fail("integrator.variant", "'" + variant + "' is not one of " + names);
+  }
+  const NewtonSettings<double> newton = default_newton(in.method);
   in.newton_tolerance = r.number_or(t, "newton_tolerance", "integrator.newton_tolerance", newton.tolerance);
   if (!(in.newton_tolerance > 0)) r.fail("integrator.newton_tolerance", format(in.newton_tolerance) + ", must be > 0");
   const std::int64_t it = r.integer_or(t, "newton_max_iterations", "integrator.newton_max_iterations", newton.max_iterations);
@@ -484,12 +569,16 @@ void parse_ensemble(const Reader& r, const toml::table& root, Scenario& sc) {
 }
 
 void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& t = r.table(root, "output", "output", {"file", "stride"});
+  const toml::table& t = r.table(root, "output", "output", {"file", "stride", "local_error"});
   sc.output_file = std::filesystem::path(sc.source).stem().string() + ".h5";
   if (const toml::node* n = t.get("file")) sc.output_file = r.string(*n, "output.file");
   if (sc.output_file.empty()) r.fail("output.file", "empty file name");
   sc.stride = r.integer_or(t, "stride", "output.stride", 1);
   if (sc.stride < 1) r.fail("output.stride", std::to_string(sc.stride) + ", must be >= 1");
+  if (const toml::node* n = t.get("local_error")) sc.local_error = r.boolean(*n, "output.local_error");
+  if (sc.local_error && !provides_local_error(sc.integrator.method))
+    r.fail("output.local_error", std::string("method '") + to_string(sc.integrator.method) +
+                                     "' has no local error estimate (only " + methods_where(provides_local_error) + ")");
 }
 
 /// Every body after the ensemble tables; the first bad one is reported with its index.

@@ -30,11 +30,25 @@
 //   velocity = [0, 0, 0]          # free_rigid_body only, default 0
 //
 //   [integrator]
-//   method = "modified_hht"       # required: "hht" | "modified_hht" | "simo_vu_quoc"
-//   alpha = -0.2                  # in [-1/3, 0], default -0.2 (HhtSettings)
+//   method = "modified_hht"       # required, one of (class in include/quatstep/integrators/):
+//       "hht"                     #   Hht: classical HHT-alpha on the Euler-parameter DAE (Sherif)
+//       "modified_hht"            #   ModifiedHht: Sherif's modified HHT-alpha
+//       "simo_vu_quoc"            #   SimoVuQuoc: Simo & Vu-Quoc's Lie-group HHT-alpha (Sherif)
+//       "zupan3"                  #   Zupan3: Zupan & Zupan's third-order TR-BDF2
+//       "explicit_newmark_lie"    #   ExplicitNewmarkLie: Krysl's explicit Newmark (Lie group)
+//       "midpoint_lie"            #   MidpointLie: Krysl's implicit midpoint LIEMID[I]
+//       "livens_em"               #   LivensEm: Kinon & Betsch's energy-momentum scheme (EML)
+//       "livens_midpoint"         #   LivensMidpoint: the midpoint rule on Livens' equations (MPL)
+//       "livens_hamiltonian_em"   #   HamiltonianEm: Betsch & Siebert's Hamiltonian EM (EMH)
+//       "hamiltonian_midpoint"    #   HamiltonianMidpoint: the Hamiltonian midpoint rule (MPH)
+//   alpha = -0.2                  # hht / modified_hht / simo_vu_quoc only: in [-1/3, 0],
+//                                 # default -0.2 (HhtSettings)
 //   inertia_shift = true          # hht / modified_hht only: second-order variant, default false
-//   newton_tolerance = 1e-12      # > 0, default from the integrator's NewtonSettings (1e-12)
-//   newton_max_iterations = 10    # integer >= 1, default from NewtonSettings (10)
+//   variant = "reml"              # livens_em only: Newton unknowns "reml" (reduced, §4.5) | "full"
+//                                 # | "nullspace" (Remark 4.11), default "reml" (LivensSettings)
+//   newton_tolerance = 1e-12      # > 0, default the method's own settings struct (1e-12 for all)
+//   newton_max_iterations = 10    # integer in [1, 1000], default the method's own (10)
+//                                 # A key that the method does not use is an error.
 //
 //   [time]
 //   dt = 1e-4                     # required, > 0
@@ -61,6 +75,11 @@
 //   file = "heavy_top.h5"         # relative to the current directory, default <scenario stem>.h5;
 //                                 # the --output option overrides it
 //   stride = 10                   # write every stride-th step and the initial state, default 1
+//   local_error = false           # zupan3 only: write /local_error, the geodesic angle [rad] between
+//                                 # the second- and third-order orientation of the step that ended
+//                                 # at the sample (errata Z7; 0 at t_start), default false
+// /generalized_energy is written for the livens_* and hamiltonian methods: Kinon eq. (74) for
+// livens_em / livens_midpoint, the Hamiltonian H of eqs. (138)–(139) for the other two.
 //
 // Order of application for each body: file values, sweeps, random draws, overrides (each in file
 // order). The file values are validated as written; each body is validated again after the ensemble
@@ -76,6 +95,7 @@
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/integrators/livens_integrator.hpp"
 
 namespace quatstep {
 
@@ -84,9 +104,30 @@ struct ScenarioError : std::runtime_error {
 };
 
 enum class ModelKind { heavy_top, free_rigid_body };
-enum class Method { hht, modified_hht, simo_vu_quoc };
+enum class Method {
+  hht,
+  modified_hht,
+  simo_vu_quoc,
+  zupan3,
+  explicit_newmark_lie,
+  midpoint_lie,
+  livens_em,
+  livens_midpoint,
+  livens_hamiltonian_em,
+  hamiltonian_midpoint,
+};
 const char* to_string(ModelKind kind);
 const char* to_string(Method method);
+const char* to_string(LivensVariant variant);  ///< "reml", "full", "nullspace" as in the file
+
+/// The method-specific [integrator] keys a method reads (Newton's keys apply to every method).
+struct MethodKeys {
+  bool alpha, inertia_shift, variant;
+};
+MethodKeys method_keys(Method method);
+/// Whether the method's integrator fills the optional sample channels (traits of ensemble.hpp).
+bool provides_local_error(Method method);
+bool provides_generalized_energy(Method method);
 
 /// value(t) = constant + ramp·t + amplitude·sin(frequency·t + phase) (models/torque_profile.hpp);
 /// the constant lives in BodyParameters next to it.
@@ -115,8 +156,9 @@ struct BodyParameters {
 
 struct IntegratorSpec {
   Method method = Method::modified_hht;
-  double alpha = 0;
-  bool inertia_shift = false;
+  double alpha = 0;             ///< methods with MethodKeys::alpha
+  bool inertia_shift = false;   ///< methods with MethodKeys::inertia_shift
+  LivensVariant variant = LivensSettings<double>{}.variant;  ///< methods with MethodKeys::variant
   double newton_tolerance = 0;
   int newton_max_iterations = 0;
 };
@@ -159,6 +201,7 @@ struct Scenario {
   std::vector<Override> overrides;  ///< sorted by body, file order within a body
   std::string output_file;
   index_t stride = 1;
+  bool local_error = false;  ///< write /local_error (only for methods that provide it)
 
   index_t samples() const { return time.steps / stride + 1; }
 };

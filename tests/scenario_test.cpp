@@ -7,6 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "quatstep/integrators/explicit_newmark_lie.hpp"
+#include "quatstep/integrators/hamiltonian_quaternion.hpp"
+#include "quatstep/integrators/hht.hpp"
+#include "quatstep/integrators/simo_vu_quoc.hpp"
+#include "quatstep/integrators/zupan3.hpp"
 #include "scenario.hpp"
 
 using namespace quatstep;
@@ -167,6 +172,61 @@ TEST(ScenarioValid, AlphaBoundsAreInclusive) {
   EXPECT_EQ(error_of(edit(valid, "method = \"modified_hht\"", "method = \"simo_vu_quoc\"\nalpha = 0")), "");
 }
 
+TEST(ScenarioValid, EveryMethodNameAndItsOwnNewtonDefaults) {
+  // The default Newton settings are the integrator's own (default-constructed settings struct).
+  struct Expected {
+    const char* name;
+    Method method;
+    NewtonSettings<double> newton;
+  };
+  const Expected methods[] = {
+      {"hht", Method::hht, HhtSettings<double>{}.newton},
+      {"modified_hht", Method::modified_hht, HhtSettings<double>{}.newton},
+      {"simo_vu_quoc", Method::simo_vu_quoc, SimoVuQuocSettings<double>{}.newton},
+      {"zupan3", Method::zupan3, Zupan3Settings<double>{}.newton},
+      {"explicit_newmark_lie", Method::explicit_newmark_lie, LieGroupSettings<double>{}.newton},
+      {"midpoint_lie", Method::midpoint_lie, LieGroupSettings<double>{}.newton},
+      {"livens_em", Method::livens_em, LivensSettings<double>{}.newton},
+      {"livens_midpoint", Method::livens_midpoint, LivensSettings<double>{}.newton},
+      {"livens_hamiltonian_em", Method::livens_hamiltonian_em, HamiltonianSettings<double>{}.newton},
+      {"hamiltonian_midpoint", Method::hamiltonian_midpoint, HamiltonianSettings<double>{}.newton},
+  };
+  for (const Expected& m : methods) {
+    const Scenario sc = parse_scenario(edit(valid, "\"modified_hht\"", std::string("\"") + m.name + "\""), "x.toml");
+    EXPECT_EQ(sc.integrator.method, m.method) << m.name;
+    EXPECT_EQ(std::string(to_string(sc.integrator.method)), m.name);
+    EXPECT_EQ(sc.integrator.newton_tolerance, m.newton.tolerance) << m.name;
+    EXPECT_EQ(sc.integrator.newton_max_iterations, m.newton.max_iterations) << m.name;
+  }
+  // The two families whose tolerance differs from NewtonSettings' 1e-10 (Livens, Hamiltonian: 1e-12).
+  EXPECT_EQ(parse_scenario(edit(valid, "modified_hht", "livens_em"), "x.toml").integrator.newton_tolerance, 1e-12);
+  EXPECT_EQ(parse_scenario(edit(valid, "modified_hht", "hamiltonian_midpoint"), "x.toml").integrator.newton_tolerance,
+            1e-12);
+}
+
+TEST(ScenarioValid, LivensVariantAndLocalErrorKeys) {
+  const std::string livens = edit(valid, "\"modified_hht\"", "\"livens_em\"");
+  EXPECT_EQ(parse_scenario(livens, "x.toml").integrator.variant, LivensVariant::reduced);  // default reml
+  EXPECT_EQ(parse_scenario(edit(livens, "\"livens_em\"", "\"livens_em\"\nvariant = \"reml\""), "x.toml").integrator.variant,
+            LivensVariant::reduced);
+  EXPECT_EQ(parse_scenario(edit(livens, "\"livens_em\"", "\"livens_em\"\nvariant = \"full\""), "x.toml").integrator.variant,
+            LivensVariant::full);
+  EXPECT_EQ(
+      parse_scenario(edit(livens, "\"livens_em\"", "\"livens_em\"\nvariant = \"nullspace\""), "x.toml").integrator.variant,
+      LivensVariant::nullspace);
+  const std::string zupan = edit(valid, "\"modified_hht\"", "\"zupan3\"");
+  EXPECT_FALSE(parse_scenario(zupan, "x.toml").local_error);
+  EXPECT_TRUE(parse_scenario(zupan + "[output]\nlocal_error = true\n", "x.toml").local_error);
+  EXPECT_FALSE(parse_scenario(valid + "[output]\nlocal_error = false\n", "x.toml").local_error);  // false: any method
+  EXPECT_TRUE(provides_local_error(Method::zupan3));
+  EXPECT_FALSE(provides_local_error(Method::livens_em));
+  for (Method m : {Method::livens_em, Method::livens_midpoint, Method::livens_hamiltonian_em, Method::hamiltonian_midpoint})
+    EXPECT_TRUE(provides_generalized_energy(m)) << to_string(m);
+  for (Method m : {Method::hht, Method::modified_hht, Method::simo_vu_quoc, Method::zupan3, Method::explicit_newmark_lie,
+                   Method::midpoint_lie})
+    EXPECT_FALSE(provides_generalized_energy(m)) << to_string(m);
+}
+
 // ---------------------------------------------------------------- bad input, one class per test
 TEST(ScenarioRejects, SyntaxErrorWithLine) {
   const std::string message = error_of(valid + "[time\n");
@@ -271,10 +331,36 @@ TEST(ScenarioRejects, IntegratorSettings) {
   EXPECT_REJECTED(edit(valid, "method =", "alpha = 0.1\nmethod ="), "integrator.alpha", "0.1 is outside [-1/3, 0]");
   EXPECT_REJECTED(edit(valid, "method =", "alpha = -0.34\nmethod ="), "integrator.alpha", "-0.34 is outside [-1/3, 0]");
   EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"simo_vu_quoc\"\ninertia_shift = true"), "integrator.inertia_shift",
-                  "only for hht and modified_hht");
+                  "not used by method 'simo_vu_quoc' (only by hht, modified_hht)");
   EXPECT_REJECTED(edit(valid, "method =", "newton_tolerance = 0\nmethod ="), "integrator.newton_tolerance", "must be > 0");
   EXPECT_REJECTED(edit(valid, "method =", "newton_max_iterations = 0\nmethod ="), "integrator.newton_max_iterations",
                   "must be in [1, 1000]");
+}
+
+TEST(ScenarioRejects, KeysTheMethodDoesNotUse) {
+  const auto with = [](const std::string& method, const std::string& keys) {
+    return edit(valid, "method = \"modified_hht\"", "method = \"" + method + "\"\n" + keys);
+  };
+  EXPECT_REJECTED(with("zupan3", "alpha = -0.1"), "integrator.alpha",
+                  "not used by method 'zupan3' (only by hht, modified_hht, simo_vu_quoc)");
+  EXPECT_REJECTED(with("livens_em", "alpha = 0"), "integrator.alpha", "not used by method 'livens_em'");
+  EXPECT_REJECTED(with("zupan3", "alpha = 'x'"), "integrator.alpha", "not used by method 'zupan3'");  // before its type
+  EXPECT_REJECTED(with("simo_vu_quoc", "inertia_shift = false"), "integrator.inertia_shift",
+                  "not used by method 'simo_vu_quoc' (only by hht, modified_hht)");
+  EXPECT_REJECTED(with("midpoint_lie", "inertia_shift = true"), "integrator.inertia_shift",
+                  "not used by method 'midpoint_lie'");
+  EXPECT_REJECTED(with("hht", "variant = 'reml'"), "integrator.variant", "not used by method 'hht' (only by livens_em)");
+  EXPECT_REJECTED(with("livens_midpoint", "variant = 'full'"), "integrator.variant",
+                  "not used by method 'livens_midpoint' (only by livens_em)");
+  EXPECT_REJECTED(with("livens_em", "variant = 'reduced'"), "integrator.variant",
+                  "'reduced' is not one of \"reml\", \"full\", \"nullspace\"");
+  EXPECT_REJECTED(with("livens_em", "variant = 2"), "integrator.variant", "expected a string, got an integer");
+  EXPECT_REJECTED(with("hht", "") + "[output]\nlocal_error = true\n", "output.local_error",
+                  "method 'hht' has no local error estimate (only zupan3)");
+  EXPECT_REJECTED(with("livens_em", "") + "[output]\nlocal_error = true\n", "output.local_error",
+                  "method 'livens_em' has no local error estimate");
+  EXPECT_REJECTED(with("zupan3", "") + "[output]\nlocal_error = 1\n", "output.local_error",
+                  "expected a boolean, got an integer");
 }
 
 TEST(ScenarioRejects, TimeGrid) {
