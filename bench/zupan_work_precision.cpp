@@ -7,7 +7,7 @@
 // feeds bench/plot_work_precision.py; the Markdown table is bench/zupan_work_precision.md.
 // Timing: the step loop alone (orientations stored, errors computed afterwards), at least 5 runs
 // and 0.2 s, fastest run reported (the machine is shared; the minimum is the least disturbed).
-// The torque of this body is evaluated by jets (sin/cos of the prescribed rotation, ~0.14 µs a
+// The torque of this body is evaluated by jets (sin/cos of the prescribed rotation, 0.12–0.14 µs a
 // call), a large share of a step's cost, and the schemes call it a different number of times per
 // step (counted, last column): EML once (at t^{n+½}, zupan_livens.hpp), most others once per
 // Newton iteration or more.
