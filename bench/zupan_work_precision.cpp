@@ -3,11 +3,14 @@
 //
 //   zupan_work_precision [--csv FILE] [--markdown FILE]
 //
-// The CSV (method, h, steps, error, seconds, newton_iterations_per_step) feeds
-// bench/plot_work_precision.py; the Markdown table is bench/zupan_work_precision.md.
+// The CSV (method, h, steps, error, seconds, newton_iterations_per_step, torque_evaluations_per_step)
+// feeds bench/plot_work_precision.py; the Markdown table is bench/zupan_work_precision.md.
 // Timing: the step loop alone (orientations stored, errors computed afterwards), at least 5 runs
-// and 0.2 s, fastest run reported (the machine is shared; the minimum is the least disturbed). The torque of this body is evaluated by jets (sin/cos of the
-// prescribed rotation) and dominates a step's cost for every scheme alike.
+// and 0.2 s, fastest run reported (the machine is shared; the minimum is the least disturbed).
+// The torque of this body is evaluated by jets (sin/cos of the prescribed rotation, 0.12–0.14 µs a
+// call), a large share of a step's cost, and the schemes call it a different number of times per
+// step (counted, last column): EML once (at t^{n+½}, zupan_livens.hpp), most others once per
+// Newton iteration or more.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +24,7 @@
 #include "quatstep/integrators/midpoint_lie.hpp"
 #include "quatstep/integrators/simo_vu_quoc.hpp"
 #include "quatstep/integrators/zupan3.hpp"
+#include "zupan_livens.hpp"
 #include "zupan_rotation_field.hpp"
 
 using namespace quatstep;
@@ -33,7 +37,7 @@ struct Point {
   std::string method;
   double h;
   long steps;
-  double error, seconds, iterations_per_step;
+  double error, seconds, iterations_per_step, torques_per_step;
 };
 
 template <class I>
@@ -48,6 +52,7 @@ Point measure(const std::string& name, const I& integrator, const Body& body, do
     typename I::State s;
     integrator.initialize(body, body.exact_kinematics(0), 0, s);
     iterations = 0;
+    body.torque_evaluations = 0;
     for (long k = 0; k < n && !failed; ++k) {
       const NewtonOutcome o = integrator.step(body, s, k * h, h);
       failed = o.status != Status::ok;
@@ -61,7 +66,7 @@ Point measure(const std::string& name, const I& integrator, const Body& body, do
   }
   double error = failed ? NAN : 0;
   for (long k = 0; k < n && !failed; ++k) error = std::max(error, geodesic_angle(body.exact((k + 1) * h).q, q[k]));
-  return {name, h, n, error, best, double(iterations) / n};
+  return {name, h, n, error, best, double(iterations) / n, double(body.torque_evaluations) / n};
 }
 
 std::vector<Point> sweep() {
@@ -78,14 +83,15 @@ std::vector<Point> sweep() {
   for (double h : hs) out.push_back(measure("explicit_newmark_lie", ExplicitNewmarkLie<Body>(), body, h));
   for (double h : hs) out.push_back(measure("midpoint_lie", MidpointLie<Body>(), body, h));
   for (double h : hs) out.push_back(measure("modified_hht_shift", ModifiedHht<Body>(hht), body, h));
+  for (double h : hs) out.push_back(measure("livens_em", quatstep::testing::ZupanLivensEm(), body, h));
   return out;
 }
 
 void write_csv(FILE* f, const std::vector<Point>& pts) {
-  std::fprintf(f, "method,h,steps,error,seconds,newton_iterations_per_step\n");
+  std::fprintf(f, "method,h,steps,error,seconds,newton_iterations_per_step,torque_evaluations_per_step\n");
   for (const auto& p : pts)
-    std::fprintf(f, "%s,%.6g,%ld,%.6e,%.6e,%.3f\n", p.method.c_str(), p.h, p.steps, p.error, p.seconds,
-                 p.iterations_per_step);
+    std::fprintf(f, "%s,%.6g,%ld,%.6e,%.6e,%.3f,%.3f\n", p.method.c_str(), p.h, p.steps, p.error, p.seconds,
+                 p.iterations_per_step, p.torques_per_step);
 }
 
 void write_markdown(FILE* f, const std::vector<Point>& pts) {
@@ -94,13 +100,16 @@ void write_markdown(FILE* f, const std::vector<Point>& pts) {
                "--markdown bench/zupan_work_precision.md -->\n"
                "Zupan §IV.A case (ii), t ∈ [0, 5π]: max geodesic error (errata Z6) vs wall time of the step loop "
                "(fastest of ≥ 5 runs, one core). Simo–Vu-Quoc with α = 0 (the paper's Newmark form), modified HHT "
-               "with α = −0.2 and the inertia shift (second order); Newton tolerance 1e-10 everywhere. EML is not "
-               "in quatstep yet.\n\n"
-               "| method | h | steps | max geodesic error [rad] | wall time [ms] | Newton iterations/step |\n"
-               "|---|---:|---:|---:|---:|---:|\n");
+               "with α = −0.2 and the inertia shift (second order), EML (livens_em) in its reduced form (REML) with the "
+               "torque frozen at t^{n+½} (tests/support/zupan_livens.hpp); default Newton tolerance 1e-12 everywhere. "
+               "The machine is shared (2 cores): times are noisy; runs minutes apart (load 1–2.8) differed by up to ~30 % in "
+               "single rows, mostly < 5 %, and an earlier table under heavier load had times up to 1.8× longer.\n\n"
+               "| method | h | steps | max geodesic error [rad] | wall time [ms] | Newton iterations/step | "
+               "torque evaluations/step |\n"
+               "|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& p : pts)
-    std::fprintf(f, "| %s | %g | %ld | %.3e | %.3f | %.2f |\n", p.method.c_str(), p.h, p.steps, p.error,
-                 1e3 * p.seconds, p.iterations_per_step);
+    std::fprintf(f, "| %s | %g | %ld | %.3e | %.3f | %.2f | %.2f |\n", p.method.c_str(), p.h, p.steps, p.error,
+                 1e3 * p.seconds, p.iterations_per_step, p.torques_per_step);
 }
 
 }  // namespace

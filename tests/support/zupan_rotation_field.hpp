@@ -17,6 +17,9 @@ namespace quatstep::testing {
 
 struct ZupanPrescribedBody : HeavyTop<double> {
   int load_case = 2;  ///< 1: ϑ = [t², 0, t/5], 2: ϑ = [t + sin t, 0, cos t]
+  /// Calls of spatial_torque, through which every torque and force below passes (the jets are
+  /// a large share of a step's cost; bench/zupan_work_precision.cpp reports them per step).
+  mutable long torque_evaluations = 0;
 
   explicit ZupanPrescribedBody(int c = 2) : load_case(c) { inertia = Vec3<double>(5, 5, 1).asDiagonal(); }
 
@@ -75,6 +78,7 @@ struct ZupanPrescribedBody : HeavyTop<double> {
 
   /// M(t) = R(q) (J Ω̇ + Ω × JΩ), Zupan eq. (21).
   Vec3<double> spatial_torque(double t) const {
+    ++torque_evaluations;
     const Motion m = exact(t);
     return rotation_matrix(m.q) * (inertia * m.omega_dot + m.omega.cross(inertia * m.omega));
   }
