@@ -18,6 +18,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# h5py for reading the output in Python (README); not needed by the build or the tests.
+if command -v python3 >/dev/null && ! python3 -c "import h5py" 2>/dev/null; then
+  python3 -m pip install -q h5py numpy || echo "setup: could not install h5py (only needed to read results in Python)"
+fi
+
 # nvcc is optional: found on PATH or in the default CUDA location, the CUDA targets build too.
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 

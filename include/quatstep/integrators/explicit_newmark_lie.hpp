@@ -89,12 +89,7 @@ class ExplicitNewmarkLie {
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
-    RigidBodyKinematics<S> k;
-    k.quaternion = s.e;
-    k.omega_body = Lu<S, 3>(model.inertia).solve(s.Pi);
-    k.position = s.r;
-    k.velocity = s.v;
-    return k;
+    return RigidBodyKinematics<S>::of(s.e, Vec3<S>(Lu<S, 3>(model.inertia).solve(s.Pi)), s.r, s.v);
   }
 
   QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {

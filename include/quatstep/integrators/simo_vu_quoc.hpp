@@ -70,12 +70,7 @@ class SimoVuQuoc {
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {
-    RigidBodyKinematics<S> k;
-    k.quaternion = s.e;
-    k.omega_body = s.w;
-    k.position = s.r;
-    k.velocity = s.v;
-    return k;
+    return RigidBodyKinematics<S>::of(s.e, s.w, s.r, s.v);
   }
 
   QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {

@@ -145,12 +145,7 @@ class Zupan3 {
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {
-    RigidBodyKinematics<S> k;
-    k.quaternion = s.e;
-    k.omega_body = s.w;
-    k.position = s.r;
-    k.velocity = s.v;
-    return k;
+    return RigidBodyKinematics<S>::of(s.e, s.w, s.r, s.v);
   }
 
   /// The embedded local error estimate of the last step (errata Z7), radians.

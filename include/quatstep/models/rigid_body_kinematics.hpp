@@ -13,6 +13,15 @@ struct RigidBodyKinematics {
   Vec3<S> omega_body = Vec3<S>::Zero();
   Vec3<S> position = Vec3<S>::Zero();
   Vec3<S> velocity = Vec3<S>::Zero();
+
+  QS_HD static RigidBodyKinematics of(const Vec4<S>& e, const Vec3<S>& w, const Vec3<S>& r, const Vec3<S>& v) {
+    RigidBodyKinematics k;
+    k.quaternion = e;
+    k.omega_body = w;
+    k.position = r;
+    k.velocity = v;
+    return k;
+  }
 };
 
 template <class S>
