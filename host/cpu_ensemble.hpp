@@ -3,12 +3,10 @@
 // whatever the thread count.
 #pragma once
 
-#include <sstream>
-#include <stdexcept>
 #include <vector>
 
+#include "body_validation.hpp"
 #include "quatstep/ensemble.hpp"
-#include "quatstep/models/validation.hpp"
 
 namespace quatstep {
 
@@ -39,21 +37,8 @@ class CpuEnsemble {
   /// instead marked Status::invalid_input and the others run unchanged.
   void initialize(const std::vector<RigidBodyKinematics<S>>& initial, const SampleView<S>& out,
                   bool skip_invalid = false) {
+    for (index_t i : invalid_bodies(models_, initial, skip_invalid)) mark_failed(i, Status::invalid_input);
     const index_t n = bodies();
-    if (static_cast<index_t>(initial.size()) != n) throw std::invalid_argument("initial: one state per body required");
-    std::ostringstream problems;
-    int bad = 0;
-    for (index_t i = 0; i < n; ++i) {
-      std::string p = validation::model_problem(models_[i]);
-      if (p.empty()) p = validation::kinematics_problem(initial[i]);
-      if (p.empty()) continue;
-      if (skip_invalid) mark_failed(i, Status::invalid_input);
-      if (bad++ < 5) problems << (bad > 1 ? "; " : "") << "body " << i << ": " << p;
-    }
-    if (bad && !skip_invalid) {
-      if (bad > 5) problems << "; … (" << bad << " bodies in all)";
-      throw std::invalid_argument(problems.str());
-    }
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
 #pragma omp parallel for schedule(static)

@@ -1,9 +1,11 @@
-// From a Scenario to a running CPU ensemble: the one place where the model × method choice of a
-// scenario becomes a concrete CpuEnsemble<Integrator<Model<double>>>. The rest of the host code sees
-// only this interface.
+// From a Scenario to a running ensemble on the CPU or the GPU: the one place where the model ×
+// method × precision × backend choice of a scenario becomes a concrete
+// CpuEnsemble<Integrator<Model<S>>> or cuda::CudaEnsemble<…> (ensemble_builder.hpp). The rest of
+// the host code sees only this interface.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
@@ -23,7 +25,23 @@ class Ensemble {
   virtual const std::vector<index_t>& failed_step() const = 0;        ///< per body, −1 if none
 };
 
-/// Models and initial states of every body of the scenario, integrator settings from [integrator].
-std::unique_ptr<Ensemble> make_ensemble(const Scenario& scenario);
+/// The backend a run uses (never Backend::automatic) and what it is, for the summary and the
+/// output file: "cuda: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, device 0)", "cpu (auto: no usable
+/// CUDA device: …)".
+struct BackendChoice {
+  Backend backend = Backend::cpu;
+  std::string description;
+};
+
+/// "auto" → CUDA when this build has it and a device is usable, else the CPU (saying why);
+/// "cuda" without a usable device → std::runtime_error with the reason.
+BackendChoice choose_backend(Backend requested);
+
+/// Models and initial states of every body of the scenario, integrator settings from [integrator],
+/// in the scenario's precision, on the chosen backend.
+std::unique_ptr<Ensemble> make_ensemble(const Scenario& scenario, const BackendChoice& backend);
+
+/// The CUDA half of make_ensemble (kernels/cuda_ensemble_factory.cu; only in CUDA builds).
+std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& scenario);
 
 }  // namespace quatstep

@@ -149,6 +149,8 @@ Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples,
   m.string_attribute(m.file.get(), "quatstep_version", version);
   m.string_attribute(m.file.get(), "method", attributes.method);
   m.string_attribute(m.file.get(), "model", attributes.model);
+  m.string_attribute(m.file.get(), "backend", attributes.backend);
+  m.string_attribute(m.file.get(), "precision", attributes.precision);
   const auto number = [&](const char* name, hid_t type, const void* value) {
     m.attribute(m.file.get(), name, type, [&](hid_t a, hid_t t) { return H5Awrite(a, t, value); });
   };

@@ -4,7 +4,8 @@
 //   /status (N, int32; attribute "codes" lists the meanings)            /newton_iterations (N, int64)
 //   /failed_step (N, int64, −1 if none)
 //   optional (OptionalDatasets): /local_error (nt×N), /generalized_energy (nt×N)
-//   root attributes: scenario (TOML text), quatstep_version, method, model, dt, t_start, stride.
+//   root attributes: scenario (TOML text), quatstep_version, method, model, backend (what ran it,
+//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, stride.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
 // sits in memory whole.
 #pragma once
@@ -19,7 +20,7 @@
 namespace quatstep {
 
 struct OutputAttributes {
-  std::string scenario, method, model;
+  std::string scenario, method, model, backend, precision;
   double dt = 0, t_start = 0;
   index_t stride = 1;
 };

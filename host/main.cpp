@@ -1,5 +1,6 @@
 // quatstep — command-line tool.
-//   quatstep run SCENARIO [--threads N] [--output FILE] [--quiet] [--progress] [--t-end T]
+//   quatstep run SCENARIO [--backend auto|cuda|cpu] [--precision double|float] [--threads N]
+//                         [--output FILE] [--quiet] [--progress] [--t-end T]
 //   quatstep --version
 // Exit status 0 when the run completes (failed bodies are reported in the summary and the file),
 // non-zero with a message on stderr for any error.
@@ -21,18 +22,25 @@ int main(int argc, char** argv) {
   std::string scenario_path;
   quatstep::RunOptions options;
   bool quiet = false, progress = false;
-  std::optional<double> t_end;
+  quatstep::ScenarioOverrides overrides;
+  std::string backend, precision;
   run->add_option("scenario", scenario_path, "Scenario file (TOML)")->required();
   run->add_option("--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
       ->check(CLI::PositiveNumber);
   run->add_option("--output", options.output, "Output file (overrides [output] file)");
   run->add_flag("--quiet", quiet, "No progress bar and no summary");
   run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
-  run->add_option("--t-end", t_end, "Replace [time] t_end (e.g. for a short trial run)");
+  run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
+  run->add_option("--backend", backend, "Replace [run] backend: auto (GPU if usable), cuda, cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  run->add_option("--precision", precision, "Replace [run] precision: double, float")
+      ->check(CLI::IsMember({"double", "float"}));
 
   CLI11_PARSE(app, argc, argv);
   try {
-    const quatstep::Scenario scenario = quatstep::load_scenario(scenario_path, t_end);
+    if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
+    if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);
+    const quatstep::Scenario scenario = quatstep::load_scenario(scenario_path, overrides);
     options.progress = quiet ? quatstep::ProgressMode::never
                              : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
     const quatstep::RunResult result = quatstep::run_scenario(scenario, options);

@@ -54,10 +54,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.output_file = options.output.empty() ? sc.output_file : options.output;
   const index_t n = result.bodies;
 
+  const BackendChoice backend = choose_backend(sc.backend);
+  result.backend = backend;
   Hdf5Output out(result.output_file, n, result.samples,
-                 {sc.text, to_string(sc.integrator.method), to_string(sc.model), sc.time.dt, sc.time.t_start, sc.stride},
+                 {sc.text, to_string(sc.integrator.method), to_string(sc.model), backend.description,
+                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.stride},
                  {sc.local_error, provides_generalized_energy(sc.integrator.method)});
-  const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc);
+  const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
   std::vector<double> buffer(static_cast<std::size_t>(channel::count * n)), times;
@@ -114,7 +117,8 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   os << ", dt " << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
   row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
-  row("threads") << r.threads << "\n";
+  row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
+  if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << "\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2) << double(r.newton_iterations) / body_steps

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ensemble_factory.hpp"
 #include "quatstep/ensemble.hpp"
 #include "scenario.hpp"
 
@@ -26,6 +27,7 @@ struct RunOptions {
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
   int threads = 0;
+  BackendChoice backend;           ///< what ran the bodies
   double wall_seconds = 0;         ///< setup, integration and output
   index_t newton_iterations = 0;   ///< all bodies, all steps
   std::vector<Status> status;      ///< per body

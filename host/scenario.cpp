@@ -53,8 +53,40 @@ constexpr std::pair<LivensVariant, const char*> variant_table[] = {
 template <Method M>
 using DefaultSettings = SettingsOf<IntegratorFor<M, HeavyTop<double>>>;
 
-NewtonSettings<double> default_newton(Method m) {
-  return with_method(m, [](auto tag) { return DefaultSettings<decltype(tag)::value>{}.newton; });
+template <Method M, class S>
+using DefaultSettingsIn = SettingsOf<IntegratorFor<M, HeavyTop<S>>>;
+
+/// The method's default Newton settings in the run's precision (tolerances differ per scalar).
+NewtonSettings<double> default_newton(Method m, Precision p) {
+  return with_method(m, [p](auto tag) {
+    if (p == Precision::single_precision) {
+      const NewtonSettings<float> f = DefaultSettingsIn<decltype(tag)::value, float>{}.newton;
+      return NewtonSettings<double>{f.tolerance, f.max_iterations, f.jacobian_reuse_below};
+    }
+    return DefaultSettingsIn<decltype(tag)::value, double>{}.newton;
+  });
+}
+
+constexpr std::pair<Backend, const char*> backend_table[] = {
+    {Backend::automatic, "auto"}, {Backend::cuda, "cuda"}, {Backend::cpu, "cpu"}};
+constexpr std::pair<Precision, const char*> precision_table[] = {
+    {Precision::double_precision, "double"}, {Precision::single_precision, "float"}};
+
+/// The entry of `table` named `name`, or a ScenarioError whose message lists the names.
+template <class E, std::size_t N>
+E parse_name(const std::pair<E, const char*> (&table)[N], const std::string& name) {
+  std::string names;
+  for (const auto& [value, n] : table) {
+    if (name == n) return value;
+    names += (names.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+  }
+  throw ScenarioError("'" + name + "' is not one of " + names);
+}
+template <class E, std::size_t N>
+const char* name_of(const std::pair<E, const char*> (&table)[N], E value) {
+  for (const auto& [v, n] : table)
+    if (v == value) return n;
+  return "unknown";
 }
 
 /// "a, b, c": the methods for which `has` holds.
@@ -73,6 +105,11 @@ const char* to_string(Method method) {
     if (e.method == method) return e.name;
   return "unknown";
 }
+
+const char* to_string(Backend backend) { return name_of(backend_table, backend); }
+const char* to_string(Precision precision) { return name_of(precision_table, precision); }
+Backend parse_backend(const std::string& name) { return parse_name(backend_table, name); }
+Precision parse_precision(const std::string& name) { return parse_name(precision_table, name); }
 
 const char* to_string(LivensVariant variant) {
   for (const auto& [v, name] : variant_table)
@@ -235,6 +272,13 @@ double unit_draw(std::uint64_t seed, index_t body, const std::string& key, int s
 }
 
 std::vector<double> draw(const RandomDraw& r, index_t body) {
+  if (r.distribution == Distribution::uniform_rotation) {  // Shoemake's subgroup algorithm
+    const double u1 = unit_draw(r.seed, body, r.key, 0), u2 = unit_draw(r.seed, body, r.key, 1),
+                 u3 = unit_draw(r.seed, body, r.key, 2);
+    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
+    return {a * std::cos(2 * M_PI * u2), a * std::sin(2 * M_PI * u2), b * std::cos(2 * M_PI * u3),
+            b * std::sin(2 * M_PI * u3)};
+  }
   std::vector<double> v(r.first.size());
   for (std::size_t c = 0; c < v.size(); ++c) {
     const int stream = 2 * static_cast<int>(c);
@@ -420,6 +464,21 @@ void parse_body(const Reader& r, const toml::table& root, Scenario& sc) {
   if (auto p = body_problem(sc.base, sc.model)) r.fail(p->key, p->message);
 }
 
+void parse_run(const Reader& r, const toml::table& root, Scenario& sc) {
+  const toml::table& t = r.table(root, "run", "run", {"backend", "precision"});
+  const auto parse = [&](const char* key, const char* shown, auto parse_value, auto& field) {
+    const toml::node* n = t.get(key);
+    if (!n) return;
+    try {
+      field = parse_value(r.string(*n, shown));
+    } catch (const ScenarioError& e) {
+      r.fail(shown, e.what());
+    }
+  };
+  parse("backend", "run.backend", parse_backend, sc.backend);
+  parse("precision", "run.precision", parse_precision, sc.precision);
+}
+
 void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   const toml::table& t = r.table(root, "integrator", "integrator",
                                  {"method", "alpha", "inertia_shift", "variant", "newton_tolerance", "newton_max_iterations"});
@@ -459,7 +518,7 @@ void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
     }
     if (!found) r.fail("integrator.variant", "'" + variant + "' is not one of " + names);
   }
-  const NewtonSettings<double> newton = default_newton(in.method);
+  const NewtonSettings<double> newton = default_newton(in.method, sc.precision);
   in.newton_tolerance = r.number_or(t, "newton_tolerance", "integrator.newton_tolerance", newton.tolerance);
   if (!(in.newton_tolerance > 0)) r.fail("integrator.newton_tolerance", format(in.newton_tolerance) + ", must be > 0");
   const std::int64_t it = r.integer_or(t, "newton_max_iterations", "integrator.newton_max_iterations", newton.max_iterations);
@@ -504,6 +563,12 @@ void parse_sweeps(const Reader& r, const toml::node& list, Scenario& sc) {
   }
 }
 
+void parse_seed(const Reader& r, const toml::table& t, const std::string& shown, RandomDraw& d) {
+  const std::int64_t seed = r.integer_or(t, "seed", shown + ".seed", 0);
+  if (seed < 0) r.fail(shown + ".seed", std::to_string(seed) + ", must be >= 0");
+  d.seed = static_cast<std::uint64_t>(seed);
+}
+
 void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc) {
   if (!list.is_array()) r.fail("ensemble.random", std::string("expected an array of tables, got ") + type_name(list));
   const toml::array& a = *list.as_array();
@@ -522,8 +587,15 @@ void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc) {
     } else if (dist == "normal") {
       d.distribution = Distribution::normal, a_name = "mean", b_name = "stddev";
       r.check_keys(t, shown, {"key", "distribution", "seed", "mean", "stddev"});
+    } else if (dist == "uniform_rotation") {
+      if (k.name != "initial.quaternion") r.fail(shown + ".distribution", "\"uniform_rotation\" draws only initial.quaternion");
+      r.check_keys(t, shown, {"key", "distribution", "seed"});
+      d.distribution = Distribution::uniform_rotation;
+      parse_seed(r, t, shown, d);
+      sc.randoms.push_back(std::move(d));
+      continue;
     } else {
-      r.fail(shown + ".distribution", "'" + dist + "' is not one of \"uniform\", \"normal\"");
+      r.fail(shown + ".distribution", "'" + dist + "' is not one of \"uniform\", \"normal\", \"uniform_rotation\"");
     }
     d.first = r.numbers(r.required(t, a_name, shown + "." + a_name), shown + "." + a_name, k.size, true);
     d.second = r.numbers(r.required(t, b_name, shown + "." + b_name), shown + "." + b_name, k.size, true);
@@ -533,9 +605,7 @@ void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc) {
       if (d.distribution == Distribution::normal && d.second[c] < 0)
         r.fail(shown + ".stddev", "component " + std::to_string(c) + " is " + format(d.second[c]) + ", must be >= 0");
     }
-    const std::int64_t seed = r.integer_or(t, "seed", shown + ".seed", 0);
-    if (seed < 0) r.fail(shown + ".seed", std::to_string(seed) + ", must be >= 0");
-    d.seed = static_cast<std::uint64_t>(seed);
+    parse_seed(r, t, shown, d);
     sc.randoms.push_back(std::move(d));
   }
 }
@@ -591,7 +661,7 @@ void check_bodies(const Scenario& sc) {
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text, const std::string& source, std::optional<double> t_end) {
+Scenario parse_scenario(const std::string& text, const std::string& source, const ScenarioOverrides& overrides) {
   Scenario sc;
   sc.source = source;
   sc.text = text;
@@ -604,22 +674,25 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
                         ": TOML syntax error: " + std::string(e.description()));
   }
   const Reader r(source);
-  r.check_keys(root, "", {"model", "initial", "integrator", "time", "ensemble", "output"});
+  r.check_keys(root, "", {"model", "initial", "integrator", "run", "time", "ensemble", "output"});
   parse_body(r, root, sc);
+  parse_run(r, root, sc);  // before [integrator]: the Newton defaults depend on the precision
+  if (overrides.backend) sc.backend = *overrides.backend;
+  if (overrides.precision) sc.precision = *overrides.precision;
   parse_integrator(r, root, sc);
-  parse_time(r, root, t_end, sc);
+  parse_time(r, root, overrides.t_end, sc);
   parse_ensemble(r, root, sc);
   parse_output(r, root, sc);
   check_bodies(sc);
   return sc;
 }
 
-Scenario load_scenario(const std::string& path, std::optional<double> t_end) {
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path + ": cannot open the scenario file");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path, t_end);
+  return parse_scenario(text.str(), path, overrides);
 }
 
 BodyParameters body_parameters(const Scenario& scenario, index_t i) {

@@ -67,9 +67,18 @@
 //   low = -1.0                    # in [ensemble] tables a single number stands for every component
 //   high = 1.0
 //   seed = 42                     # integer >= 0, default 0
+//                                 # key = "initial.quaternion" with distribution = "uniform_rotation"
+//                                 # (no other keys but seed) draws orientations uniformly over SO(3)
 //   [[ensemble.override]]         # per-body values, applied last
 //   body = 3                      # 0 <= body < size
 //   initial.omega_body = [0.0, 0.0, 10.0]
+//
+//   [run]                         # optional: where and in which precision the bodies are integrated
+//   backend = "auto"              # "auto" (the GPU when one is usable, else the CPU; the summary
+//                                 # says which) | "cuda" (an error if no GPU is usable) | "cpu";
+//                                 # default "auto"; the --backend option overrides it
+//   precision = "double"          # "double" | "float" (every method; Newton tolerance default
+//                                 # then the float one), default "double"; --precision overrides it
 //
 //   [output]
 //   file = "heavy_top.h5"         # relative to the current directory, default <scenario stem>.h5;
@@ -175,11 +184,11 @@ struct Sweep {
   std::vector<double> from, to;
 };
 
-enum class Distribution { uniform, normal };
+enum class Distribution { uniform, normal, uniform_rotation };
 struct RandomDraw {
   std::string key;
   Distribution distribution = Distribution::uniform;
-  std::vector<double> first, second;  ///< low/high or mean/stddev
+  std::vector<double> first, second;  ///< low/high or mean/stddev (none for uniform_rotation)
   std::uint64_t seed = 0;
 };
 
@@ -188,12 +197,22 @@ struct Override {
   std::vector<std::pair<std::string, std::vector<double>>> values;  ///< key, value
 };
 
+enum class Backend { automatic, cuda, cpu };
+enum class Precision { double_precision, single_precision };
+const char* to_string(Backend backend);      ///< "auto", "cuda", "cpu" as in the file
+const char* to_string(Precision precision);  ///< "double", "float"
+/// "auto" | "cuda" | "cpu" and "double" | "float"; otherwise a ScenarioError listing the names.
+Backend parse_backend(const std::string& name);
+Precision parse_precision(const std::string& name);
+
 struct Scenario {
   std::string source;  ///< file name used in messages
   std::string text;    ///< the TOML text, stored in the output file
   ModelKind model = ModelKind::heavy_top;
   BodyParameters base;
   IntegratorSpec integrator;
+  Backend backend = Backend::automatic;
+  Precision precision = Precision::double_precision;
   TimeSpec time;
   index_t ensemble_size = 1;
   std::vector<Sweep> sweeps;
@@ -206,10 +225,17 @@ struct Scenario {
   index_t samples() const { return time.steps / stride + 1; }
 };
 
-/// Parse and validate; `t_end` replaces time.t_end before validation (short test runs).
-Scenario parse_scenario(const std::string& text, const std::string& source, std::optional<double> t_end = {});
+/// Values given outside the file (command-line options) that replace the file's before validation.
+struct ScenarioOverrides {
+  std::optional<double> t_end;         ///< [time] t_end (short trial runs)
+  std::optional<Backend> backend;      ///< [run] backend
+  std::optional<Precision> precision;  ///< [run] precision (before the Newton defaults are chosen)
+};
+
+/// Parse and validate, with `overrides` replacing the file's values.
+Scenario parse_scenario(const std::string& text, const std::string& source, const ScenarioOverrides& overrides = {});
 /// Read `path`, then parse_scenario.
-Scenario load_scenario(const std::string& path, std::optional<double> t_end = {});
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
 
 /// Parameters of body i: file values, sweeps, random draws, overrides; quaternion normalised.
 BodyParameters body_parameters(const Scenario& scenario, index_t i);

@@ -151,8 +151,8 @@ TEST(ScenarioValid, FreeBodyKeysAndDefaults) {
 }
 
 TEST(ScenarioValid, TEndOverrideReplacesTheFileValueBeforeTheStepCount) {
-  EXPECT_EQ(parse_scenario(valid, "x.toml", 0.25).time.steps, 25);
-  EXPECT_EQ(parse_scenario(valid, "x.toml", 0.25).time.t_end, 0.25);
+  EXPECT_EQ(parse_scenario(valid, "x.toml", {0.25}).time.steps, 25);
+  EXPECT_EQ(parse_scenario(valid, "x.toml", {0.25}).time.t_end, 0.25);
 }
 
 TEST(ScenarioValid, NearlyUnitQuaternionIsNormalised) {

@@ -102,6 +102,21 @@ QS_HD void write_sample(const SampleView<typename Integrator::Scalar>& out, inde
     out(j, channel::generalized_energy, i) = nan;
 }
 
+/// Step k (from t to t + h) of body i held in registers: nothing happens once the body has
+/// failed; a failure is recorded with its step index and leaves the state of the failed step.
+template <class Integrator>
+QS_HD void step_body(const Integrator& integrator, const typename Integrator::ModelType& model,
+                     typename Integrator::State& s, Status& status, index_t& iterations, const BodyRecord& record,
+                     index_t i, index_t k, typename Integrator::Scalar t, typename Integrator::Scalar h) {
+  if (status != Status::ok) return;
+  const auto outcome = integrator.step(model, s, t, h);
+  iterations += outcome.iterations;
+  if (outcome.status != Status::ok) {
+    status = outcome.status;
+    record.failed_step[i] = k;
+  }
+}
+
 /// Advance body i from step `first_step` by `steps` steps of size h (t_k = t0 + k·h, exact
 /// products, no accumulated sums), writing every sample that falls in `out`'s window.
 /// A body whose status is not ok is left untouched and its samples are NaN.
@@ -118,14 +133,7 @@ QS_HD void advance_body(const Integrator& integrator, const typename Integrator:
   Status status = record.status[i];
   index_t iterations = 0;
   for (index_t k = first_step; k < first_step + steps; ++k) {
-    if (status == Status::ok) {
-      const auto outcome = integrator.step(model, s, t0 + S(k) * h, h);
-      iterations += outcome.iterations;
-      if (outcome.status != Status::ok) {
-        status = outcome.status;
-        record.failed_step[i] = k;
-      }
-    }
+    step_body(integrator, model, s, status, iterations, record, i, k, t0 + S(k) * h, h);
     if (out.holds(k + 1)) write_sample(out, k + 1, i, integrator, model, s, status == Status::ok);
   }
   for (int c = 0; c < State::size; ++c) state_soa(c, i) = s[c];

@@ -1,0 +1,86 @@
+// The kernels: one thread per body, each calling the core's per-body functions of ensemble.hpp
+// (the same ones the CPU backend calls from its OpenMP loop). Nothing numerical lives here.
+#pragma once
+
+#include "quatstep/ensemble.hpp"
+#include "quatstep/models/external_load.hpp"
+
+namespace quatstep::cuda {
+
+/// Threads per block. 128 keeps the register budget at the architectural 255 per thread (no spills
+/// forced by the bounds) while a block still fills four warps.
+inline constexpr int block_size = 128;
+
+inline unsigned blocks_for(index_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+
+template <class Integrator>
+__global__ void __launch_bounds__(block_size)
+    initialize_bodies(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
+                      const RigidBodyKinematics<typename Integrator::Scalar>* __restrict__ initial,
+                      SoaView<typename Integrator::Scalar> state, BodyRecord record, typename Integrator::Scalar t0,
+                      SampleView<typename Integrator::Scalar> out) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < state.bodies) initialize_body(integrator, models[i], initial[i], state, record, i, t0, out);
+}
+
+/// Steps [first_step, first_step + steps) of every body, state in registers throughout.
+template <class Integrator>
+__global__ void __launch_bounds__(block_size)
+    advance_bodies(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
+                   SoaView<typename Integrator::Scalar> state, BodyRecord record, typename Integrator::Scalar t0,
+                   typename Integrator::Scalar h, index_t first_step, index_t steps,
+                   SampleView<typename Integrator::Scalar> out) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < state.bodies) advance_body(integrator, models[i], state, record, i, t0, h, first_step, steps, out);
+}
+
+/// One step (step index k, from t to t + h) of every body with the external spatial torque and
+/// force of this step (3 × bodies arrays, component-major; null for none) held over the step.
+template <class Integrator>
+__global__ void __launch_bounds__(block_size)
+    step_bodies_with_loads(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
+                           SoaView<typename Integrator::Scalar> state, BodyRecord record, index_t k,
+                           typename Integrator::Scalar t, typename Integrator::Scalar h,
+                           const typename Integrator::Scalar* __restrict__ torque,
+                           const typename Integrator::Scalar* __restrict__ force) {
+  using S = typename Integrator::Scalar;
+  using State = typename Integrator::State;
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  const index_t n = state.bodies;
+  if (i >= n) return;
+  Status status = record.status[i];
+  if (status != Status::ok) return;
+  const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
+  const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
+  const typename Integrator::ModelType model = with_external_load(models[i], tau, f);
+  State s;
+  for (int c = 0; c < State::size; ++c) s[c] = state(c, i);
+  index_t iterations = 0;
+  step_body(integrator, model, s, status, iterations, record, i, k, t, h);
+  for (int c = 0; c < State::size; ++c) state(c, i) = s[c];
+  record.status[i] = status;
+  record.newton_iterations[i] += iterations;
+}
+
+/// Orientation, body angular velocity and (free bodies) position and velocity of every body into
+/// component-major arrays (4, 3, 3, 3 × bodies); any pointer may be null.
+template <class Integrator>
+__global__ void __launch_bounds__(block_size)
+    write_kinematics(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
+                     SoaView<typename Integrator::Scalar> state, typename Integrator::Scalar* quaternion,
+                     typename Integrator::Scalar* omega_body, typename Integrator::Scalar* position,
+                     typename Integrator::Scalar* velocity) {
+  using State = typename Integrator::State;
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  const index_t n = state.bodies;
+  if (i >= n) return;
+  State s;
+  for (int c = 0; c < State::size; ++c) s[c] = state(c, i);
+  const auto k = integrator.kinematics(models[i], s);
+  for (int c = 0; c < 4 && quaternion; ++c) quaternion[c * n + i] = k.quaternion[c];
+  for (int c = 0; c < 3 && omega_body; ++c) omega_body[c * n + i] = k.omega_body[c];
+  for (int c = 0; c < 3 && position; ++c) position[c * n + i] = k.position[c];
+  for (int c = 0; c < 3 && velocity; ++c) velocity[c * n + i] = k.velocity[c];
+}
+
+}  // namespace quatstep::cuda

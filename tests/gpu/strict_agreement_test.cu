@@ -1,0 +1,217 @@
+// Strict mode: CPU and GPU give the same bits for every integrator on both models. This file is
+// compiled with --fmad=false (tests/CMakeLists.txt), whatever QUATSTEP_STRICT_FP says, and its host
+// code with -ffp-contract=off like all host code; sin/cos in the step are the project's own
+// (math/trig.hpp), so nothing differs between g++/glibc and nvcc/CUDA. Each ensemble is random
+// (inertia, orientation, spin, torque profiles with sin) and runs 1000 steps in two launches;
+// samples, states, statuses, failed steps and Newton iteration counts must all be identical.
+// The coupled-step API (BatchStepper) is checked the same way against the CPU stepping each body
+// with the same per-step loads. Without a usable GPU every test here skips and says why.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "cpu_ensemble.hpp"
+#include "gpu_test_support.hpp"
+#include "host/ensemble_builder.hpp"
+#include "kernels/batch_stepper.cuh"
+#include "kernels/cuda_ensemble.cuh"
+#include "random_ensemble.hpp"
+
+namespace quatstep {
+namespace {
+
+using testing::same_bits;
+
+/// The scenario's per-body models and initial states, as the scenario factory builds them.
+template <class Integrator>
+struct Bodies {
+  using Model = typename Integrator::ModelType;
+  std::vector<Model> models;
+  std::vector<RigidBodyKinematics<double>> initial;
+  explicit Bodies(const Scenario& sc) {
+    for (index_t i = 0; i < sc.ensemble_size; ++i) {
+      const BodyParameters p = body_parameters(sc, i);
+      models.push_back(build::make_model(p, static_cast<Model*>(nullptr)));
+      initial.push_back(build::make_kinematics<double>(p));
+    }
+  }
+};
+
+/// Both backends from the same inputs, advanced in the same chunks, compared bit for bit.
+template <class Integrator>
+void expect_identical_runs(const Scenario& sc) {
+  const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
+  const Bodies<Integrator> in(sc);
+  const index_t n = sc.ensemble_size, steps = sc.time.steps, stride = sc.stride;
+  CpuEnsemble<Integrator> cpu(integrator, in.models, sc.time.t_start, sc.time.dt);
+  cuda::CudaEnsemble<Integrator> gpu(integrator, in.models, sc.time.t_start, sc.time.dt);
+  std::vector<double> cpu_out(sc.samples() * channel::count * n), gpu_out(cpu_out.size());
+  const auto view = [&](std::vector<double>& v) { return SampleView<double>{v.data(), n, 0, sc.samples(), stride}; };
+  cpu.initialize(in.initial, view(cpu_out));
+  gpu.initialize(in.initial, view(gpu_out));
+  const index_t first_chunk = 4 * stride;  // two launches: the state must survive between them
+  for (const index_t k : {first_chunk, steps - first_chunk}) {
+    cpu.advance(k, view(cpu_out));
+    gpu.advance(k, view(gpu_out));
+  }
+  std::vector<double> cpu_state, gpu_state;
+  for (index_t i = 0; i < n; ++i)
+    for (int c = 0; c < Integrator::State::size; ++c) {
+      cpu_state.push_back(cpu.state(i)[c]);
+      gpu_state.push_back(gpu.state(i)[c]);
+    }
+  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples"));
+  EXPECT_TRUE(same_bits(cpu_state, gpu_state, "final states"));
+  EXPECT_TRUE(same_bits(cpu.status(), gpu.status(), "status"));
+  EXPECT_TRUE(same_bits(cpu.failed_step(), gpu.failed_step(), "failed_step"));
+  EXPECT_TRUE(same_bits(cpu.newton_iterations(), gpu.newton_iterations(), "newton_iterations"));
+}
+
+template <class F>
+void with_integrator(Method method, ModelKind model, F&& f) {
+  with_method(method, [&](auto tag) {
+    if (model == ModelKind::heavy_top) f(static_cast<IntegratorFor<decltype(tag)::value, HeavyTop<double>>*>(nullptr));
+    else f(static_cast<IntegratorFor<decltype(tag)::value, FreeRigidBody<double>>*>(nullptr));
+  });
+}
+
+class StrictAgreement : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, ModelKind>> {};
+
+TEST_P(StrictAgreement, RandomEnsembleIsBitwiseIdenticalOnCpuAndGpu) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const auto [integrator, model] = GetParam();
+  const Scenario sc = parse_scenario(testing::random_ensemble_toml(integrator, model, 300, 1000, 100), "random.toml");
+  with_integrator(integrator.method, model,
+                  [&](auto* tag) { expect_identical_runs<std::remove_pointer_t<decltype(tag)>>(sc); });
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryIntegrator, StrictAgreement,
+                         ::testing::Combine(::testing::ValuesIn(testing::all_integrators),
+                                            ::testing::ValuesIn(testing::all_models)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+                         });
+
+TEST(StrictAgreement, FailingBodyFailsAloneAndAtTheSameStepOnBothBackends) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  // Body 5 spins at ~3200 rad/s: 3 rad per step, beyond what Newton converges from.
+  const std::string text = testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::heavy_top, 64, 200, 10) +
+                           "[[ensemble.override]]\nbody = 5\ninitial.omega_body = [0.0, 3000.0, 1000.0]\n";
+  const Scenario sc = parse_scenario(text, "failing.toml");
+  using Integrator = ModifiedHht<HeavyTop<double>>;
+  expect_identical_runs<Integrator>(sc);
+  CpuEnsemble<Integrator> cpu(build::make_integrator<Integrator>(sc.integrator), Bodies<Integrator>(sc).models, 0.0,
+                              sc.time.dt);
+  cpu.initialize(Bodies<Integrator>(sc).initial, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1});
+  cpu.advance(sc.time.steps, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1});
+  EXPECT_NE(cpu.status()[5], Status::ok) << "the test needs body 5 to fail";
+  for (index_t i = 0; i < sc.ensemble_size; ++i)
+    if (i != 5) EXPECT_EQ(cpu.status()[i], Status::ok) << "body " << i;
+}
+
+// ---------------------------------------------------------------- coupled-step API
+
+/// Loads of step k for body i, in [−1, 1]: different every step, like contact torques.
+std::vector<double> step_loads(index_t n, index_t k, std::uint64_t seed) {
+  std::mt19937_64 gen(seed * 100003 + k);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(3 * n);
+  for (double& x : v) x = u(gen);
+  return v;
+}
+
+template <class Integrator>
+void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
+  using S = double;
+  using State = typename Integrator::State;
+  const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
+  const Bodies<Integrator> in(sc);
+  const index_t n = sc.ensemble_size;
+  const S h = sc.time.dt;
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  cuda::BatchStepper<Integrator> batch(integrator, in.models, in.initial, 0.0, stream);
+  cuda::DeviceArray<S> torque(3 * n), force(3 * n), quaternion(4 * n), omega(3 * n);
+
+  // The CPU witness: the same per-body functions, one body after the other.
+  std::vector<State> s(n);
+  std::vector<Status> status(n, Status::ok);
+  std::vector<index_t> iterations(n, 0), failed(n, -1);
+  const BodyRecord rec{status.data(), iterations.data(), failed.data()};
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(integrator.initialize(in.models[i], in.initial[i], 0.0, s[i]), Status::ok);
+  S t = 0;
+  for (index_t k = 0; k < sc.time.steps; ++k) {
+    const std::vector<S> tau = step_loads(n, k, 1), f = step_loads(n, k, 2);
+    torque.upload(tau);
+    force.upload(f);
+    batch.step(h, torque.data(), with_force ? force.data() : nullptr, stream);
+    for (index_t i = 0; i < n; ++i) {
+      const Vec3<S> ti(tau[i], tau[n + i], tau[2 * n + i]);
+      const Vec3<S> fi = with_force ? Vec3<S>(f[i], f[n + i], f[2 * n + i]) : Vec3<S>::Zero();
+      Status st = status[i];
+      step_body(integrator, with_external_load(in.models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
+      status[i] = st;
+    }
+    t += h;
+  }
+  batch.kinematics(quaternion.data(), omega.data(), nullptr, nullptr, stream);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<S> gpu_q, gpu_w, cpu_q(4 * n), cpu_w(3 * n);
+  quaternion.download(gpu_q);
+  omega.download(gpu_w);
+  for (index_t i = 0; i < n; ++i) {
+    const auto k = integrator.kinematics(in.models[i], s[i]);
+    for (int c = 0; c < 4; ++c) cpu_q[c * n + i] = k.quaternion[c];
+    for (int c = 0; c < 3; ++c) cpu_w[c * n + i] = k.omega_body[c];
+  }
+  std::vector<Status> gpu_status(n);
+  cuda::check(cudaMemcpy(gpu_status.data(), batch.status(), n * sizeof(Status), cudaMemcpyDeviceToHost), "status");
+  EXPECT_TRUE(same_bits(cpu_q, gpu_q, "quaternions"));
+  EXPECT_TRUE(same_bits(cpu_w, gpu_w, "angular velocities"));
+  EXPECT_TRUE(same_bits(status, gpu_status, "status"));
+  EXPECT_EQ(batch.steps_done(), sc.time.steps);
+  cudaStreamDestroy(stream);
+}
+
+TEST(CoupledStep, FreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::free_rigid_body, 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<ModifiedHht<FreeRigidBody<double>>>(sc, true);
+}
+
+TEST(CoupledStep, HeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc =
+      parse_scenario(testing::random_ensemble_toml(testing::default_case(Method::zupan3), ModelKind::heavy_top, 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<Zupan3<HeavyTop<double>>>(sc, false);
+}
+
+TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs without a GPU too
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::free_rigid_body, 8, 10, 10), "dem.toml");
+  using Integrator = ModifiedHht<FreeRigidBody<double>>;
+  Bodies<Integrator> in(sc);
+  in.initial[3].quaternion *= 1.01;
+  try {
+    cuda::BatchStepper<Integrator> batch(build::make_integrator<Integrator>(sc.integrator), in.models, in.initial, 0.0);
+    FAIL() << "a non-unit quaternion was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("body 3: quaternion: not unit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CoupledStep, RejectsAForceOnABodyThatDoesNotTranslate) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc =
+      parse_scenario(testing::random_ensemble_toml(testing::default_case(Method::zupan3), ModelKind::heavy_top, 8, 10, 10), "dem.toml");
+  using Integrator = Zupan3<HeavyTop<double>>;
+  const Bodies<Integrator> in(sc);
+  cuda::BatchStepper<Integrator> batch(build::make_integrator<Integrator>(sc.integrator), in.models, in.initial, 0.0);
+  cuda::DeviceArray<double> force(3 * 8);
+  EXPECT_THROW(batch.step(1e-3, nullptr, force.data()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace quatstep
