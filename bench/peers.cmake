@@ -23,3 +23,13 @@ if(QUATSTEP_BUILD_TESTS)
   target_link_libraries(test_bench_peers PRIVATE quatstep::cpu quatstep_thrust_cpp Boost::headers GTest::gtest_main)
   gtest_discover_tests(test_bench_peers DISCOVERY_TIMEOUT 60)
 endif()
+
+# The GPU side: one .cu (nvcc time), benchmarks only; bench_gpu links the object library, and
+# bench_peers_gpu is the same with Google Benchmark's main, to check the link on its own.
+if(QUATSTEP_HAVE_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  add_library(quatstep_bench_peers_gpu OBJECT peers_gpu.cu)
+  target_link_libraries(quatstep_bench_peers_gpu PUBLIC quatstep::cpu benchmark::benchmark CUDA::cudart Boost::headers)
+  add_executable(bench_peers_gpu)
+  target_link_libraries(bench_peers_gpu PRIVATE quatstep_bench_peers_gpu benchmark::benchmark_main)
+endif()

@@ -12,6 +12,24 @@
 
 namespace quatstep::peers {
 
+// Per-body functors of the odeint peer, at namespace scope: nvcc cannot launch kernels on private
+// nested types.
+/// Body i's block of dx/dt = f(x) (rotation_ode.hpp).
+struct OdeintRhs {
+  SoaView<double> x, dxdt, params;
+  QS_HD void operator()(index_t i) const {
+    store_state(dxdt, i, rotation_rhs(load_params(params, i), load_state(x, i)));
+  }
+};
+/// q ← q / |q| for body i.
+struct RenormalizeQuaternion {
+  SoaView<double> x;
+  QS_HD void operator()(index_t i) const {
+    const Vec4<double> q = normalized<double>(Vec4<double>(x(0, i), x(1, i), x(2, i), x(3, i)));
+    for (int c = 0; c < 4; ++c) x(c, i) = q[c];
+  }
+};
+
 template <class Vector>
 class OdeintRk4 {
  public:
@@ -32,7 +50,7 @@ class OdeintRk4 {
   }
   void advance(index_t steps) {
     const System system{view(params_), bodies_};
-    const Normalize normalize{view(x_)};
+    const RenormalizeQuaternion normalize{view(x_)};
     for (index_t k = 0; k < steps; ++k) {
       stepper_.do_step(system, x_, t_, h_);
       t_ += h_;
@@ -54,27 +72,13 @@ class OdeintRk4 {
   static double* raw(const Vector& v) { return const_cast<double*>(thrust::raw_pointer_cast(v.data())); }
   SoaView<double> view(const Vector& v) const { return {raw(v), bodies_}; }
 
-  /// Body i's block of dx/dt = f(x) (rotation_ode.hpp).
-  struct Rhs {
-    SoaView<double> x, dxdt, params;
-    QS_HD void operator()(index_t i) const {
-      store_state(dxdt, i, rotation_rhs(load_params(params, i), load_state(x, i)));
-    }
-  };
   /// The odeint system: one thrust::for_each over the bodies.
   struct System {
     SoaView<double> params;
     index_t bodies;
     void operator()(const Vector& x, Vector& dxdt, double) const {
       thrust::for_each(counting(0), counting(bodies),
-                       Rhs{{raw(x), bodies}, {raw(dxdt), bodies}, params});
-    }
-  };
-  struct Normalize {
-    SoaView<double> x;
-    QS_HD void operator()(index_t i) const {
-      const Vec4<double> q = normalized<double>(Vec4<double>(x(0, i), x(1, i), x(2, i), x(3, i)));
-      for (int c = 0; c < 4; ++c) x(c, i) = q[c];
+                       OdeintRhs{{raw(x), bodies}, {raw(dxdt), bodies}, params});
     }
   };
 
