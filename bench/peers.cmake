@@ -17,6 +17,9 @@ thrust_create_target(quatstep_thrust_cpp HOST CPP DEVICE CPP)
 
 quatstep_bench(bench_peers_cpu peers_cpu.cpp)
 target_link_libraries(bench_peers_cpu PRIVATE quatstep_thrust_omp Boost::headers)
+# Energy/momentum drift over 10⁶ steps (CSV for peers_table.py --drift).
+add_executable(peers_drift peers_drift.cpp)
+target_link_libraries(peers_drift PRIVATE quatstep::cpu)
 
 if(QUATSTEP_BUILD_TESTS)
   add_executable(test_bench_peers peers_test.cpp)

@@ -52,15 +52,21 @@ struct Reference {
   std::vector<RotationState<double>> final_state;
 };
 
-inline Reference make_reference(const FreeRotationSpec& spec, std::vector<index_t> bodies, double t_end) {
+/// The checked bodies with their parameters and initial invariants, no reference states (drift only).
+inline Reference checked_bodies(const FreeRotationSpec& spec, std::vector<index_t> bodies) {
   const index_t n = static_cast<index_t>(bodies.size());
-  Reference r{t_end, std::move(bodies), std::vector<RotationParams<double>>(n), std::vector<Invariants>(n),
-              std::vector<RotationState<double>>(n)};
+  Reference r{0, std::move(bodies), std::vector<RotationParams<double>>(n), std::vector<Invariants>(n), {}};
+  for (index_t k = 0; k < n; ++k) r.initial[k] = invariants(r.params[k], free_rotation_body(spec, r.bodies[k], r.params[k]));
+  return r;
+}
+
+inline Reference make_reference(const FreeRotationSpec& spec, std::vector<index_t> bodies, double t_end) {
+  Reference r = checked_bodies(spec, std::move(bodies));
+  const index_t n = static_cast<index_t>(r.bodies.size());
+  r.t_end = t_end;
+  r.final_state.resize(n);
 #pragma omp parallel for schedule(dynamic)
-  for (index_t k = 0; k < n; ++k) {
-    r.initial[k] = invariants(r.params[k], free_rotation_body(spec, r.bodies[k], r.params[k]));
-    r.final_state[k] = reference_state(spec, r.bodies[k], t_end);
-  }
+  for (index_t k = 0; k < n; ++k) r.final_state[k] = reference_state(spec, r.bodies[k], t_end);
   return r;
 }
 
