@@ -1,7 +1,8 @@
 // Long run: energy and angular-momentum drift against time, quatstep's integrators and the peers on
 // the same 8 bodies (free_rotation_ensemble.hpp, seed 1, torque-free, |ω| ≤ 20 rad/s), h = 0.01,
 // 10⁶ steps (t ∈ [0, 10⁴]). At t = h·{1, 2, 5}·10^k the max over the bodies of |E − E0|/E0 and
-// |L − L0|/|L0| (accuracy.hpp) is written as CSV; bench/peers_table.py --drift plots it.
+// |L − L0|/|L0| (accuracy.hpp) is written as CSV (nan once a body has diverged);
+// bench/peers_table.py --drift plots it.
 // Odeint's RK4 is left out: it is the register RK4's scheme, equal to 1.8e-14 (peers_test.cpp).
 //   peers_drift > bench/peers_drift.csv
 #include <chrono>
@@ -43,7 +44,7 @@ void long_run(const char* method, Runner runner) {
       Drift worst{0, 0};
       for (index_t k = 0; k < bodies; ++k) {
         const Drift d = drift(r, k, runner.state(k));
-        worst = {std::max(worst.energy, d.energy), std::max(worst.momentum, d.momentum)};
+        worst = {max_or_nan(worst.energy, d.energy), max_or_nan(worst.momentum, d.momentum)};
       }
       std::printf("%s,%ld,%.6g,%.6e,%.6e\n", method, long(done), h * double(done), worst.energy, worst.momentum);
     }

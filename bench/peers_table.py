@@ -6,10 +6,11 @@
       CPU time per body for the run) and, with --png, error against CPU time per body (log-log).
   peers_table.py GPU.json [--into README.md]
       bench_peers_gpu's (or bench_gpu's) JSON: body-steps/s against the number of bodies.
-  peers_table.py --drift CSV PNG
-      peers_drift's CSV: energy and momentum drift against time (log-log).
---into replaces the text between <!-- peers-cpu-table:begin/end --> (or peers-gpu-table) in the
-file. Uses the median aggregate when the run had repetitions. The plots need matplotlib.
+  peers_table.py CSV --drift PNG [--into README.md]
+      peers_drift's CSV: energy and momentum drift against time (log-log), and a table of both at
+      t = 1, 100 and 10⁴.
+--into replaces the text between <!-- peers-cpu-table:begin/end --> (peers-gpu-table,
+peers-drift-summary) in the file. Uses the median aggregate when the run had repetitions. The plots need matplotlib.
 """
 import argparse
 import csv
@@ -94,12 +95,28 @@ def work_precision_plot(rows, png):
     fig.savefig(png, dpi=120)
 
 
-def drift_plot(csv_path, png):
-    plt = pyplot()
+def drift_series(csv_path):
+    """method -> [(t, energy drift, momentum drift)] (NaN once a body has diverged)."""
     series = defaultdict(list)
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             series[row["method"]].append((float(row["t"]), float(row["energy_drift"]), float(row["momentum_drift"])))
+    return series
+
+
+def drift_table(series, times=(1.0, 100.0, 1e4)):
+    out = ["| method | " + " | ".join("energy drift t = %g" % t for t in times) + " | "
+           + " | ".join("momentum drift t = %g" % t for t in times) + " |",
+           "|---|" + "---:|" * (2 * len(times))]
+    for method, pts in series.items():
+        at = {p[0]: p for p in pts}
+        cells = ["%.2e" % at[t][col] if t in at else "" for col in (1, 2) for t in times]
+        out.append("| %s | %s |" % (method, " | ".join(cells)))
+    return out
+
+
+def drift_plot(series, png):
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharex=True)
     floor = 1e-17  # exact conservation plotted at the floor of a log axis
     for method, pts in series.items():
@@ -125,7 +142,13 @@ def main():
     ap.add_argument("--drift", metavar="PNG", help="plot peers_drift's CSV into PNG")
     a = ap.parse_args()
     if a.drift:
-        drift_plot(a.input, a.drift)
+        series = drift_series(a.input)
+        drift_plot(series, a.drift)
+        lines = drift_table(series)
+        if a.into:
+            replace_between_markers(a.into, "peers-drift-summary", "\n".join(lines))
+        else:
+            print("\n".join(lines))
         return
     with open(a.input) as f:
         report = json.load(f)

@@ -78,6 +78,9 @@ inline std::vector<index_t> strided_bodies(index_t n, index_t count) {
   return b;
 }
 
+/// max(a, b), NaN if either is: a diverged body must not vanish from a maximum.
+inline double max_or_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
 struct Drift {
   double energy, momentum;
 };
@@ -94,22 +97,19 @@ struct Accuracy {
 
   void add_checkpoint(const Reference& r, index_t k, const RotationState<double>& x) {
     const Drift d = drift(r, k, x);
-    energy_drift = worst(energy_drift, d.energy);
-    momentum_drift = worst(momentum_drift, d.momentum);
+    energy_drift = max_or_nan(energy_drift, d.energy);
+    momentum_drift = max_or_nan(momentum_drift, d.momentum);
   }
   void add_final(const Reference& r, index_t k, const RotationState<double>& x) {
     add_checkpoint(r, k, x);
     const RotationState<double>& ref = r.final_state[k];
-    orientation_error = worst(orientation_error, geodesic_angle(ref.q, x.q));
-    omega_error = worst(omega_error, (x.w - ref.w).norm() / ref.w.norm());
+    orientation_error = max_or_nan(orientation_error, geodesic_angle(ref.q, x.q));
+    omega_error = max_or_nan(omega_error, (x.w - ref.w).norm() / ref.w.norm());
   }
   bool finite() const {
     return std::isfinite(orientation_error) && std::isfinite(omega_error) && std::isfinite(energy_drift) &&
            std::isfinite(momentum_drift);
   }
-
- private:
-  static double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 };
 
 }  // namespace quatstep::peers
