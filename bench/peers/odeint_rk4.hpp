@@ -43,7 +43,6 @@ class OdeintRk4 {
     reset();
   }
 
-  index_t bodies() const { return bodies_; }
   void reset() {
     x_ = initial_;
     t_ = 0;
