@@ -103,14 +103,19 @@ def main(argv):
     if len(argv) == 2:
         print(text)
         return
+    replace_between_markers(argv[3], kind, text)
+
+
+def replace_between_markers(path, kind, text):
+    """Put `text` between <!-- KIND:begin --> and <!-- KIND:end --> in the file at `path`."""
     begin, end = "<!-- %s:begin -->" % kind, "<!-- %s:end -->" % kind
-    with open(argv[3]) as f:
+    with open(path) as f:
         doc = f.read()
     head, sep, rest = doc.partition(begin)
     _, sep2, tail = rest.partition(end)
     if not sep or not sep2:
-        sys.exit("%s: markers %s ... %s not found" % (argv[3], begin, end))
-    with open(argv[3], "w") as f:
+        sys.exit("%s: markers %s ... %s not found" % (path, begin, end))
+    with open(path, "w") as f:
         f.write(head + begin + "\n" + text + "\n" + end + tail)
 
 

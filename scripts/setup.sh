@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libhdf5-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libomp-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
+          libboost-dev)  # Boost.Odeint: the peer baselines in bench/ (bench/README.md, "Peers")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

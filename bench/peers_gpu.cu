@@ -1,0 +1,138 @@
+// Peers on the GPU: the three peer baselines (bench/peers/) on N = 1e3 … 1e7 bodies of the same
+// ensemble as bench_peers_cpu (free_rotation_ensemble.hpp, seed 1, torque-free), t ∈ [0, 1] in 1000
+// steps (h = 1e-3), 10 timed chunks. Time per chunk from cudaEvents around the stepping
+// (UseManualTime); accuracy (measure.hpp) on 64 bodies spread over the ensemble, against the CPU
+// reference of those bodies. Benchmarks only (BENCHMARK registration, no main): the object library
+// quatstep_bench_peers_gpu is linked into bench_gpu (and, stand-alone, into bench_peers_gpu).
+//   gpu_peer_rk4_registers         one thread per body, rk4_step.hpp in registers, double
+//   gpu_peer_semi_implicit_euler   one thread per body, semi_implicit_euler_step.hpp, float
+//   gpu_peer_odeint_rk4            odeint_rk4.hpp with thrust::device_vector (CUDA backend), double
+// Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
+#include <cuda_runtime.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include <thrust/execution_policy.h>
+
+#include "peers/measure.hpp"
+#include "peers/odeint_rk4.hpp"
+#include "peers/semi_implicit_euler_step.hpp"
+
+namespace {
+
+using namespace quatstep;
+using namespace quatstep::peers;
+
+constexpr double t_end = 1.0;
+constexpr index_t steps = 1000;
+constexpr int checkpoints = 10;
+constexpr index_t checked_bodies = 64;
+const FreeRotationSpec spec{};
+
+std::string gpu_unusable_reason() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);  // no driver: an error, not 0 (toolchain.md)
+  if (err != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+  if (count == 0) return "no usable CUDA device: none present";
+  return {};
+}
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+/// The reference of the checked bodies of an ensemble of n, computed once per n on the CPU.
+const Reference& reference_for(index_t n) {
+  static std::map<index_t, Reference> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, make_reference(spec, strided_bodies(n, checked_bodies), t_end)).first;
+  return it->second;
+}
+
+/// Wall time between two cudaEvents around the stepping; no CPU seconds.
+struct CudaEventTimer {
+  template <class F>
+  Elapsed operator()(F&& f) const {
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+    check(cudaEventRecord(start), "cudaEventRecord");
+    f();
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return {1e-3 * ms, 0};
+  }
+};
+
+template <class Step, class S>
+__global__ void advance_bodies(Step step, SoaView<S> x, SoaView<S> p, S h, index_t steps) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < x.bodies) advance_peer_body(step, x, p, i, h, steps);
+}
+
+/// A peer's per-body step in scalar S, one thread per body (body_loop.hpp).
+template <class Step, class S>
+class GpuPeerLoop {
+ public:
+  GpuPeerLoop(const FreeRotationSpec& s, index_t bodies, double h)
+      : bodies_(bodies), h_(S(h)), initial_(state_components * bodies), params_(param_components * bodies) {
+    thrust::for_each(thrust::device, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(bodies),
+                     StoreBody<S>{s, view(initial_), view(params_)});
+    reset();
+  }
+  void reset() { x_ = initial_; }
+  void advance(index_t n) {
+    constexpr int block = 256;
+    advance_bodies<<<unsigned((bodies_ + block - 1) / block), block>>>(Step(), view(x_), view(params_), h_, n);
+    check(cudaGetLastError(), "advance_bodies launch");
+  }
+  RotationState<double> state(index_t i) const {
+    RotationState<double> s;
+    for (int c = 0; c < 4; ++c) s.q[c] = double(S(x_[c * bodies_ + i]));
+    for (int c = 0; c < 3; ++c) s.w[c] = double(S(x_[(4 + c) * bodies_ + i]));
+    return s;
+  }
+
+ private:
+  SoaView<S> view(thrust::device_vector<S>& v) { return {thrust::raw_pointer_cast(v.data()), bodies_}; }
+  index_t bodies_;
+  S h_;
+  thrust::device_vector<S> initial_, params_, x_;
+};
+
+template <class Runner>
+void gpu_peer(benchmark::State& state) {
+  const std::string why = gpu_unusable_reason();
+  if (!why.empty()) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const index_t n = state.range(0);
+  try {
+    Runner runner(spec, n, t_end / double(steps));
+    measure_peer(state, runner, reference_for(n), n, steps, checkpoints, CudaEventTimer());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void gpu_args(benchmark::internal::Benchmark* b) {
+  b->ArgName("bodies")->UseManualTime()->Unit(benchmark::kMillisecond);
+  for (index_t n = 1000; n <= 10000000; n *= 10) b->Arg(n);
+}
+
+void gpu_peer_rk4_registers(benchmark::State& s) { gpu_peer<GpuPeerLoop<Rk4Step, double>>(s); }
+void gpu_peer_semi_implicit_euler(benchmark::State& s) { gpu_peer<GpuPeerLoop<SemiImplicitEulerStep, float>>(s); }
+void gpu_peer_odeint_rk4(benchmark::State& s) { gpu_peer<OdeintRk4<thrust::device_vector<double>>>(s); }
+
+}  // namespace
+
+BENCHMARK(gpu_peer_rk4_registers)->Apply(gpu_args);
+BENCHMARK(gpu_peer_semi_implicit_euler)->Apply(gpu_args);
+BENCHMARK(gpu_peer_odeint_rk4)->Apply(gpu_args);
