@@ -1,5 +1,5 @@
 # Peer baselines of issue 4 (bench/README.md, "Peers"): bench_peers_cpu, the GPU object library
-# quatstep_bench_peers_gpu (+ the stand-alone bench_peers_gpu), and the peers' test.
+# quatstep_bench_peers_gpu (linked into bench_gpu), and the peers' test.
 # Boost.Odeint (libboost-dev) and Thrust (CUDA's CCCL, also used on the CPU through its OMP backend)
 # are needed; without them the peer targets are skipped.
 find_package(Boost 1.74 QUIET)
@@ -27,12 +27,9 @@ if(QUATSTEP_BUILD_TESTS)
   gtest_discover_tests(test_bench_peers DISCOVERY_TIMEOUT 60)
 endif()
 
-# The GPU side: one .cu (nvcc time), benchmarks only; bench_gpu links the object library, and
-# bench_peers_gpu is the same with Google Benchmark's main, to check the link on its own.
+# The GPU side: one .cu (nvcc time), benchmarks only, linked into bench_gpu (bench/CMakeLists.txt).
 if(QUATSTEP_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
   add_library(quatstep_bench_peers_gpu OBJECT peers_gpu.cu)
   target_link_libraries(quatstep_bench_peers_gpu PUBLIC quatstep::cpu benchmark::benchmark CUDA::cudart Boost::headers)
-  add_executable(bench_peers_gpu)
-  target_link_libraries(bench_peers_gpu PRIVATE quatstep_bench_peers_gpu benchmark::benchmark_main)
 endif()

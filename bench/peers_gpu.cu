@@ -3,7 +3,7 @@
 // steps (h = 1e-3), 10 timed chunks. Time per chunk from cudaEvents around the stepping
 // (UseManualTime); accuracy (measure.hpp) on 64 bodies spread over the ensemble, against the CPU
 // reference of those bodies. Benchmarks only (BENCHMARK registration, no main): the object library
-// quatstep_bench_peers_gpu is linked into bench_gpu (and, stand-alone, into bench_peers_gpu).
+// quatstep_bench_peers_gpu is linked into bench_gpu.
 //   gpu_peer_rk4_registers         one thread per body, rk4_step.hpp in registers, double
 //   gpu_peer_semi_implicit_euler   one thread per body, semi_implicit_euler_step.hpp, float
 //   gpu_peer_odeint_rk4            odeint_rk4.hpp with thrust::device_vector (CUDA backend), double

@@ -31,6 +31,8 @@ def runs(report):
     for b in report["benchmarks"]:
         if have_aggregates and b.get("aggregate_name") != "median":
             continue
+        if b["run_name"].startswith(("cuda/", "cpu/")):
+            continue  # bench_gpu's own integrator rows (gpu_table.py)
         method, args = parse(b["run_name"])
         yield dict(b, method=method, **args, repetitions=b.get("repetitions") if have_aggregates else None,
                    error=b.get("error_message", "error") if b.get("error_occurred") else "")

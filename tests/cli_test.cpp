@@ -90,7 +90,9 @@ TEST(Cli, SpinUpExample) {
 TEST(Cli, SpinningEnsembleExampleWithThreadsAndForcedProgress) {
   ScratchDirectory dir;
   const Outcome o = run_cli(
-      "run " + example("spinning_ensemble.toml") + " --t-end 0.5 --threads 2 --progress --output " + dir.file("c.h5"), dir);
+      "run " + example("spinning_ensemble.toml") + " --t-end 0.5 --backend cpu --threads 2 --progress --output " +
+          dir.file("c.h5"),
+      dir);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   expect_layout(dir.file("c.h5"), 6, 1000);  // 50 steps, stride 10
   EXPECT_NE(o.err.find("100%"), std::string::npos) << "--progress draws the bar on stderr: " << o.err;
@@ -138,6 +140,29 @@ TEST(Cli, Zupan3SlowTopExampleWritesTheLocalError) {
   EXPECT_EQ(local_error.values[0], 0.0);
   EXPECT_GT(smallest, 0.0);
   EXPECT_LT(largest, 1e-4);
+}
+
+TEST(Cli, BackendAndPrecisionOptionsReachTheRunAndTheFile) {
+  ScratchDirectory dir;
+  const std::string args = "run " + example("heavy_top.toml") + " --t-end 0.01 --backend cpu --output ";
+  const Outcome d = run_cli(args + dir.file("d.h5"), dir);
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_NE(d.out.find("backend                 cpu, double"), std::string::npos) << d.out;
+  EXPECT_EQ(read_string_attribute(dir.file("d.h5"), "backend"), "cpu");
+  EXPECT_EQ(read_string_attribute(dir.file("d.h5"), "precision"), "double");
+  const Outcome f = run_cli(args + dir.file("f.h5") + " --precision float", dir);
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(f.out.find("backend                 cpu, float"), std::string::npos) << f.out;
+  EXPECT_EQ(read_string_attribute(dir.file("f.h5"), "precision"), "float");
+  for (double s : read_dataset(dir.file("f.h5"), "status").values) EXPECT_EQ(s, 0.0) << "float run ok";
+  // The float run follows the double one to float accuracy over 100 steps of the fast top (|ω| = 150).
+  const auto wd = read_dataset(dir.file("d.h5"), "omega_body").values, wf = read_dataset(dir.file("f.h5"), "omega_body").values;
+  double worst = 0;
+  for (std::size_t k = 0; k < wd.size(); ++k) worst = std::max(worst, std::abs(wf[k] - wd[k]) / 150.0);
+  EXPECT_LT(worst, 1e-5) << "measured worst |Δω|/|ω| " << worst;
+  const Outcome bad = run_cli(args + dir.file("g.h5") + " --backend gpu", dir);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--backend"), std::string::npos) << bad.err;
 }
 
 TEST(Cli, VersionFlag) {

@@ -520,3 +520,61 @@ TEST(ScenarioEnsemble, NormalDrawsHaveTheirMeanAndStandardDeviation) {
   EXPECT_NEAR(mz, -2.0, 4 * 0.5 / std::sqrt(n)) << "measured mean " << mz;
   EXPECT_NEAR(sz, 0.5, 4 * 0.5 / std::sqrt(2.0 * n)) << "measured stddev " << sz;
 }
+
+TEST(ScenarioEnsemble, UniformRotationDrawsAreUnitAndUniformOverSO3) {
+  constexpr index_t n = 4000;
+  const std::string text = valid + "[ensemble]\nsize = 4000\n[[ensemble.random]]\nkey = 'initial.quaternion'\n"
+                                   "distribution = 'uniform_rotation'\nseed = 5\n";
+  const Scenario sc = parse_scenario(text, "q.toml");
+  Vec4<double> second_moment = Vec4<double>::Zero();
+  Vec3<double> mean_axis = Vec3<double>::Zero();  // R e_z averaged: 0 for a uniform rotation
+  for (index_t i = 0; i < n; ++i) {
+    const auto& q = body_parameters(sc, i).quaternion;
+    const Vec4<double> e(q[0], q[1], q[2], q[3]);
+    ASSERT_NEAR(e.norm(), 1.0, 4e-16) << "body " << i;
+    second_moment += e.cwiseProduct(e);
+    mean_axis += rotation_matrix(e).col(2);
+  }
+  second_moment /= double(n);
+  mean_axis /= double(n);
+  // Uniform on S³: e_k² ~ Beta(1/2, 3/2), mean 1/4 and σ 1/4; R e_z is uniform on S², each component of
+  // its mean has σ = 1/√(3n), so |mean| is about 1/√n. 4σ bounds.
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR(second_moment[k], 0.25, 4 * 0.25 / std::sqrt(double(n))) << "measured E[e_" << k << "²] " << second_moment[k];
+  EXPECT_LT(mean_axis.norm(), 4 / std::sqrt(double(n))) << "measured |E[R e_z]| " << mean_axis.norm();
+}
+
+TEST(ScenarioRejects, UniformRotationOnlyForTheQuaternion) {
+  EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.random]]\nkey = 'initial.omega_body'\n"
+                          "distribution = 'uniform_rotation'\n",
+                  "ensemble.random[0].distribution", "draws only initial.quaternion");
+  EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.random]]\nkey = 'initial.quaternion'\n"
+                          "distribution = 'uniform_rotation'\nlow = 0\n",
+                  "ensemble.random[0].low", "unknown key");
+}
+
+TEST(ScenarioValid, RunTableSelectsBackendAndPrecisionAndOverridesWin) {
+  const Scenario defaults = parse_scenario(valid, "r.toml");
+  EXPECT_EQ(defaults.backend, Backend::automatic);
+  EXPECT_EQ(defaults.precision, Precision::double_precision);
+  const std::string text = valid + "[run]\nbackend = 'cpu'\nprecision = 'float'\n";
+  const Scenario sc = parse_scenario(text, "r.toml");
+  EXPECT_EQ(sc.backend, Backend::cpu);
+  EXPECT_EQ(sc.precision, Precision::single_precision);
+  ScenarioOverrides o;
+  o.backend = Backend::cuda;
+  o.precision = Precision::double_precision;
+  const Scenario overridden = parse_scenario(text, "r.toml", o);
+  EXPECT_EQ(overridden.backend, Backend::cuda);
+  EXPECT_EQ(overridden.precision, Precision::double_precision);
+  // The Newton default follows the precision: float's own tolerance, double's 1e-12.
+  EXPECT_EQ(overridden.integrator.newton_tolerance, 1e-12);
+  EXPECT_EQ(sc.integrator.newton_tolerance, double(NewtonSettings<float>{}.tolerance));
+  EXPECT_GT(sc.integrator.newton_tolerance, 1e-7) << "float cannot reach double's tolerance";
+}
+
+TEST(ScenarioRejects, UnknownBackendOrPrecision) {
+  EXPECT_REJECTED(valid + "[run]\nbackend = 'gpu'\n", "run.backend", "'gpu' is not one of \"auto\", \"cuda\", \"cpu\"");
+  EXPECT_REJECTED(valid + "[run]\nprecision = 'half'\n", "run.precision", "'half' is not one of \"double\", \"float\"");
+  EXPECT_REJECTED(valid + "[run]\nthreads = 4\n", "run.threads", "unknown key");
+}

@@ -10,6 +10,14 @@
 #define QS_INLINE inline
 #endif
 
+// Full unrolling of a loop with a compile-time trip count in device code: every index becomes a
+// constant, so small fixed-size matrices stay in registers instead of local memory.
+#if defined(__CUDA_ARCH__)
+#define QS_UNROLL _Pragma("unroll")
+#else
+#define QS_UNROLL
+#endif
+
 // Bitwise CPU/GPU agreement needs identical summation order: no SIMD re-association in Eigen.
 #ifndef EIGEN_DONT_VECTORIZE
 #define EIGEN_DONT_VECTORIZE

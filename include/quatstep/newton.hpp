@@ -64,8 +64,7 @@ struct NewtonOutcome {
 template <class S, int K, class System>
 QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings) {
   Vec<S, K> r;
-  Eigen::Matrix<S, K, K> jac;
-  Lu<S, K> lu;
+  Lu<S, K> lu;  // the Jacobian is assembled in lu.lu and factorised in place
   S previous = S(0), first = S(0);
   for (int k = 1; k <= settings.max_iterations; ++k) {
     bool fresh = true;
@@ -76,8 +75,8 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
       }
     }
     if (fresh) {
-      sys.evaluate(x, r, jac);
-      lu.factorize(jac);
+      sys.evaluate(x, r, lu.lu);
+      lu.factorize();
       if (lu.singular) return {Status::singular_jacobian, k};
     }
     const Vec<S, K> dx = lu.solve(-r);

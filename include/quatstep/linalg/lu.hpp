@@ -1,8 +1,14 @@
 // Fixed-size dense LU with partial pivoting, usable in device code (Eigen's PartialPivLU is
 // host-only there). Shared by every implicit integrator.
+//
+// Written so that, with the loops unrolled (QS_UNROLL), every matrix and vector index is a
+// compile-time constant: the row exchange is a conditional swap with each candidate row and the
+// permutation is kept as LAPACK-style pivots, never used as an index. On the GPU the matrix then
+// lives in registers, not in local memory. The arithmetic is the textbook one, in the same order.
 #pragma once
 
 #include <cmath>
+#include <utility>
 
 #include "quatstep/config.hpp"
 
@@ -11,57 +17,69 @@ namespace quatstep {
 template <class S, int N>
 struct Lu {
   Eigen::Matrix<S, N, N> lu;  // unit-lower L below the diagonal, U on and above
-  int perm[N];
+  int pivot[N];               // step k exchanged rows k and pivot[k] (≥ k)
   bool singular = false;
 
   QS_HD Lu() = default;
-  QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) { factorize(a); }
+  QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) : lu(a) { factorize(); }
 
   /// Factorise A = Pᵀ L U. A pivot that is exactly zero, or non-finite, marks the matrix singular
   /// (the caller reports it as a per-body failure).
   QS_HD void factorize(const Eigen::Matrix<S, N, N>& a) {
-    using std::abs;
     lu = a;
+    factorize();
+  }
+
+  /// Factorise the matrix already held in `lu`, in place (the Newton driver assembles its Jacobian
+  /// there, so no second copy of the matrix is live).
+  QS_HD void factorize() {
+    using std::abs;
     singular = false;
-    for (int i = 0; i < N; ++i) perm[i] = i;
-    for (int k = 0; k < N; ++k) {
+    QS_UNROLL for (int k = 0; k < N; ++k) {
       int p = k;
       S best = abs(lu(k, k));
-      for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL for (int i = k + 1; i < N; ++i) {
         const S v = abs(lu(i, k));
         if (v > best) best = v, p = i;
       }
+      pivot[k] = p;
       if (!(best > S(0)) || !(best < S(INFINITY))) {
         singular = true;
         return;
       }
-      if (p != k) {
-        for (int j = 0; j < N; ++j) {
+      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+        if (i != p) continue;
+        QS_UNROLL for (int j = 0; j < N; ++j) {
           const S t = lu(k, j);
-          lu(k, j) = lu(p, j);
-          lu(p, j) = t;
+          lu(k, j) = lu(i, j);
+          lu(i, j) = t;
         }
-        const int t = perm[k];
-        perm[k] = perm[p];
-        perm[p] = t;
       }
       const S inv_pivot = S(1) / lu(k, k);
-      for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL for (int i = k + 1; i < N; ++i) {
         lu(i, k) *= inv_pivot;  // l_ik = a_ik / u_kk
         const S l = lu(i, k);
-        for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
+        QS_UNROLL for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
       }
     }
   }
 
   /// Solve A x = b.
   QS_HD Vec<S, N> solve(const Vec<S, N>& b) const {
-    Vec<S, N> x;
-    for (int i = 0; i < N; ++i) x[i] = b[perm[i]];
-    for (int i = 1; i < N; ++i)  // forward: L y = P b
-      for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
-    for (int i = N - 1; i >= 0; --i) {  // backward: U x = y
-      for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
+    Vec<S, N> x = b;
+    QS_UNROLL for (int k = 0; k < N; ++k) {  // x = P b, the exchanges in their order
+      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+        if (i != pivot[k]) continue;
+        const S t = x[k];
+        x[k] = x[i];
+        x[i] = t;
+      }
+    }
+    QS_UNROLL for (int i = 1; i < N; ++i) {  // forward: L y = P b
+      QS_UNROLL for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
+    }
+    QS_UNROLL for (int i = N - 1; i >= 0; --i) {  // backward: U x = y
+      QS_UNROLL for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
       x[i] /= lu(i, i);
     }
     return x;

@@ -1,0 +1,103 @@
+// Throughput of the production path on both backends: `integrator × backend × precision × N`, the
+// scenario factory (make_ensemble) exactly as `quatstep run` uses it, on the heavy top of Sherif
+// §10.1 (h = 1e-4, spins swept 150·(1 … 1.001) rad/s so no two bodies are alike). One benchmark
+// iteration is one Ensemble::advance (one kernel launch on the GPU) of enough steps for ~1e9
+// body-steps on the GPU and ~2e6 on the CPU; the samples window is empty, so what is timed is the
+// integration plus the per-launch copy of the per-body records. Counters:
+//   body_steps/s      bodies × steps per wall-clock second
+//   newton_it/step    Newton iterations per body-step (0 for explicit schemes)
+//   failed            bodies not ok at the end (a run with failures is an error, not a figure)
+// The peers (bench/peers_gpu.cu) are linked into the same program and run in the same invocation.
+// Without a usable GPU the CUDA benchmarks report the reason and the CPU ones still run.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+#include "ensemble_factory.hpp"
+#include "kernels/cuda_device.hpp"
+#include "scenario.hpp"
+
+namespace quatstep::bench {
+namespace {
+
+struct Case {
+  const char* name;
+  const char* integrator;  ///< the [integrator] table's lines
+};
+constexpr Case cases[] = {
+    {"modified_hht_shift", "method = \"modified_hht\"\ninertia_shift = true\n"},
+    {"modified_hht", "method = \"modified_hht\"\n"},
+    {"hht", "method = \"hht\"\n"},
+    {"simo_vu_quoc", "method = \"simo_vu_quoc\"\n"},
+    {"zupan3", "method = \"zupan3\"\n"},
+    {"explicit_newmark_lie", "method = \"explicit_newmark_lie\"\n"},
+    {"midpoint_lie", "method = \"midpoint_lie\"\n"},
+    {"livens_em_reml", "method = \"livens_em\"\n"},
+    {"livens_midpoint", "method = \"livens_midpoint\"\n"},
+    {"livens_hamiltonian_em", "method = \"livens_hamiltonian_em\"\n"},
+    {"hamiltonian_midpoint", "method = \"hamiltonian_midpoint\"\n"},
+};
+
+std::string heavy_top_scenario(const Case& c, index_t bodies, const char* precision, Backend backend) {
+  std::ostringstream s;
+  s << "[model]\ntype = \"heavy_top\"\ninertia = [0.234375, 0.46875, 0.234375]\nmass = 15.0\n"
+       "center_of_mass = [0.0, 1.0, 0.0]\ngravity = [0.0, 0.0, -9.81]\n"
+       "[initial]\nomega_body = [0.0, 150.0, -4.61538]\n"
+    << "[integrator]\n" << c.integrator << "[run]\nprecision = \"" << precision << "\"\nbackend = \""
+    << to_string(backend) << "\"\n[time]\ndt = 1e-4\nt_end = 1.0\n[ensemble]\nsize = " << bodies << "\n"
+    << "[[ensemble.sweep]]\nkey = \"initial.omega_body\"\nfrom = [0.0, 150.0, -4.61538]\nto = [0.0, 150.15, -4.61538]\n";
+  return s.str();
+}
+
+void throughput(benchmark::State& state, const Case& c, Backend backend, const char* precision) {
+  const index_t n = state.range(0);
+  std::unique_ptr<Ensemble> ensemble;
+  try {
+    const Scenario sc = parse_scenario(heavy_top_scenario(c, n, precision, backend), "bench.toml");
+    ensemble = make_ensemble(sc, choose_backend(backend));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const SampleView<double> none{nullptr, n, 0, 0, 1};
+  ensemble->initialize(none);
+  const double body_steps_per_launch = backend == Backend::cuda ? 1e9 : 2e6;
+  const index_t steps = std::max<index_t>(10, index_t(body_steps_per_launch / double(n)));
+  for (auto _ : state) ensemble->advance(steps, none);
+  const auto& it = ensemble->newton_iterations();
+  const double body_steps = double(n) * double(steps) * double(state.iterations());
+  state.counters["body_steps/s"] = benchmark::Counter(body_steps, benchmark::Counter::kIsRate);
+  state.counters["newton_it/step"] = double(std::accumulate(it.begin(), it.end(), index_t(0))) / body_steps;
+  const auto& st = ensemble->status();
+  const auto failed = std::count_if(st.begin(), st.end(), [](Status s) { return s != Status::ok; });
+  state.counters["failed"] = double(failed);
+  if (failed) state.SkipWithError("bodies failed: not a valid throughput figure");
+}
+
+const bool registered = [] {
+  const std::string reason = cuda::device_unusable_reason();
+  benchmark::AddCustomContext("gpu", reason.empty() ? cuda::device_description() : "none (" + reason + ")");
+  for (const Case& c : cases)
+    for (const char* precision : {"double", "float"}) {
+      benchmark::RegisterBenchmark((std::string("cuda/") + precision + "/" + c.name).c_str(),
+                                   [&c, precision](benchmark::State& s) { throughput(s, c, Backend::cuda, precision); })
+          ->RangeMultiplier(10)
+          ->Range(1000, 10'000'000)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark((std::string("cpu/") + precision + "/" + c.name).c_str(),
+                                   [&c, precision](benchmark::State& s) { throughput(s, c, Backend::cpu, precision); })
+          ->RangeMultiplier(10)
+          ->Range(1000, 100'000)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  return true;
+}();
+
+}  // namespace
+}  // namespace quatstep::bench
