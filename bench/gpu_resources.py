@@ -24,13 +24,31 @@ def demangle(names):
     return out.splitlines()
 
 
+# The user-facing names of the class templates behind the aliases (hht.hpp, livens_*.hpp,
+# hamiltonian_*.hpp): (template, enum value) -> alias.
+ALIASES = {("HhtFamily", "0"): "Hht", ("HhtFamily", "1"): "ModifiedHht",
+           ("LivensIntegrator", "0"): "LivensEm", ("LivensIntegrator", "1"): "LivensMidpoint",
+           ("HamiltonianQuaternion", "0"): "HamiltonianEm", ("HamiltonianQuaternion", "1"): "HamiltonianMidpoint"}
+
+
+def template_argument(text, start):
+    """The text between the '<' at `start` and its matching '>'."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"<": 1, ">": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i]
+    raise ValueError(text)
+
+
 def describe(demangled):
-    """'advance_bodies', 'ModifiedHht<HeavyTop<double>>'-like label from a demangled kernel name."""
-    kernel = re.search(r"quatstep::cuda::(\w+)<", demangled).group(1)
-    arg = demangled[demangled.index("<") + 1:]
-    arg = arg.replace("quatstep::", "")
-    arg = re.sub(r"\(.*$", "", arg)[:-1]  # drop the parameter list and the closing '>'
-    return kernel, arg
+    """('advance_bodies', 'ModifiedHht<HeavyTop<double>>') from a demangled kernel name."""
+    m = re.search(r"quatstep::cuda::(\w+)<", demangled)
+    integrator = template_argument(demangled, m.end() - 1).replace("quatstep::", "").replace(" ", "")
+    n = re.match(r"(\w+)<(\w+<\w+>),\(\w+\)(\d)>$", integrator)
+    if n and (n.group(1), n.group(3)) in ALIASES:
+        integrator = "%s<%s>" % (ALIASES[(n.group(1), n.group(3))], n.group(2))
+    return m.group(1), integrator
 
 
 def main(log_path):

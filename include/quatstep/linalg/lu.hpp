@@ -1,7 +1,7 @@
 // Fixed-size dense LU with partial pivoting, usable in device code (Eigen's PartialPivLU is
 // host-only there). Shared by every implicit integrator.
 //
-// Written so that, with the loops unrolled (QS_UNROLL), every matrix and vector index is a
+// Written so that, with the loops unrolled (QS_UNROLL_UP_TO, N ≤ 8), every matrix and vector index is a
 // compile-time constant: the row exchange is a conditional swap with each candidate row and the
 // permutation is kept as LAPACK-style pivots, never used as an index. On the GPU the matrix then
 // lives in registers, not in local memory. The arithmetic is the textbook one, in the same order.
@@ -35,10 +35,10 @@ struct Lu {
   QS_HD void factorize() {
     using std::abs;
     singular = false;
-    QS_UNROLL for (int k = 0; k < N; ++k) {
+    QS_UNROLL_UP_TO(N) for (int k = 0; k < N; ++k) {
       int p = k;
       S best = abs(lu(k, k));
-      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
         const S v = abs(lu(i, k));
         if (v > best) best = v, p = i;
       }
@@ -47,19 +47,19 @@ struct Lu {
         singular = true;
         return;
       }
-      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
         if (i != p) continue;
-        QS_UNROLL for (int j = 0; j < N; ++j) {
+        QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j) {
           const S t = lu(k, j);
           lu(k, j) = lu(i, j);
           lu(i, j) = t;
         }
       }
       const S inv_pivot = S(1) / lu(k, k);
-      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
         lu(i, k) *= inv_pivot;  // l_ik = a_ik / u_kk
         const S l = lu(i, k);
-        QS_UNROLL for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
+        QS_UNROLL_UP_TO(N) for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
       }
     }
   }
@@ -67,19 +67,19 @@ struct Lu {
   /// Solve A x = b.
   QS_HD Vec<S, N> solve(const Vec<S, N>& b) const {
     Vec<S, N> x = b;
-    QS_UNROLL for (int k = 0; k < N; ++k) {  // x = P b, the exchanges in their order
-      QS_UNROLL for (int i = k + 1; i < N; ++i) {
+    QS_UNROLL_UP_TO(N) for (int k = 0; k < N; ++k) {  // x = P b, the exchanges in their order
+      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
         if (i != pivot[k]) continue;
         const S t = x[k];
         x[k] = x[i];
         x[i] = t;
       }
     }
-    QS_UNROLL for (int i = 1; i < N; ++i) {  // forward: L y = P b
-      QS_UNROLL for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
+    QS_UNROLL_UP_TO(N) for (int i = 1; i < N; ++i) {  // forward: L y = P b
+      QS_UNROLL_UP_TO(N) for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
     }
-    QS_UNROLL for (int i = N - 1; i >= 0; --i) {  // backward: U x = y
-      QS_UNROLL for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
+    QS_UNROLL_UP_TO(N) for (int i = N - 1; i >= 0; --i) {  // backward: U x = y
+      QS_UNROLL_UP_TO(N) for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
       x[i] /= lu(i, i);
     }
     return x;
