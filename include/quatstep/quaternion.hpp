@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/trig.hpp"
 
 namespace quatstep {
 
@@ -134,7 +135,7 @@ namespace detail {
 /// sin(x)/x, exact to round-off near 0.
 template <class S>
 QS_HD S sinc(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
   if (x2 < S(1e-4)) return S(1) - x2 / S(6) * (S(1) - x2 / S(20) * (S(1) - x2 / S(42)));
   return sin(x) / x;
@@ -142,7 +143,7 @@ QS_HD S sinc(S x) {
 /// (1 − cos x)/x².
 template <class S>
 QS_HD S one_minus_cos_over_x2(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
   if (x2 < S(1e-4)) return S(0.5) - x2 / S(24) * (S(1) - x2 / S(30) * (S(1) - x2 / S(56)));
   const S s = sin(S(0.5) * x);
@@ -151,7 +152,7 @@ QS_HD S one_minus_cos_over_x2(S x) {
 /// (x − sin x)/x³.
 template <class S>
 QS_HD S x_minus_sin_over_x3(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
   if (x2 < S(1e-2)) return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72)));
   return (x - sin(x)) / (x2 * x);
@@ -161,7 +162,7 @@ QS_HD S x_minus_sin_over_x3(S x) {
 /// exp of the pure quaternion (0, v): (cos|v|, sin|v|/|v| · v)  (unit for any v).
 template <class S>
 QS_HD Vec4<S> quat_exp(const Vec3<S>& v) {
-  using std::cos;
+  using math::cos;
   using std::sqrt;
   const S a = sqrt(v.squaredNorm());
   const S k = detail::sinc(a);
@@ -174,7 +175,10 @@ QS_HD Vec4<S> quat_from_rotation_vector(const Vec3<S>& theta) {
   return quat_exp<S>(S(0.5) * theta);
 }
 
-/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π].
+/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π]. Uses the library atan2, whose
+/// last bits may differ between glibc and CUDA, above |vec q| = 1e-4. No integrator's dynamics uses
+/// it; Zupan3 stores the norm of one as its local error estimate (an output), whose angle is below
+/// 2e-4 rad, where the series without atan2 is taken, unless the step is very coarse.
 template <class S>
 QS_HD Vec3<S> quat_log(const Vec4<S>& q) {
   using std::atan2;
