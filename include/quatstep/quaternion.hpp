@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/trig.hpp"
 
 namespace quatstep {
 
@@ -134,7 +136,7 @@ namespace detail {
 /// sin(x)/x, exact to round-off near 0.
 template <class S>
 QS_HD S sinc(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
   if (x2 < S(1e-4)) return S(1) - x2 / S(6) * (S(1) - x2 / S(20) * (S(1) - x2 / S(42)));
   return sin(x) / x;
@@ -142,18 +144,30 @@ QS_HD S sinc(S x) {
 /// (1 − cos x)/x².
 template <class S>
 QS_HD S one_minus_cos_over_x2(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
   if (x2 < S(1e-4)) return S(0.5) - x2 / S(24) * (S(1) - x2 / S(30) * (S(1) - x2 / S(56)));
   const S s = sin(S(0.5) * x);
   return S(2) * s * s / x2;  // 1 − cos x = 2 sin²(x/2), no cancellation
 }
+/// x² below which (x − sin x)/x³ takes its series (to x⁶; the first dropped term is 6x⁸/10! relative)
+/// rather than the closed form, whose cancellation costs ≈ 6ε/x² relative. Double: 1e-2 (7 ε of
+/// truncation, ≤ 136 ε of cancellation; tests/quaternion_test.cpp). Float: 1, near the balance
+/// point x² ≈ 1.4 of the two (≈ 1.3 ε and 6 ε); 1e-2 would cost ≈ 600 ε_float.
+template <class S>
+struct XMinusSinSeries {
+  static constexpr double below = 1e-2;
+};
+template <>
+struct XMinusSinSeries<float> {
+  static constexpr double below = 1.0;
+};
 /// (x − sin x)/x³.
 template <class S>
 QS_HD S x_minus_sin_over_x3(S x) {
-  using std::sin;
+  using math::sin;
   const S x2 = x * x;
-  if (x2 < S(1e-2)) return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72)));
+  if (x2 < S(XMinusSinSeries<S>::below)) return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72)));
   return (x - sin(x)) / (x2 * x);
 }
 }  // namespace detail
@@ -161,7 +175,7 @@ QS_HD S x_minus_sin_over_x3(S x) {
 /// exp of the pure quaternion (0, v): (cos|v|, sin|v|/|v| · v)  (unit for any v).
 template <class S>
 QS_HD Vec4<S> quat_exp(const Vec3<S>& v) {
-  using std::cos;
+  using math::cos;
   using std::sqrt;
   const S a = sqrt(v.squaredNorm());
   const S k = detail::sinc(a);
@@ -174,7 +188,21 @@ QS_HD Vec4<S> quat_from_rotation_vector(const Vec3<S>& theta) {
   return quat_exp<S>(S(0.5) * theta);
 }
 
-/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π].
+/// An orientation to store after a Lie-group update e ∘ exp((0, θ/2)). Double: e as computed (its norm
+/// drifts by ~ε per step). Float: renormalised, since the rounding of cos(|θ|/2), the same in every
+/// step of a steady spin, otherwise drifts ‖e‖² linearly, by ~0.4 ε_float per step (measured 5e-4
+/// after 10^4 steps of the heavy top with ExplicitNewmarkLie; tests/float_precision_test.cpp).
+template <class S>
+QS_HD Vec4<S> stored_orientation(const Vec4<S>& e) {
+  using std::sqrt;
+  if constexpr (std::is_same_v<S, float>) return e / sqrt(e.squaredNorm());
+  return e;
+}
+
+/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π]. Uses the library atan2, whose
+/// last bits may differ between glibc and CUDA, above |vec q| = 1e-4. No integrator's dynamics uses
+/// it; Zupan3 stores the norm of one as its local error estimate (an output), whose angle is below
+/// 2e-4 rad, where the series without atan2 is taken, unless the step is very coarse.
 template <class S>
 QS_HD Vec3<S> quat_log(const Vec4<S>& q) {
   using std::atan2;

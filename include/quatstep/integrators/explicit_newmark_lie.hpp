@@ -25,7 +25,7 @@ QS_HD NewtonOutcome lie_phi(const Model& model, const NewtonSettings<S>& newton,
   Vec3<S> psi = sys.psi_pred;
   const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
   if (out.status != Status::ok) return out;
-  e = sys.orientation(psi);  // R_{t+h} = R_t exp[skew Ψ]
+  e = stored_orientation(sys.orientation(psi));  // R_{t+h} = R_t exp[skew Ψ]
   Pi = rotate_back(psi, b);  // Π_{t+h} = exp[−skew Ψ](Π_t + h T_t)
   return out;
 }
@@ -38,7 +38,7 @@ QS_HD NewtonOutcome lie_phi_adjoint(const Model& model, const NewtonSettings<S>&
   Vec3<S> psi = sys.psi_pred;
   const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
   if (out.status != Status::ok) return out;
-  e = sys.orientation(psi);
+  e = stored_orientation(sys.orientation(psi));
   torque_end = model.body_torque(e, t + h);
   Pi = rotate_back(psi, Pi) + h * torque_end;  // errata R1: the end impulse is not rotated back
   return out;

@@ -20,7 +20,7 @@ namespace quatstep {
 
 template <class S>
 struct HamiltonianSettings {
-  NewtonSettings<S> newton{S(1e-12), 10};  ///< tolerance 1e-12 as in LivensSettings. Default: 1e-12, 10.
+  NewtonSettings<S> newton{};  ///< the NewtonSettings defaults, as in LivensSettings (1e-12 in double).
 };
 
 namespace hamiltonian {

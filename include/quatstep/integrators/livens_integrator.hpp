@@ -29,9 +29,10 @@ struct LivensSettings {
   /// Rigid bodies: after each step remove the components of v¹ and p¹ along q¹ where that leaves
   /// E, L, Ω and g unchanged to round-off (see the note at LivensIntegrator::step). Default: true.
   bool project_normal_components = true;
-  /// Conservation at round-off needs the Newton error below it: tolerance 1e-12 (free rotation,
-  /// h = 0.05: energy increments 2e-15 relative vs 2e-13 at 1e-10, for 4.3 vs 4.0 iterations/step).
-  NewtonSettings<S> newton{S(1e-12), 10};
+  /// Conservation at round-off needs the Newton error below it: the default tolerance, 1e-12 in
+  /// double (free rotation, h = 0.05: energy increments 2e-15 relative vs 2e-13 at 1e-10, for 4.3 vs
+  /// 4.0 iterations/step).
+  NewtonSettings<S> newton{};
 };
 
 namespace livens {

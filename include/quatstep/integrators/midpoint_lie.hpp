@@ -55,7 +55,7 @@ class MidpointLie {
     State next = s;
     const Vec3<S> half = S(0.5) * psi;
     const Vec3<S> torque_mid = model.body_torque(sys.orientation(psi, S(0.5)), sys.t_mid);
-    next.e = sys.orientation(psi);
+    next.e = stored_orientation(sys.orientation(psi));
     next.Pi = rotate_back(psi, s.Pi) + h * rotate_back(half, torque_mid);  // errata R2
     if constexpr (Model::translates) {
       // Krysl §2 midpoint: p_{t+h} = p_t + h f(t + h/2), u_{t+h} = u_t + h (v_t + v_{t+h})/2

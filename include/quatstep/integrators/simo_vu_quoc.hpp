@@ -80,7 +80,7 @@ class SimoVuQuoc {
     if (out.status != Status::ok) return out;
     State next = s;
     next.wd = x;
-    next.e = sys.orientation(x);
+    next.e = stored_orientation(sys.orientation(x));
     next.w = s.w + (S(1) - p.gamma) * h * s.wd + p.gamma * h * x;
     if constexpr (Model::translates) {
       // M a_{n+1} = (1+α) F_{n+1} − α F_n (HHT weighting of the applied force), Newmark for r, v.

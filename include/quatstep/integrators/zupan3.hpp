@@ -190,7 +190,8 @@ class Zupan3 {
     const S tau = c.tau;
     State next = s;
     const Vec3<S> corr = h * h / (S(24) * tau * (tau - S(1))) * s.w.cross(tau * tau * st.w - st.w_tau);
-    next.e = quat_mul<S>(s.e, quat_exp<S>(corr + S(0.5) * h * (c.b1 * s.w + c.b2 * st.w_tau + c.b3 * st.w)));
+    next.e = stored_orientation(
+        quat_mul<S>(s.e, quat_exp<S>(corr + S(0.5) * h * (c.b1 * s.w + c.b2 * st.w_tau + c.b3 * st.w))));
     // errata Z5: third-order Ω, α^{n+1} re-evaluated from eq. (21) at the third-order orientation
     Vec3<S> a_end;
     angular_acceleration(model, next.e, st.w, t + h, a_end);

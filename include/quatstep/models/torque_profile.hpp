@@ -2,9 +2,8 @@
 // f(t) = constant + ramp·t + amplitude·sin(frequency·t + phase), componentwise.
 #pragma once
 
-#include <cmath>
-
 #include "quatstep/config.hpp"
+#include "quatstep/math/trig.hpp"
 
 namespace quatstep {
 
@@ -17,7 +16,7 @@ struct TimeProfile {
   S phase = S(0);      ///< [rad]
 
   QS_HD Vec3<S> operator()(S t) const {
-    using std::sin;
+    using math::sin;  // portable: the same bits on CPU and GPU
     Vec3<S> f = constant + ramp * t;
     if (amplitude[0] != S(0) || amplitude[1] != S(0) || amplitude[2] != S(0))
       f += amplitude * sin(frequency * t + phase);
