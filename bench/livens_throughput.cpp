@@ -25,6 +25,7 @@
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/integrators/livens_em.hpp"
 #include "quatstep/integrators/livens_midpoint.hpp"
+#include "throughput.hpp"
 
 using namespace quatstep;
 
@@ -47,12 +48,15 @@ void throughput(benchmark::State& state, Integrator integrator, Scenario scenari
   const auto k0 = initial_states(scenario);
   const SampleView<double> none{nullptr, bodies, 0, 0, 1};
   index_t body_steps = 0, newton = 0;
+  double cpu_seconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     CpuEnsemble<Integrator> ensemble(integrator, std::vector<Body>(bodies, scenario.model()), 0.0, h);
     ensemble.initialize(k0, none);
     state.ResumeTiming();
+    const double start = bench::process_cpu_seconds();
     ensemble.advance(steps, none);
+    cpu_seconds += bench::process_cpu_seconds() - start;
     body_steps += bodies * steps;
     for (index_t i = 0; i < bodies; ++i) {
       newton += ensemble.newton_iterations()[i];
@@ -62,6 +66,7 @@ void throughput(benchmark::State& state, Integrator integrator, Scenario scenari
   state.counters["body_steps_per_s"] = benchmark::Counter(double(body_steps), benchmark::Counter::kIsRate);
   state.counters["body_steps_per_s_per_thread"] =
       benchmark::Counter(double(body_steps) / double(state.range(0)), benchmark::Counter::kIsRate);
+  state.counters["body_steps/cpu_s"] = double(body_steps) / cpu_seconds;  // per core: robust to other load
   state.counters["newton_per_step"] = double(newton) / double(body_steps);
 }
 

@@ -103,6 +103,8 @@ class LivensIntegrator {
   using Step = livens::ReducedSystem<Discretization>;
   using FullStep = livens::FullSystem<Discretization>;
   using NullSpaceStep = livens::NullSpaceSystem<Discretization>;  // rigid bodies only
+  /// What the reduced variant solves for rigid bodies: eq. (103) with λ eliminated (4 unknowns).
+  using EliminatedStep = livens::EliminatedSystem<Discretization>;  // rigid bodies only
 
   struct State {
     VecN q, v, p;     // coordinates, velocities, momenta (independent in Livens' principle)
@@ -190,7 +192,10 @@ class LivensIntegrator {
     livens::EndPoint<S, n, m> e;
     NewtonOutcome out{Status::invalid_input, 0};
     switch (settings.variant) {
-      case LivensVariant::reduced: out = solve<Step>(d, guess, s.lambda, e); break;
+      case LivensVariant::reduced:
+        if constexpr (rigid_body) out = solve<EliminatedStep>(d, guess, s.lambda, e);
+        else out = solve<Step>(d, guess, s.lambda, e);
+        break;
       case LivensVariant::full: out = solve<FullStep>(d, guess, s.lambda, e); break;
       case LivensVariant::nullspace:
         if constexpr (rigid_body) out = solve<NullSpaceStep>(d, guess, s.lambda, e);
