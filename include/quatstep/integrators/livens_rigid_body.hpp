@@ -27,6 +27,8 @@
 //   ∂F/∂q¹ = ∂r/∂q¹ + ½(κg − s) I + q_m (κ q¹ − ∂s/∂q¹)ᵀ,  ∂s/∂q¹ = (½ r + (∂r/∂q¹)ᵀ q_m − s q_m)/|q_m|²,
 // which is the 5-unknown Newton matrix's block ∂R₁/∂q¹ at the multiplier hλ = −s plus a rank-one
 // term. κ = (8/h)·tr(J)/3 gives the q_m row the scale of the others (∂r/∂q¹ ≈ (8/h) G(q¹)ᵀJG(q⁰)).
+// Its residual-only path lets newton_solve keep the first Jacobian (simplified Newton, newton.hpp)
+// where the first correction is small (the heavy top at h = 1e-4).
 #pragma once
 
 #include "quatstep/integrators/livens_system.hpp"
@@ -42,6 +44,20 @@ QS_HD S rigid_body_kinetic_energy(const Mat3<S>& J, const Vec4<S>& q, const Vec4
   return S(0.5) * w.dot(J * w);
 }
 
+/// G(q)b = vec(q* ∘ b) (Kinon eq. 136 ff.), written out.
+template <class S>
+QS_HD Vec3<S> g_times(const Vec4<S>& q, const Vec4<S>& b) {
+  return Vec3<S>(-q[1] * b[0] + q[0] * b[1] + q[3] * b[2] - q[2] * b[3],
+                 -q[2] * b[0] - q[3] * b[1] + q[0] * b[2] + q[1] * b[3],
+                 -q[3] * b[0] + q[2] * b[1] - q[1] * b[2] + q[0] * b[3]);
+}
+/// G(q)ᵀa = q ∘ (0, a), written out.
+template <class S>
+QS_HD Vec4<S> gt_times(const Vec4<S>& q, const Vec3<S>& a) {
+  return Vec4<S>(-q[1] * a[0] - q[2] * a[1] - q[3] * a[2], q[0] * a[0] - q[3] * a[1] + q[2] * a[2],
+                 q[3] * a[0] + q[0] * a[1] - q[1] * a[2], -q[2] * a[0] + q[1] * a[1] + q[0] * a[2]);
+}
+
 template <class S, LivensRule Rule>
 struct RigidBodyDiscretization {
   using Scalar = S;
@@ -51,22 +67,28 @@ struct RigidBodyDiscretization {
   Mat3<S> inertia;
   Vec3<S> half_omega0;  ///< ½Ω⁰ = G(q⁰)v⁰
   RigidBodyForces<S> forces;
-  Mat34<S> ja;  ///< J A of Ω̄ = A q¹ + b (reduced form)
-  Vec3<S> jb;   ///< J b
+  Mat34<S> ja4;  ///< 4 J A of Ω̄ = A q¹ + b (reduced form): 4π = 4J Ω̄ = ja4 q¹ + jb4
+  Vec3<S> jb4;   ///< 4 J b
   Mat4<S> force_jac;  ///< C = −h ∂f/∂q¹ (set when forces.any())
   Vec4<S> force_q0;   ///< C q⁰: −h f(q^{n+½}) = C (q⁰ + q¹)
 
   template <class Model>
   QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
-      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G(q) * v),
+      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(g_times<S>(q, v)),
         forces(model.loads, t + S(0.5) * hh) {
+    Vec4<S> a;  // A = G(a)
     if constexpr (Rule == LivensRule::energy_momentum) {
-      ja = inertia * G(Vec4<S>((S(2) / h) * q0 + v0));
-      jb = inertia * half_omega0;
+      a = (S(8) / h) * q0 + S(4) * v0;
+      jb4 = inertia * Vec3<S>(S(4) * half_omega0);
     } else {
-      ja = (S(2) / h) * (inertia * G(q0));
-      jb.setZero();
+      a = (S(8) / h) * q0;
+      jb4.setZero();
     }
+    // J times the columns of G(a) = 4A
+    ja4.col(0) = inertia * Vec3<S>(-a[1], -a[2], -a[3]);
+    ja4.col(1) = inertia * Vec3<S>(a[0], -a[3], a[2]);
+    ja4.col(2) = inertia * Vec3<S>(a[3], a[0], -a[1]);
+    ja4.col(3) = inertia * Vec3<S>(-a[2], a[1], a[0]);
     if (forces.any()) {
       force_jac = -h * forces.force_dq1();
       force_q0 = force_jac * q0;
@@ -75,25 +97,24 @@ struct RigidBodyDiscretization {
 
   /// p¹ = 2∂̄_v T − p⁰ = 4G(q^{n+½})ᵀπ − p⁰ along v¹(q¹) (eqs. 87, 102).
   QS_HD Vec4<S> end_momentum(const Vec4<S>& q1) const {
-    return S(2) * (G(Vec4<S>(q0 + q1)).transpose() * Vec3<S>(ja * q1 + jb)) - p0;
+    return S(0.5) * gt_times<S>(Vec4<S>(q0 + q1), Vec3<S>(ja4 * q1 + jb4)) - p0;
   }
 
-  /// r = 2∂̄_v L − 2p⁰ − h∂̄_q L along v¹(q¹) and dr/dq¹, in the closed form above.
+  /// r = 2∂̄_v L − 2p⁰ − h∂̄_q L along v¹(q¹) and dr/dq¹, in the closed form above:
+  ///   r = 4G(q¹)ᵀπ − 2p⁰ + C(q⁰ + q¹),  dr/dq¹ = 4G(q¹)ᵀJA + 4 ∂(G(a)ᵀπ)/∂a + C.
   QS_HD void reduced_balance(const Vec4<S>& q1, Vec4<S>& r, Mat4<S>* jac) const {
-    const Mat34<S> g1 = G(q1);
-    const Vec3<S> pi = ja * q1 + jb;
-    r = S(4) * (g1.transpose() * pi) - S(2) * p0;
+    const Vec3<S> c = ja4 * q1 + jb4;  // 4π
+    r = gt_times<S>(q1, c) - S(2) * p0;
     if (forces.any()) r += force_q0 + force_jac * q1;
     if (!jac) return;
-    *jac = S(4) * (g1.transpose() * ja);
-    if (forces.any()) *jac += force_jac;
-    // + 4 ∂(G(q¹)ᵀπ)/∂q¹ = 4 quat_right(pure(π)) (d_Gt_times), written out: skew-symmetric
-    const Vec3<S> c = S(4) * pi;
     Mat4<S>& j = *jac;
+    for (int k = 0; k < 4; ++k) j.col(k) = gt_times<S>(q1, Vec3<S>(ja4.col(k)));
+    // 4 ∂(G(a)ᵀπ)/∂a = quat_right(pure(4π)) (d_Gt_times), skew-symmetric, written out
     j(0, 1) -= c[0], j(0, 2) -= c[1], j(0, 3) -= c[2];
     j(1, 0) += c[0], j(2, 0) += c[1], j(3, 0) += c[2];
     j(1, 2) += c[2], j(1, 3) -= c[1], j(2, 3) += c[0];
     j(2, 1) -= c[2], j(3, 1) += c[1], j(3, 2) -= c[0];
+    if (forces.any()) j += force_jac;
   }
 
   QS_HD void terms(const Vec4<S>& q1, const Vec4<S>& v1, Terms<S, 4>& t, bool jacobians) const {
@@ -184,10 +205,14 @@ struct EliminatedSystem {
     const S kg = kappa * S(0.5) * (q1.squaredNorm() - S(1));  // κ g(q¹), eq. (86d)
     F = r + (kg - s) * qm;
     if (!J) return;
-    const Vec4<S> ds = (S(0.5) * r + J->transpose() * qm - s * qm) * inv_mm;
+    Mat4<S>& j = *J;
+    Vec4<S> w;  // κ q¹ − ∂s/∂q¹
+    for (int k = 0; k < 4; ++k) w[k] = kappa * q1[k] - (S(0.5) * r[k] + j.col(k).dot(qm) - s * qm[k]) * inv_mm;
     const S diag = S(0.5) * (kg - s);
-    for (int i = 0; i < 4; ++i) (*J)(i, i) += diag;
-    J->noalias() += qm * (kappa * q1 - ds).transpose();
+    for (int k = 0; k < 4; ++k) {
+      j.col(k) += w[k] * qm;
+      j(k, k) += diag;
+    }
   }
 };
 
