@@ -3,6 +3,8 @@
 //   FullSystem       unknowns (q¹, v¹, p¹, λ)        eqs. (72a)–(72d) / (86a)–(86d)
 //   ReducedSystem    unknowns (q¹, λ)                v¹, p¹ eliminated by eqs. (101)–(102): eq. (103)
 //   NullSpaceSystem  unknowns ϑ ∈ R³ (quaternions)   Remark 4.11, eqs. (104)–(105)
+// and, for rigid bodies, EliminatedSystem (livens_rigid_body.hpp): unknowns q¹, eq. (103) with λ
+// eliminated — what the reduced variant (REML) runs for them.
 //
 // A Discretization D of one step t → t+h provides (see livens_rigid_body.hpp, livens_generic.hpp)
 //   D::n, D::m, D::Scalar; members q0, v0, p0, h (the start of the step);
