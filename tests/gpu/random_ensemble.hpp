@@ -3,6 +3,7 @@
 // are on the compared path — drawn by the scenario's own reproducible random tables.
 #pragma once
 
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,8 @@ inline constexpr IntegratorCase all_integrators[] = {
     {"livens_hamiltonian_em", Method::livens_hamiltonian_em, ""},
     {"hamiltonian_midpoint", Method::hamiltonian_midpoint, ""},
 };
+/// gtest prints a test's parameter by this (instead of the struct's bytes).
+inline void PrintTo(const IntegratorCase& c, std::ostream* os) { *os << c.name; }
 inline constexpr ModelKind all_models[] = {ModelKind::heavy_top, ModelKind::free_rigid_body};
 
 /// The case of a method with its default settings.
