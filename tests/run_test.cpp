@@ -35,7 +35,9 @@ RunResult run(const std::string& text, const std::string& output, int threads = 
   options.threads = threads;
   options.output = output;
   options.progress = ProgressMode::never;
-  return run_scenario(parse_scenario(text, "test.toml"), options);
+  ScenarioOverrides cpu;  // the bitwise comparisons below are with the core compiled for the CPU
+  cpu.backend = Backend::cpu;
+  return run_scenario(parse_scenario(text, "test.toml", cpu), options);
 }
 
 /// One sample of a direct integration: the kinematics and the optional channels the integrator has.
