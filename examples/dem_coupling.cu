@@ -6,7 +6,7 @@
 // copied to the host inside the loop.
 //
 // Build: part of the CMake project (target example_dem_coupling, CUDA builds only).
-// Run:   build/examples/example_dem_coupling [bodies] [steps]
+// Run:   build/examples/example_dem_coupling [bodies] [steps]   (exit 77: no usable GPU, skipped)
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   const double h = 1e-4;
   if (const std::string reason = quatstep::cuda::device_unusable_reason(); !reason.empty()) {
     std::printf("dem_coupling: skipped, %s\n", reason.c_str());
-    return 0;
+    return 77;  // "skipped" for ctest (SKIP_RETURN_CODE in examples/CMakeLists.txt)
   }
   // The bodies: unit-mass spheres-ish (inertia 0.4, 0.4, 0.4) and slightly flattened grains.
   std::vector<quatstep::FreeRigidBody<double>> models(n);
