@@ -52,7 +52,7 @@ def value(me):
 
 
 def hex_literal(me, float_suffix):
-    """C++ hex float of m * 2^e, m normalised to 1.xxx."""
+    """C++ hex float of m * 2^e, m normalised to [1, 2)."""
     m, e = me
     sign = "-" if m < 0 else ""
     m = abs(m)

@@ -39,17 +39,30 @@ HeavyTop<double> loaded_top() {
   return top;
 }
 
+/// The loaded top after five steps of h = 2e-3, the sixth step's discretization and a perturbed q¹
+/// near its predictor: the common start of the Jacobian checks below.
 template <LivensRule Rule>
-void check_rigid_body() {
+struct SixthStep {
   using I = LivensIntegrator<HeavyTop<double>, Rule>;
+  static constexpr double h = 2e-3;
+  static typename I::State after_five_steps(const HeavyTop<double>& top, const I& in) {
+    typename I::State s;
+    in.initialize(top, scenarios::HeavyTopPrecession().initial(), 0.0, s);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(in.step(top, s, i * h, h).status, Status::ok);
+    return s;
+  }
   const HeavyTop<double> top = loaded_top();
   const I in;
-  typename I::State s;
-  in.initialize(top, scenarios::HeavyTopPrecession().initial(), 0.0, s);
-  const double h = 2e-3;
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(in.step(top, s, i * h, h).status, Status::ok);
-  const auto d = in.discretization(top, s, 5 * h, h);
+  const typename I::State s = after_five_steps(top, in);
+  const decltype(in.discretization(top, s, 5 * h, h)) d = in.discretization(top, s, 5 * h, h);
   const Vec4<double> q1 = d.predictor() + Vec4<double>(1e-4, -2e-4, 3e-4, 1e-4);
+};
+
+template <LivensRule Rule>
+void check_rigid_body() {
+  using I = typename SixthStep<Rule>::I;
+  const SixthStep<Rule> f;
+  const auto& [top, in, s, d, q1] = f;
   const Vec<double, 1> lambda(0.37);
 
   const typename I::Step reduced(d);
@@ -95,15 +108,9 @@ TEST(LivensJacobian, RigidBodyMidpoint) { check_rigid_body<LivensRule::midpoint>
 /// the 5-unknown form of eq. (103) from the same start (q¹ and λ).
 template <LivensRule Rule>
 void check_eliminated() {
-  using I = LivensIntegrator<HeavyTop<double>, Rule>;
-  const HeavyTop<double> top = loaded_top();
-  const I in;
-  typename I::State s;
-  in.initialize(top, scenarios::HeavyTopPrecession().initial(), 0.0, s);
-  const double h = 2e-3;
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(in.step(top, s, i * h, h).status, Status::ok);
-  const auto d = in.discretization(top, s, 5 * h, h);
-  const Vec4<double> q1 = d.predictor() + Vec4<double>(1e-4, -2e-4, 3e-4, 1e-4);
+  using I = typename SixthStep<Rule>::I;
+  const SixthStep<Rule> f;
+  const auto& [top, in, s, d, q1] = f;
   const typename I::EliminatedStep eliminated(d);
   const double e = jacobian_error<4>(eliminated, q1);
   Vec4<double> r1, r2;
