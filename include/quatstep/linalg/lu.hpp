@@ -2,9 +2,12 @@
 // host-only there). Shared by every implicit integrator.
 //
 // Written so that, with the loops unrolled (QS_UNROLL_UP_TO, N ≤ 8), every matrix and vector index is a
-// compile-time constant: the row exchange is a conditional swap with each candidate row and the
+// compile-time constant: the row exchange selects between row k and each candidate row, and the
 // permutation is kept as LAPACK-style pivots, never used as an index. On the GPU the matrix then
-// lives in registers, not in local memory. The arithmetic is the textbook one, in the same order.
+// lives in registers, not in local memory. The exchange is a select, not a branch: under
+// `if (i == p)` the compiler substitutes p for i and indexes the rows by p, which had put the
+// matrix of every implicit kernel in local memory (PTX local depot of N² doubles). The arithmetic
+// is the textbook one, in the same order.
 #pragma once
 
 #include <cmath>
@@ -48,11 +51,11 @@ struct Lu {
         return;
       }
       QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
-        if (i != p) continue;
+        const bool exchange = i == p;
         QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j) {
-          const S t = lu(k, j);
-          lu(k, j) = lu(i, j);
-          lu(i, j) = t;
+          const S a = lu(k, j), b = lu(i, j);
+          lu(k, j) = exchange ? b : a;
+          lu(i, j) = exchange ? a : b;
         }
       }
       const S inv_pivot = S(1) / lu(k, k);
@@ -69,10 +72,10 @@ struct Lu {
     Vec<S, N> x = b;
     QS_UNROLL_UP_TO(N) for (int k = 0; k < N; ++k) {  // x = P b, the exchanges in their order
       QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
-        if (i != pivot[k]) continue;
-        const S t = x[k];
-        x[k] = x[i];
-        x[i] = t;
+        const bool exchange = i == pivot[k];
+        const S a = x[k], b = x[i];
+        x[k] = exchange ? b : a;
+        x[i] = exchange ? a : b;
       }
     }
     QS_UNROLL_UP_TO(N) for (int i = 1; i < N; ++i) {  // forward: L y = P b
