@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(block_size)
   const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
   const typename Integrator::ModelType model = with_external_load(models[i], tau, f);
   State s;
-  for (int c = 0; c < State::size; ++c) s[c] = state(c, i);
+  load_state(state, i, s);
   index_t iterations = 0;
   step_body(integrator, model, s, status, iterations, record, i, k, t, h);
-  for (int c = 0; c < State::size; ++c) state(c, i) = s[c];
+  store_state(s, state, i);
   record.status[i] = status;
   record.newton_iterations[i] += iterations;
 }
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(block_size)
   const index_t n = state.bodies;
   if (i >= n) return;
   State s;
-  for (int c = 0; c < State::size; ++c) s[c] = state(c, i);
+  load_state(state, i, s);
   const auto k = integrator.kinematics(models[i], s);
   for (int c = 0; c < 4 && quaternion; ++c) quaternion[c * n + i] = k.quaternion[c];
   for (int c = 0; c < 3 && omega_body; ++c) omega_body[c * n + i] = k.omega_body[c];

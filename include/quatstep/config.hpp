@@ -20,6 +20,14 @@
 #else
 #define QS_UNROLL_UP_TO(n)
 #endif
+// Full unrolling, in device code, of a loop over the components of a state (State::size, up to
+// ~25): left to itself the compiler keeps such loops rolled, which indexes the state dynamically
+// and puts it in local memory.
+#if defined(__CUDA_ARCH__)
+#define QS_UNROLL QS_PRAGMA(unroll)
+#else
+#define QS_UNROLL
+#endif
 
 // Bitwise CPU/GPU agreement needs identical summation order: no SIMD re-association in Eigen.
 #ifndef EIGEN_DONT_VECTORIZE

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 #include "quatstep/status.hpp"
 
 namespace quatstep {
@@ -129,14 +130,14 @@ QS_HD void advance_body(const Integrator& integrator, const typename Integrator:
   using S = typename Integrator::Scalar;
   using State = typename Integrator::State;
   State s;
-  for (int c = 0; c < State::size; ++c) s[c] = state_soa(c, i);
+  load_state(state_soa, i, s);
   Status status = record.status[i];
   index_t iterations = 0;
   for (index_t k = first_step; k < first_step + steps; ++k) {
     step_body(integrator, model, s, status, iterations, record, i, k, t0 + S(k) * h, h);
     if (out.holds(k + 1)) write_sample(out, k + 1, i, integrator, model, s, status == Status::ok);
   }
-  for (int c = 0; c < State::size; ++c) state_soa(c, i) = s[c];
+  store_state(s, state_soa, i);
   record.status[i] = status;
   record.newton_iterations[i] += iterations;
 }
@@ -152,7 +153,7 @@ QS_HD void initialize_body(const Integrator& integrator, const typename Integrat
   State s{};
   // A body rejected before the start (record.status already set) keeps its status and never advances.
   const Status status = record.status[i] != Status::ok ? record.status[i] : integrator.initialize(model, initial, t0, s);
-  for (int c = 0; c < State::size; ++c) state_soa(c, i) = s[c];
+  store_state(s, state_soa, i);
   record.status[i] = status;
   record.newton_iterations[i] = 0;
   record.failed_step[i] = status == Status::ok ? -1 : 0;

@@ -13,6 +13,7 @@
 
 #include "quatstep/integrators/incremental_rotation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 
 namespace quatstep {
 
@@ -108,8 +109,7 @@ class ExplicitNewmarkLie {
       next.a = model.translational_force(t + h) / model.mass;
       next.v = v_half + hh * next.a;
     }
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }

@@ -15,6 +15,7 @@
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/integrators/rigid_body_forces.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 
 namespace quatstep {
 
@@ -187,8 +188,7 @@ class HamiltonianQuaternion {
     next.p = x.template segment<4>(4);
     next.lambda = x[8];
     if constexpr (translates) midpoint_translation(model, next.r, next.vr, t, h);
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }

@@ -19,6 +19,7 @@
 #include "quatstep/integrators/livens_rigid_body.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 
 // g++ inlines everything under one step's Newton solve (system, LU, Eigen and quaternion helpers).
 // Without it, in translation units that instantiate many integrators (bench_livens_throughput)
@@ -223,8 +224,7 @@ class LivensIntegrator {
     next.r = s.r;
     next.vr = s.vr;
     if constexpr (translates) midpoint_translation(model, next.r, next.vr, t, h);
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }

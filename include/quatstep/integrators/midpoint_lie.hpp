@@ -62,8 +62,7 @@ class MidpointLie {
       next.v = s.v + h * model.translational_force(sys.t_mid) / model.mass;
       next.r = s.r + S(0.5) * h * (s.v + next.v);
     }
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }

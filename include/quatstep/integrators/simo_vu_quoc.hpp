@@ -14,6 +14,7 @@
 
 #include "quatstep/integrators/hht_parameters.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/quaternion.hpp"
 
@@ -89,8 +90,7 @@ class SimoVuQuoc {
       next.r = s.r + h * s.v + h * h * ((S(0.5) - p.beta) * s.a + p.beta * next.a);
       next.v = s.v + h * ((S(1) - p.gamma) * s.a + p.gamma * next.a);
     }
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/state_components.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/quaternion.hpp"
 
@@ -199,8 +200,7 @@ class Zupan3 {
     angular_acceleration(model, next.e, next.w, t + h, next.wd);  // consistent α for the next step
     next.local_error = rotation_vector<S>(quat_mul<S>(quat_conj(st.e), next.e)).norm();  // errata Z7
     if constexpr (Model::translates) translate(model, s, next, t, h);
-    for (int i = 0; i < State::size; ++i)
-      if (!(Eigen::numext::abs(next[i]) <= S(INFINITY))) return {Status::non_finite, out.iterations};
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
   }
