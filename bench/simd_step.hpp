@@ -136,15 +136,12 @@ LaneOutcome<W> lane_step(const Integrator& integrator, const typename Integrator
                          typename Integrator::State& s, Lanes<W> t, Lanes<W> h, Mask<W> active) {
   using L = Lanes<W>;
   using Model = typename Integrator::ModelType;
-  constexpr int n = Integrator::n, m = Integrator::m;
   const typename Integrator::Step sys(model, integrator, s, t, h);
-  Vec<L, n + m> x;
-  x.template head<n>() = s.a;  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
-  x.template tail<m>() = s.lambda;
+  Vec<L, Integrator::K> x = Integrator::unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
   LaneOutcome<W> out = lane_newton<W>(sys, x, integrator.settings.newton, active);
   typename Integrator::State next;
-  next.a = x.template head<n>();
-  next.lambda = x.template tail<m>();
+  next.a = sys.accelerations(x);
+  next.lambda = x.template tail<Integrator::m>();
   sys.kinematics(next.a, next.q, next.v);
   // HhtFamily::check: non-finite first, then |eᵀė| ≤ drift_tolerance·|ė| per quaternion block.
   Mask<W> finite = lanes_of<W>(true);

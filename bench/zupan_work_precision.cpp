@@ -52,7 +52,7 @@ Point measure(const std::string& name, const I& integrator, const Body& body, do
     typename I::State s;
     integrator.initialize(body, body.exact_kinematics(0), 0, s);
     iterations = 0;
-    body.torque_evaluations = 0;
+    *body.torque_evaluations = 0;
     for (long k = 0; k < n && !failed; ++k) {
       const NewtonOutcome o = integrator.step(body, s, k * h, h);
       failed = o.status != Status::ok;
@@ -66,7 +66,7 @@ Point measure(const std::string& name, const I& integrator, const Body& body, do
   }
   double error = failed ? NAN : 0;
   for (long k = 0; k < n && !failed; ++k) error = std::max(error, geodesic_angle(body.exact((k + 1) * h).q, q[k]));
-  return {name, h, n, error, best, double(iterations) / n, double(body.torque_evaluations) / n};
+  return {name, h, n, error, best, double(iterations) / n, double(*body.torque_evaluations) / n};
 }
 
 std::vector<Point> sweep() {

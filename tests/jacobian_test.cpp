@@ -267,10 +267,8 @@ TEST(LieGroup, RightJacobianOfSo3) {
 // ---------------------------------------------------------------- whole Newton Jacobians
 /// The Newton unknowns of a solved step, read back from the state it produced.
 template <class Model, VelocityUpdate U>
-Vec<double, Model::n + Model::m> unknowns_of(const HhtFamily<Model, U>&, const typename HhtFamily<Model, U>::State& s) {
-  Vec<double, Model::n + Model::m> x;
-  x << s.a, s.lambda;
-  return x;
+auto unknowns_of(const HhtFamily<Model, U>&, const typename HhtFamily<Model, U>::State& s) {
+  return HhtFamily<Model, U>::unknowns(s);
 }
 template <class Model>
 Vec3<double> unknowns_of(const SimoVuQuoc<Model>&, const typename SimoVuQuoc<Model>::State& s) {

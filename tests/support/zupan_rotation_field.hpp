@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "jet.hpp"
 #include "quatstep/models/heavy_top.hpp"
@@ -19,9 +20,14 @@ struct ZupanPrescribedBody : HeavyTop<double> {
   int load_case = 2;  ///< 1: ϑ = [t², 0, t/5], 2: ϑ = [t + sin t, 0, cos t]
   /// Calls of spatial_torque, through which every torque and force below passes (the jets are
   /// a large share of a step's cost; bench/zupan_work_precision.cpp reports them per step).
-  mutable long torque_evaluations = 0;
+  /// Shared by copies, so the copy an implicit step holds (held_at) counts into the same total.
+  std::shared_ptr<long> torque_evaluations = std::make_shared<long>(0);
 
   explicit ZupanPrescribedBody(int c = 2) : load_case(c) { inertia = Vec3<double>(5, 5, 1).asDiagonal(); }
+
+  /// The torque is a closed-form function of time with no profile to freeze: the body held at t
+  /// is the body itself (HeavyTop::held_at would slice it to a plain top).
+  ZupanPrescribedBody held_at(double) const { return *this; }
 
   /// ϑ(t) as jets.
   void rotation_vector_jet(double time, Jet th[3]) const {
@@ -78,7 +84,7 @@ struct ZupanPrescribedBody : HeavyTop<double> {
 
   /// M(t) = R(q) (J Ω̇ + Ω × JΩ), Zupan eq. (21).
   Vec3<double> spatial_torque(double t) const {
-    ++torque_evaluations;
+    ++*torque_evaluations;
     const Motion m = exact(t);
     return rotation_matrix(m.q) * (inertia * m.omega_dot + m.omega.cross(inertia * m.omega));
   }

@@ -28,6 +28,14 @@ struct FreeRigidBody {
   TimeProfile<S> force_profile;  ///< spatial force at the centre of mass
   RigidBodyLoads<S> loads;       ///< torques only (lever = 0)
 
+  /// This body with its time-dependent force and torques held at their values at t (see HeavyTop).
+  QS_HD FreeRigidBody held_at(S t) const {
+    FreeRigidBody m = *this;
+    m.force_profile = force_profile.held_at(t);
+    m.loads = loads.held_at(t);
+    return m;
+  }
+
   // ---------------------------------------------------------------- Lie-group interface
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
   QS_HD Mat3<S> body_torque_dphi(const Vec4<S>& e, S t) const {

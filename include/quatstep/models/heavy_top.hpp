@@ -37,6 +37,14 @@ struct HeavyTop {
     return t;
   }
 
+  /// This top with its time-dependent loads held at their values at t: what an implicit step's
+  /// Newton iterations at t_{n+1} evaluate (profiles once per step, and fewer live registers).
+  QS_HD HeavyTop held_at(S t) const {
+    HeavyTop m = *this;
+    m.loads = loads.held_at(t);
+    return m;
+  }
+
   // ---------------------------------------------------------------- Lie-group interface
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
   /// ∂τ/∂φ for the body-frame perturbation e ∘ exp((0, φ/2)): δe = ½ G(e)ᵀ δφ.

@@ -45,6 +45,13 @@ struct RigidBodyLoads {
     if (!spatial_torque.is_zero()) d += skew(to_body(e, spatial_torque(t)));
     return d;
   }
+  /// The loads with the torque profiles held at their values at t.
+  QS_HD RigidBodyLoads held_at(S t) const {
+    RigidBodyLoads l = *this;
+    l.body_torque = body_torque.held_at(t);
+    l.spatial_torque = spatial_torque.held_at(t);
+    return l;
+  }
   /// Gravitational potential of the lever's end relative to the rotation point.
   QS_HD S potential(const Vec4<S>& e) const { return -mass * gravity.dot(rotation_matrix(e) * lever); }
 };

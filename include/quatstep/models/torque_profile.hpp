@@ -22,6 +22,13 @@ struct TimeProfile {
       f += amplitude * sin(frequency * t + phase);
     return f;
   }
+  /// The profile held at its value at t (one evaluation per step for a solve at a fixed time);
+  /// it returns f(t) + 0·t, which is f(t) up to the sign of a zero.
+  QS_HD TimeProfile held_at(S t) const {
+    TimeProfile held;
+    held.constant = (*this)(t);
+    return held;
+  }
   QS_HD bool is_zero() const {
     const Vec3<S> zero = Vec3<S>::Zero();
     return constant == zero && ramp == zero && amplitude == zero;
