@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """ptxas resource usage of the batch kernels → Markdown table (bench/gpu_resources.sh).
+Usage: gpu_resources.py LOG [README DATE] — the table on stdout; with README, the stepping
+kernels' rows also go between its gpu-resources markers.
 
 Reads a build log made with QUATSTEP_CUDA_RESOURCE_USAGE=ON, keeps the kernels of
 kernels/ensemble_kernels.cuh, and adds the theoretical occupancy on an H100 (sm_90) at the block
@@ -66,13 +68,34 @@ def main(log_path):
         kernel, integrator = describe(label)
         rows.append((integrator, kernel) + kernels[name])
     rows.sort()
-    print("| integrator | kernel | registers | stack [B] | spill stores [B] | spill loads [B] | occupancy (H100) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    return rows
+
+
+def table(rows):
+    lines = ["| integrator | kernel | registers | stack [B] | spill stores [B] | spill loads [B] | occupancy (H100) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for integrator, kernel, regs, stack, stores, loads in rows:
-        print(f"| `{integrator}` | {kernel} | {regs} | {stack} | {stores} | {loads} | {occupancy(regs):.0%} |")
+        lines.append(f"| `{integrator}` | {kernel} | {regs} | {stack} | {stores} | {loads} | {occupancy(regs):.0%} |")
     spilling = sum(1 for r in rows if r[4] or r[5])
-    print(f"\n{len(rows)} kernels, {spilling} with spills.")
+    with_stack = sum(1 for r in rows if r[3])
+    lines.append(f"\n{len(rows)} kernels, {spilling} with spills, {with_stack} with a stack frame (local memory).")
+    return "\n".join(lines)
+
+
+def summarize_in(readme, rows, date):
+    """The stepping kernels' rows between the gpu-resources markers of bench/README.md."""
+    begin, end = "<!-- gpu-resources:begin -->", "<!-- gpu-resources:end -->"
+    text = open(readme, encoding="utf-8").read()
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    stepping = [r for r in rows if r[1] == "advance_bodies"]
+    body = ("The stepping kernel of each integrator (`advance_bodies`; the other kernels are in\n"
+            f"`bench/gpu_resources.md`), sm_90, fast mode, measured {date}:\n\n" + table(stepping) + "\n")
+    open(readme, "w", encoding="utf-8").write(head + begin + "\n" + body + end + tail)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    rows = main(sys.argv[1])
+    print(table(rows))
+    if len(sys.argv) > 3:
+        summarize_in(sys.argv[2], rows, sys.argv[3])
