@@ -27,10 +27,12 @@ def demangle(names):
 
 
 # The user-facing names of the class templates behind the aliases (hht.hpp, livens_*.hpp,
-# hamiltonian_*.hpp): (template, enum value) -> alias.
+# hamiltonian_*.hpp): (template, enum value) -> alias; a Livens variant other than the default
+# (livens_variant.hpp) stays as the alias's second argument.
 ALIASES = {("HhtFamily", "0"): "Hht", ("HhtFamily", "1"): "ModifiedHht",
            ("LivensIntegrator", "0"): "LivensEm", ("LivensIntegrator", "1"): "LivensMidpoint",
            ("HamiltonianQuaternion", "0"): "HamiltonianEm", ("HamiltonianQuaternion", "1"): "HamiltonianMidpoint"}
+LIVENS_VARIANTS = ["reduced", "full", "nullspace"]
 
 
 def template_argument(text, start):
@@ -47,9 +49,11 @@ def describe(demangled):
     """('advance_bodies', 'ModifiedHht<HeavyTop<double>>') from a demangled kernel name."""
     m = re.search(r"quatstep::cuda::(\w+)<", demangled)
     integrator = template_argument(demangled, m.end() - 1).replace("quatstep::", "").replace(" ", "")
-    n = re.match(r"(\w+)<(\w+<\w+>),\(\w+\)(\d)>$", integrator)
+    n = re.match(r"(\w+)<(\w+<\w+>),\(\w+\)(\d)(?:,\(LivensVariant\)(\d))?>$", integrator)
     if n and (n.group(1), n.group(3)) in ALIASES:
-        integrator = "%s<%s>" % (ALIASES[(n.group(1), n.group(3))], n.group(2))
+        variant = LIVENS_VARIANTS[int(n.group(4) or 0)]
+        integrator = "%s<%s%s>" % (ALIASES[(n.group(1), n.group(3))], n.group(2),
+                                   ",LivensVariant::" + variant if variant != "reduced" else "")
     return m.group(1), integrator
 
 

@@ -60,8 +60,8 @@ std::string heavy_top_scenario(const Case& c, index_t bodies, const char* precis
 
 /// The flops of one step of the scenario's integrator on the heavy top.
 double scenario_flops_per_step(const Scenario& sc) {
-  return with_method(sc.integrator.method, [&](auto tag) {
-    using Integrator = IntegratorFor<decltype(tag)::value, HeavyTop<Counted>>;
+  return with_integrator_class<HeavyTop<Counted>>(sc.integrator, [&](auto tag) {
+    using Integrator = typename decltype(tag)::type;
     return flops_per_step(build::make_integrator<Integrator>(sc.integrator));
   });
 }

@@ -72,12 +72,6 @@ void throughput(benchmark::State& state, Integrator integrator, Scenario scenari
   state.counters["newton_per_step"] = double(newton) / double(body_steps);
 }
 
-LivensSettings<double> variant(LivensVariant v) {
-  LivensSettings<double> s;
-  s.variant = v;
-  return s;
-}
-
 template <class Scenario>
 void register_all(const char* name, const Scenario& scenario, double h) {
   const int all = omp_get_max_threads();
@@ -89,10 +83,10 @@ void register_all(const char* name, const Scenario& scenario, double h) {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   };
-  add("REML", LivensEm<Body>(variant(LivensVariant::reduced)));
-  add("EML_full", LivensEm<Body>(variant(LivensVariant::full)));
-  add("EML_nullspace", LivensEm<Body>(variant(LivensVariant::nullspace)));
-  add("MPL", LivensMidpoint<Body>(variant(LivensVariant::reduced)));
+  add("REML", LivensEm<Body>());
+  add("EML_full", LivensEm<Body, LivensVariant::full>());
+  add("EML_nullspace", LivensEm<Body, LivensVariant::nullspace>());
+  add("MPL", LivensMidpoint<Body>());
   add("EMH", HamiltonianEm<Body>());
   add("ModifiedHHT", ModifiedHht<Body>());
 }

@@ -68,7 +68,8 @@ RigidBodyKinematics<S> make_kinematics(const BodyParameters& p) {
 }
 
 // The method-specific [integrator] keys of each settings struct (scenario.cpp lets a method have
-// only the keys its struct has); the others take only the Newton keys.
+// only the keys its struct has); the others take only the Newton keys. livens_em's variant is the
+// integrator's template parameter (with_integrator_class, methods.hpp), no setting.
 template <class S>
 void set_method_keys(const IntegratorSpec& in, HhtSettings<S>& s) {
   s.alpha = S(in.alpha);
@@ -77,10 +78,6 @@ void set_method_keys(const IntegratorSpec& in, HhtSettings<S>& s) {
 template <class S>
 void set_method_keys(const IntegratorSpec& in, SimoVuQuocSettings<S>& s) {
   s.alpha = S(in.alpha);
-}
-template <class S>
-void set_method_keys(const IntegratorSpec& in, LivensSettings<S>& s) {
-  s.variant = in.variant;
 }
 template <class Settings>
 void set_method_keys(const IntegratorSpec&, Settings&) {}
@@ -150,8 +147,8 @@ std::unique_ptr<Ensemble> adapt(const Scenario& sc, const Integrator& integrator
 
 template <template <class> class Backend, template <class> class ModelT, class S>
 std::unique_ptr<Ensemble> for_model(const Scenario& sc) {
-  return with_method(sc.integrator.method, [&](auto tag) {
-    using Integrator = IntegratorFor<decltype(tag)::value, ModelT<S>>;
+  return with_integrator_class<ModelT<S>>(sc.integrator, [&](auto tag) {
+    using Integrator = typename decltype(tag)::type;
     return adapt<Backend>(sc, make_integrator<Integrator>(sc.integrator));
   });
 }

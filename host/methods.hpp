@@ -1,6 +1,7 @@
-// The integrator class behind each [integrator] method, for a model type, and the one switch that
-// turns the runtime Method of a scenario into that compile-time choice. The parser (Newton defaults,
-// optional outputs) and the factory (construction) both read this table.
+// The integrator class behind each [integrator] method, for a model type, and the switches that
+// turn the runtime choices of a scenario (Method, and livens_em's variant) into that compile-time
+// class. The parser (Newton defaults, optional outputs) reads the table per method; the factory
+// (construction) takes the class of the whole IntegratorSpec from with_integrator_class.
 #pragma once
 
 #include <stdexcept>
@@ -19,6 +20,8 @@
 
 namespace quatstep {
 
+/// The method's class, Livens schemes in their default variant (REML): what all variants share
+/// (settings, optional outputs). with_integrator_class gives livens_em in the scenario's variant.
 template <Method M, class Model>
 struct MethodClass;
 template <class Model> struct MethodClass<Method::hht, Model> { using type = Hht<Model>; };
@@ -57,6 +60,26 @@ decltype(auto) with_method(Method m, F&& f) {
     case Method::hamiltonian_midpoint: return f(MethodTag<Method::hamiltonian_midpoint>{});
   }
   throw std::logic_error("unknown integrator method");
+}
+
+/// A type as a value: f(TypeTag<T>{}) names T as typename decltype(tag)::type.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+/// f(TypeTag<I>{}) with I the integrator class the spec runs on Model: IntegratorFor its method,
+/// livens_em with the variant as the template parameter (LivensEm<Model, variant>).
+template <class Model, class F>
+decltype(auto) with_integrator_class(const IntegratorSpec& spec, F&& f) {
+  return with_method(spec.method, [&](auto method) -> decltype(auto) {
+    if constexpr (decltype(method)::value == Method::livens_em)
+      return with_livens_variant(spec.variant, [&](auto variant) -> decltype(auto) {
+        return f(TypeTag<LivensEm<Model, decltype(variant)::value>>{});
+      });
+    else
+      return f(TypeTag<IntegratorFor<decltype(method)::value, Model>>{});
+  });
 }
 
 }  // namespace quatstep

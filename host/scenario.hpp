@@ -45,7 +45,7 @@
 //                                 # default -0.2 (HhtSettings)
 //   inertia_shift = true          # hht / modified_hht only: second-order variant, default false
 //   variant = "reml"              # livens_em only: Newton unknowns "reml" (reduced, §4.5) | "full"
-//                                 # | "nullspace" (Remark 4.11), default "reml" (LivensSettings)
+//                                 # | "nullspace" (Remark 4.11), default "reml" (LivensEm's default)
 //   newton_tolerance = 1e-12      # > 0, default the method's own settings struct (1e-12 for all)
 //   newton_max_iterations = 10    # integer in [1, 1000], default the method's own (10)
 //                                 # A key that the method does not use is an error.
@@ -104,7 +104,7 @@
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
-#include "quatstep/integrators/livens_integrator.hpp"
+#include "quatstep/integrators/livens_variant.hpp"
 
 namespace quatstep {
 
@@ -167,7 +167,8 @@ struct IntegratorSpec {
   Method method = Method::modified_hht;
   double alpha = 0;             ///< methods with MethodKeys::alpha
   bool inertia_shift = false;   ///< methods with MethodKeys::inertia_shift
-  LivensVariant variant = LivensSettings<double>{}.variant;  ///< methods with MethodKeys::variant
+  /// Methods with MethodKeys::variant. Default: REML, LivensEm's own (the default of its Variant).
+  LivensVariant variant = LivensVariant::reduced;
   double newton_tolerance = 0;
   int newton_max_iterations = 0;
 };

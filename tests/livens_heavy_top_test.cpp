@@ -19,10 +19,8 @@ using Body = HeavyTop<double>;
 const scenarios::HeavyTopPrecession problem;
 
 template <class I>
-Run<I> run(LivensVariant variant, double h, double t_end) {
-  LivensSettings<double> s;
-  s.variant = variant;
-  return Run<I>(I(s), problem.model(), problem.initial(), h, std::lround(t_end / h));
+Run<I> run(double h, double t_end) {
+  return Run<I>(I(), problem.model(), problem.initial(), h, std::lround(t_end / h));
 }
 
 // Errata K1: J₁ = J₂ = J₀¹ + m l² ≈ 4.50622e-3, J₃ = J₀³ ≈ 5.30144e-4 (eq. 113 gives J₀¹ = J₀³).
@@ -40,34 +38,39 @@ class HeavyTopVariant : public ::testing::TestWithParam<LivensVariant> {};
 // 1.1e-15 / 3.0e-15 relative, vertical momentum drift 1.4e-14 / 2.2e-15 / 3.0e-14 relative, unity
 // 4.4e-16 / 2.2e-16 / 3.3e-15; 3.9 Newton iterations per step.
 TEST_P(HeavyTopVariant, EmlConservesEnergyVerticalMomentumAndUnity) {
-  const auto r = run<LivensEm<Body>>(GetParam(), 0.01, 2.0);
-  ASSERT_EQ(r.status, Status::ok);
-  EXPECT_LE(r.relative_energy_increment(), 1e-12);
-  EXPECT_LE(r.max_momentum_drift[2] / std::abs(r.momentum0[2]), 1e-12);
-  EXPECT_LE(r.max_unity, 1e-13);
-  std::printf("variant %d: dE %.2e, dL3 %.2e, unity %.2e, %.2f iterations/step\n", int(GetParam()),
-              r.relative_energy_increment(), r.max_momentum_drift[2] / std::abs(r.momentum0[2]), r.max_unity,
-              r.iterations_per_step());
+  with_livens_variant(GetParam(), [](auto variant) {
+    const auto r = run<LivensEm<Body, decltype(variant)::value>>(0.01, 2.0);
+    ASSERT_EQ(r.status, Status::ok);
+    EXPECT_LE(r.relative_energy_increment(), 1e-12);
+    EXPECT_LE(r.max_momentum_drift[2] / std::abs(r.momentum0[2]), 1e-12);
+    EXPECT_LE(r.max_unity, 1e-13);
+    std::printf("variant %d: dE %.2e, dL3 %.2e, unity %.2e, %.2f iterations/step\n", int(variant()),
+                r.relative_energy_increment(), r.max_momentum_drift[2] / std::abs(r.momentum0[2]), r.max_unity,
+                r.iterations_per_step());
+  });
 }
 
 // Error (121) at t = 0.1 against eq. (120) for h = 0.01 … 0.000625. Measured EML: 1.39e-1, 3.43e-2,
 // 8.50e-3, 2.12e-3, 5.30e-4 (orders 2.02, 2.01, 2.00, 2.00); MPL: 6.80e-2, 1.47e-2, 3.56e-3, 8.83e-4,
 // 2.20e-4 (orders 2.21, 2.04, 2.01, 2.00); identical for the three variants.
 template <class I>
-std::vector<double> errors(LivensVariant variant) {
+std::vector<double> errors() {
   std::vector<double> e;
-  for (double h = 0.01; h > 5e-4; h /= 2) e.push_back(problem.error(run<I>(variant, h, 0.1).state.q, 0.1));
+  for (double h = 0.01; h > 5e-4; h /= 2) e.push_back(problem.error(run<I>(h, 0.1).state.q, 0.1));
   return e;
 }
 
 TEST_P(HeavyTopVariant, SecondOrderConvergenceToSteadyPrecession) {
-  for (const auto& e : {errors<LivensEm<Body>>(GetParam()), errors<LivensMidpoint<Body>>(GetParam())}) {
-    for (size_t i = 1; i < e.size(); ++i) {
-      const double order = std::log2(e[i - 1] / e[i]);
-      EXPECT_GE(order, 1.9) << "h = " << 0.01 / (1 << i);
-      std::printf("h = %.6f: error %.3e, order %.3f\n", 0.01 / (1 << i), e[i], order);
+  with_livens_variant(GetParam(), [](auto variant) {
+    constexpr LivensVariant v = decltype(variant)::value;
+    for (const auto& e : {errors<LivensEm<Body, v>>(), errors<LivensMidpoint<Body, v>>()}) {
+      for (size_t i = 1; i < e.size(); ++i) {
+        const double order = std::log2(e[i - 1] / e[i]);
+        EXPECT_GE(order, 1.9) << "h = " << 0.01 / (1 << i);
+        std::printf("h = %.6f: error %.3e, order %.3f\n", 0.01 / (1 << i), e[i], order);
+      }
     }
-  }
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, HeavyTopVariant,
@@ -75,9 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Variants, HeavyTopVariant,
 
 // Measured max |q − q_reml| over t ∈ [0, 2], h = 0.01: full 3.7e-13, nullspace 2.9e-13.
 TEST(HeavyTop, VariantsAgree) {
-  const auto reduced = run<LivensEm<Body>>(LivensVariant::reduced, 0.01, 2.0);
-  const auto full = run<LivensEm<Body>>(LivensVariant::full, 0.01, 2.0);
-  const auto nullspace = run<LivensEm<Body>>(LivensVariant::nullspace, 0.01, 2.0);
+  const auto reduced = run<LivensEm<Body>>(0.01, 2.0);
+  const auto full = run<LivensEm<Body, LivensVariant::full>>(0.01, 2.0);
+  const auto nullspace = run<LivensEm<Body, LivensVariant::nullspace>>(0.01, 2.0);
   EXPECT_LE(max_difference(reduced, full), 1e-10);
   EXPECT_LE(max_difference(reduced, nullspace), 1e-10);
   std::printf("|full − reduced| %.2e, |nullspace − reduced| %.2e\n", max_difference(reduced, full),
@@ -88,8 +91,8 @@ TEST(HeavyTop, VariantsAgree) {
 // at h = 6.25e-4: MPL 2.20e-4, EML 5.30e-4 (ratio 0.42); at h = 0.01 also MPL 6.8e-2 < EML 1.39e-1.
 TEST(HeavyTop, MidpointBelowEmlAtSmallSteps) {
   const double h = 6.25e-4;
-  const double eml = problem.error(run<LivensEm<Body>>(LivensVariant::reduced, h, 0.1).state.q, 0.1);
-  const double mpl = problem.error(run<LivensMidpoint<Body>>(LivensVariant::reduced, h, 0.1).state.q, 0.1);
+  const double eml = problem.error(run<LivensEm<Body>>(h, 0.1).state.q, 0.1);
+  const double mpl = problem.error(run<LivensMidpoint<Body>>(h, 0.1).state.q, 0.1);
   EXPECT_LT(mpl, 0.6 * eml);
   std::printf("h = %g: EML %.3e, MPL %.3e\n", h, eml, mpl);
 }
@@ -105,8 +108,8 @@ Run<I> run_hamiltonian(double h, double t_end) {
 // EMH conserves H (increments 9.4e-16 relative) and L₃ (7.8e-16); MPH does not (H increments 9.4e-11).
 TEST(HeavyTop, Figure13Ordering) {
   const double h = 6.25e-4;
-  const double mpl = problem.error(run<LivensMidpoint<Body>>(LivensVariant::reduced, h, 0.1).state.q, 0.1);
-  const double eml = problem.error(run<LivensEm<Body>>(LivensVariant::reduced, h, 0.1).state.q, 0.1);
+  const double mpl = problem.error(run<LivensMidpoint<Body>>(h, 0.1).state.q, 0.1);
+  const double eml = problem.error(run<LivensEm<Body>>(h, 0.1).state.q, 0.1);
   const auto emh_run = run_hamiltonian<HamiltonianEm<Body>>(h, 0.1);
   const auto mph_run = run_hamiltonian<HamiltonianMidpoint<Body>>(h, 0.1);
   const double emh = problem.error(emh_run.state.q, 0.1), mph = problem.error(mph_run.state.q, 0.1);

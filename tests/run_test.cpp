@@ -334,19 +334,13 @@ TEST(RunScenario, LieGroupSchemesMatchTheCore) {
   expect_run_matches_core("method = 'midpoint_lie'\nnewton_tolerance = 1e-12", MidpointLie<FreeRigidBody<double>>(s));
 }
 
-LivensSettings<double> livens_settings(LivensVariant variant) {
-  LivensSettings<double> s;
-  s.variant = variant;
-  return s;
-}
-
 TEST(RunScenario, LivensSchemesMatchTheCoreWithTheGeneralizedEnergy) {
   const std::vector<std::string> energy = {"generalized_energy"};
   expect_run_matches_core("method = 'livens_em'", LivensEm<HeavyTop<double>>(), energy);  // default reml
-  expect_run_matches_core("method = 'livens_em'\nvariant = 'full'",
-                          LivensEm<FreeRigidBody<double>>(livens_settings(LivensVariant::full)), energy);
+  expect_run_matches_core("method = 'livens_em'\nvariant = 'full'", LivensEm<FreeRigidBody<double>, LivensVariant::full>(),
+                          energy);
   expect_run_matches_core("method = 'livens_em'\nvariant = 'nullspace'",
-                          LivensEm<HeavyTop<double>>(livens_settings(LivensVariant::nullspace)), energy);
+                          LivensEm<HeavyTop<double>, LivensVariant::nullspace>(), energy);
   expect_run_matches_core("method = 'livens_em'\nvariant = 'reml'", LivensEm<FreeRigidBody<double>>(), energy);
   expect_run_matches_core("method = 'livens_midpoint'", LivensMidpoint<HeavyTop<double>>(), energy);
   expect_run_matches_core("method = 'livens_midpoint'", LivensMidpoint<FreeRigidBody<double>>(), energy);

@@ -10,6 +10,7 @@
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
 #include "quatstep/integrators/hamiltonian_quaternion.hpp"
 #include "quatstep/integrators/hht.hpp"
+#include "quatstep/integrators/livens_integrator.hpp"
 #include "quatstep/integrators/simo_vu_quoc.hpp"
 #include "quatstep/integrators/zupan3.hpp"
 #include "scenario.hpp"

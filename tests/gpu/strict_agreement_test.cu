@@ -68,12 +68,11 @@ void expect_identical_runs(const Scenario& sc) {
   EXPECT_TRUE(same_bits(cpu.newton_iterations(), gpu.newton_iterations(), "newton_iterations"));
 }
 
+/// f(TypeTag<I>{}) with I the class the factory builds for the spec on the model (the Livens variant included).
 template <class F>
-void with_integrator(Method method, ModelKind model, F&& f) {
-  with_method(method, [&](auto tag) {
-    if (model == ModelKind::heavy_top) f(static_cast<IntegratorFor<decltype(tag)::value, HeavyTop<double>>*>(nullptr));
-    else f(static_cast<IntegratorFor<decltype(tag)::value, FreeRigidBody<double>>*>(nullptr));
-  });
+void with_integrator(const IntegratorSpec& spec, ModelKind model, F&& f) {
+  if (model == ModelKind::heavy_top) with_integrator_class<HeavyTop<double>>(spec, f);
+  else with_integrator_class<FreeRigidBody<double>>(spec, f);
 }
 
 class StrictAgreement : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, ModelKind>> {};
@@ -82,8 +81,7 @@ TEST_P(StrictAgreement, RandomEnsembleIsBitwiseIdenticalOnCpuAndGpu) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const auto [integrator, model] = GetParam();
   const Scenario sc = parse_scenario(testing::random_ensemble_toml(integrator, model, 300, 1000, 100), "random.toml");
-  with_integrator(integrator.method, model,
-                  [&](auto* tag) { expect_identical_runs<std::remove_pointer_t<decltype(tag)>>(sc); });
+  with_integrator(sc.integrator, model, [&](auto tag) { expect_identical_runs<typename decltype(tag)::type>(sc); });
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryIntegrator, StrictAgreement,

@@ -1,11 +1,11 @@
 // The Livens-principle one-step schemes of Kinon & Betsch 2024, one class for both rules and all
 // three sizes of the Newton system:
-//   LivensEm<Model>       (EML)  eqs. (72a)–(72d) / (86a)–(86d) with the discrete derivatives (87)–(88)
-//   LivensMidpoint<Model> (MPL)  eq. (132)
-// LivensSettings::variant picks the unknowns (livens_system.hpp): reduced (REML, §4.5, default; for
-// rigid bodies with λ eliminated, livens_rigid_body.hpp),
-// full (eqs. 72a–d) or nullspace (Remark 4.11, rigid bodies only); all give the same trajectory to
-// the Newton tolerance.
+//   LivensEm<Model, Variant>       (EML)  eqs. (72a)–(72d) / (86a)–(86d) with the discrete derivatives (87)–(88)
+//   LivensMidpoint<Model, Variant> (MPL)  eq. (132)
+// The template parameter Variant picks the unknowns (livens_variant.hpp, livens_system.hpp): reduced
+// (REML, §4.5, default; for rigid bodies with λ eliminated, livens_rigid_body.hpp), full
+// (eqs. 72a–d) or nullspace (Remark 4.11, rigid bodies only); all give the same trajectory to the
+// Newton tolerance. A compile-time choice, so that each GPU kernel holds only the system it solves.
 //
 // Rigid-body models (HeavyTop, FreeRigidBody): q ∈ R⁴ the Euler parameters, the mass matrix the
 // singular M̃₄(q) = 4G(q)ᵀJ₀G(q) (eq. 46), gravity as a potential, the centre of mass of a free body
@@ -17,6 +17,7 @@
 
 #include "quatstep/integrators/livens_generic.hpp"
 #include "quatstep/integrators/livens_rigid_body.hpp"
+#include "quatstep/integrators/livens_variant.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
@@ -33,11 +34,8 @@
 
 namespace quatstep {
 
-enum class LivensVariant { reduced, full, nullspace };
-
 template <class S>
 struct LivensSettings {
-  LivensVariant variant = LivensVariant::reduced;  ///< Newton unknowns (q¹, λ). Default: reduced (REML).
   /// Rigid bodies: after each step remove the components of v¹ and p¹ along q¹ where that leaves
   /// E, L, Ω and g unchanged to round-off (see the note at LivensIntegrator::step). Default: true.
   bool project_normal_components = true;
@@ -97,8 +95,14 @@ struct Problem<Model, Rule, false> {
 
 }  // namespace livens
 
-template <class Model, LivensRule Rule>
+/// Whether LivensIntegrator<Model, ·, V> exists: the null-space form needs a single unit quaternion.
+template <class Model, LivensVariant V>
+inline constexpr bool livens_variant_applies = V != LivensVariant::nullspace || is_rigid_body_model<Model>::value;
+
+template <class Model, LivensRule Rule, LivensVariant Variant = LivensVariant::reduced>
 class LivensIntegrator {
+  static_assert(livens_variant_applies<Model, Variant>, "the null-space form (Remark 4.11) is for rigid bodies only");
+
  public:
   using ModelType = Model;
   using Scalar = typename Model::Scalar;
@@ -150,7 +154,6 @@ class LivensIntegrator {
 
   /// Any model: from coordinates and velocities, p⁰ = M(q⁰)v⁰.
   QS_HD Status initialize(const Model& model, const VecN& q, const VecN& v, State& s) const {
-    if (settings.variant == LivensVariant::nullspace && !rigid_body) return Status::invalid_input;
     s.q = q;
     s.v = v;
     s.p = Problem::momentum(model, q, v);
@@ -203,17 +206,11 @@ class LivensIntegrator {
     const Discretization d = discretization(model, s, t, h);
     const VecN guess = Problem::predictor(d);
     livens::EndPoint<S, n, m> e;
-    NewtonOutcome out{Status::invalid_input, 0};
-    switch (settings.variant) {
-      case LivensVariant::reduced:
-        if constexpr (rigid_body) out = solve<EliminatedStep>(d, guess, s.lambda, e);
-        else out = solve<Step>(d, guess, s.lambda, e);
-        break;
-      case LivensVariant::full: out = solve<FullStep>(d, guess, s.lambda, e); break;
-      case LivensVariant::nullspace:
-        if constexpr (rigid_body) out = solve<NullSpaceStep>(d, guess, s.lambda, e);
-        break;
-    }
+    NewtonOutcome out;
+    if constexpr (Variant == LivensVariant::full) out = solve<FullStep>(d, guess, s.lambda, e);
+    else if constexpr (Variant == LivensVariant::nullspace) out = solve<NullSpaceStep>(d, guess, s.lambda, e);
+    else if constexpr (rigid_body) out = solve<EliminatedStep>(d, guess, s.lambda, e);
+    else out = solve<Step>(d, guess, s.lambda, e);
     if (out.status != Status::ok) return out;
     State next;
     next.q = e.q;

@@ -6,7 +6,7 @@
 
 namespace quatstep {
 
-template <class Model>
-using LivensMidpoint = LivensIntegrator<Model, LivensRule::midpoint>;
+template <class Model, LivensVariant Variant = LivensVariant::reduced>
+using LivensMidpoint = LivensIntegrator<Model, LivensRule::midpoint, Variant>;
 
 }  // namespace quatstep
