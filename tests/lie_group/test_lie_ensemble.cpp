@@ -12,30 +12,12 @@
 #include "quatstep/integrators/zupan3.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
 #include "quatstep/models/heavy_top.hpp"
+#include "free_body_motion.hpp"
 
 using namespace quatstep;
+using namespace quatstep::testing;
 
 namespace {
-
-FreeRigidBody<double> shaken_body(int i) {
-  FreeRigidBody<double> b;
-  b.inertia = Vec3<double>(1.0 + 0.1 * i, 2.0, 3.0).asDiagonal();
-  b.mass = 2.0;
-  b.gravity = Vec3<double>(0, 0, -9.81);
-  b.force_profile.amplitude = Vec3<double>(3.0, -1.0, 0.5);
-  b.force_profile.frequency = 2.0;
-  b.loads.body_torque.amplitude = Vec3<double>(0.2, 0.1, -0.3);
-  b.loads.body_torque.frequency = 1.5;
-  return b;
-}
-RigidBodyKinematics<double> start(int i) {
-  RigidBodyKinematics<double> k;
-  k.quaternion = quat_from_rotation_vector<double>(Vec3<double>(0.1 * i, 0.2, -0.3));
-  k.omega_body = Vec3<double>(1.0, -0.5 * i, 2.0);
-  k.position = Vec3<double>(0.5, 0, 1);
-  k.velocity = Vec3<double>(1, 2, 0.5 * i);
-  return k;
-}
 
 /// Same bits from CpuEnsemble (4 bodies, 200 steps, samples every 50) as from a direct loop.
 template <class I>
@@ -44,7 +26,7 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
   const double h = 0.01;
   std::vector<FreeRigidBody<double>> models;
   std::vector<RigidBodyKinematics<double>> initial;
-  for (int i = 0; i < n; ++i) models.push_back(shaken_body(i)), initial.push_back(start(i));
+  for (int i = 0; i < n; ++i) models.push_back(shaken_body(i)), initial.push_back(shaken_body_start(i));
   CpuEnsemble<I> ens(integrator, models, 0.0, h);
   std::vector<double> buf((steps / stride + 1) * channel::count * n);
   const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride};
@@ -65,29 +47,6 @@ TEST(LieEnsemble, CpuEnsembleGivesTheBitsOfADirectLoop) {
   expect_ensemble_matches_direct_loop(Zupan3<FreeRigidBody<double>>());
   expect_ensemble_matches_direct_loop(ExplicitNewmarkLie<FreeRigidBody<double>>());
   expect_ensemble_matches_direct_loop(MidpointLie<FreeRigidBody<double>>());
-}
-
-/// Position error at T = 3 against r(t) = r₀ + v₀t + gt²/2 + A/(mω)(t − sin(ωt)/ω).
-template <class I>
-double position_error(const I& integrator, double h, bool with_shaking = true) {
-  auto b = shaken_body(1);
-  if (!with_shaking) b.force_profile.amplitude.setZero();
-  const auto k0 = start(1);
-  typename I::State s;
-  EXPECT_EQ(integrator.initialize(b, k0, 0, s), Status::ok);
-  const double T = 3;
-  const long n = std::lround(T / h);
-  for (long k = 0; k < n; ++k) EXPECT_EQ(integrator.step(b, s, k * h, h).status, Status::ok);
-  const double w = b.force_profile.frequency;
-  const Vec3<double> r = k0.position + k0.velocity * T + 0.5 * b.gravity * T * T +
-                         b.force_profile.amplitude / (b.mass * w) * (T - std::sin(w * T) / w);
-  return (integrator.kinematics(b, s).position - r).norm();
-}
-
-/// Zupan3's slope approaches 3 from below (2.73, 2.88, 2.94 for h = 0.04 → 0.005), so h = 0.005 → 0.0025.
-template <class I>
-double translation_order(const I& integrator) {
-  return std::log2(position_error(integrator, 0.005) / position_error(integrator, 0.0025));
 }
 
 TEST(LieEnsemble, FreeBodyTranslationOrders) {
