@@ -73,22 +73,24 @@ class HhtFamily {
     quatstep::validate(settings.newton);
   }
 
-  /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇.
+  /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇; a free body's
+  /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU.
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     model.dae_from_kinematics(k, s.q, s.v);
-    constexpr int KF = n + m;
-    Eigen::Matrix<S, KF, KF> A = Eigen::Matrix<S, KF, KF>::Zero();
-    Vec<S, KF> b;
+    Eigen::Matrix<S, K, K> A = Eigen::Matrix<S, K, K>::Zero();
+    Vec<S, K> b;
     const MatMN Cq = model.constraint_jacobian(s.q);
-    A.template topLeftCorner<n, n>() = model.mass_matrix(s.q, s.q);
-    A.template topRightCorner<n, m>() = Cq.transpose();
-    A.template bottomLeftCorner<m, n>() = Cq;
-    b.template head<n>() = model.force(s.q, s.v, t);
+    const VecN Q = model.force(s.q, s.v, t);
+    A.template topLeftCorner<nr, nr>() = model.mass_matrix(s.q, s.q).template bottomRightCorner<nr, nr>();
+    A.template topRightCorner<nr, m>() = Cq.template rightCols<nr>().transpose();
+    A.template bottomLeftCorner<m, nr>() = Cq.template rightCols<nr>();
+    b.template head<nr>() = Q.template tail<nr>();
     b.template tail<m>() = model.constraint_acceleration_rhs(s.q, s.v);
-    const Lu<S, KF> lu(A);
+    const Lu<S, K> lu(A);
     if (lu.singular) return Status::singular_jacobian;
-    const Vec<S, KF> x = lu.solve(b);
-    s.a = x.template head<n>();
+    const Vec<S, K> x = lu.solve(b);
+    if constexpr (nt > 0) s.a.template head<nt>() = Q.template head<nt>() / model.mass;
+    s.a.template tail<nr>() = x.template head<nr>();
     s.lambda = x.template tail<m>();
     return Status::ok;
   }
