@@ -73,7 +73,8 @@ class HhtFamily {
     quatstep::validate(settings.newton);
   }
 
-  /// Consistent initial state: q̈₀, λ₀ from M q̈ + C_qᵀλ = Q, C_q q̈ = −(C_q q̇)_q q̇; a free body's
+  /// Consistent initial state: q̈₀, λ₀ from Sherif eq. (57), M q̈ + C_qᵀλ = Q, and eq. (58)
+  /// differentiated twice, C_q q̈ = −(C_q q̇)_q q̇; a free body's
   /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU.
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     model.dae_from_kinematics(k, s.q, s.v);
