@@ -33,8 +33,18 @@
 #ifndef EIGEN_DONT_VECTORIZE
 #define EIGEN_DONT_VECTORIZE
 #endif
+// One memory layout in g++ and nvcc objects: without vectorisation g++ drops Eigen's static
+// alignment while nvcc keeps 16 bytes for Vector4d, so RigidBodyKinematics<double> was 104 bytes in
+// one and 112 in the other, and inline functions the linker shares between them corrupted the heap
+// (found on the first H100 run). No static alignment anywhere: no SIMD uses it here.
+#ifndef EIGEN_MAX_STATIC_ALIGN_BYTES
+#define EIGEN_MAX_STATIC_ALIGN_BYTES 0
+#endif
 #include <Eigen/Core>
 #include <Eigen/Geometry>  // cross products
+
+static_assert(alignof(Eigen::Matrix<double, 4, 1>) == alignof(double),
+              "Eigen's static alignment must be off in every object (config.hpp): g++ and nvcc disagree on it");
 
 namespace quatstep {
 
