@@ -5,6 +5,7 @@
 // stores its state once; the window is then copied to the caller's host SampleView.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "device_array.cuh"
@@ -49,7 +50,7 @@ class CudaEnsemble {
     }
     status_.upload(status_host_);
     const DeviceArray<RigidBodyKinematics<S>> d_initial(initial);
-    const Window window(out);
+    const Window window(out, 0, 0);
     if (n_) {
       initialize_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(), record(),
                                                         t0_, window.device_view);
@@ -61,7 +62,7 @@ class CudaEnsemble {
 
   /// Advance every body by `steps` steps in one launch; a failed body stops, the others go on.
   void advance(index_t steps, const SampleView<S>& out) {
-    const Window window(out);
+    const Window window(out, steps_done_ + 1, steps_done_ + steps);
     if (n_ && steps > 0) {
       advance_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(), t0_, h_, steps_done_,
                                                      steps, window.device_view);
@@ -80,16 +81,27 @@ class CudaEnsemble {
     for (int c = 0; c < State::size; ++c) s[c] = state_.at(c * n_ + i);
     return s;
   }
+  /// Body i's orientation and rates from its state (as CpuEnsemble::kinematics).
+  RigidBodyKinematics<S> kinematics(index_t i) const { return integrator_.kinematics(models_host_[i], state(i)); }
 
  private:
-  /// The device side of a host sample window: a device buffer of the same shape, or none.
+  /// The device side of a host sample window for one launch that takes steps [first, last]: a
+  /// device buffer of the samples of the window that fall in those steps alone (those the launch
+  /// writes), copied back into their place in the host window, which keeps every other sample — as
+  /// CpuEnsemble writes in place. Copying the whole window back overwrote the samples of earlier
+  /// launches with the new buffer's contents (found on the first H100 run).
   struct Window {
-    explicit Window(const SampleView<S>& host)
-        : host_view(host), buffer(static_cast<std::size_t>(host.samples * channel::count * host.bodies)) {
-      device_view = host;
-      device_view.data = buffer.data();
+    Window(const SampleView<S>& host, index_t first, index_t last)
+        : host_view(host),
+          begin(std::max(host.first_sample, (first + host.stride - 1) / host.stride)),
+          end(std::max(begin, std::min(host.first_sample + host.samples, last / host.stride + 1))),
+          buffer(static_cast<std::size_t>((end - begin) * channel::count * host.bodies)) {
+      device_view = SampleView<S>{buffer.data(), host.bodies, begin, end - begin, host.stride};
     }
+    /// Where sample `begin` lies in the host window.
+    S* host_data() const { return host_view.data + (begin - host_view.first_sample) * channel::count * host_view.bodies; }
     SampleView<S> host_view, device_view;
+    index_t begin, end;  ///< samples [begin, end) of the run
     DeviceArray<S> buffer;
   };
 
@@ -99,7 +111,7 @@ class CudaEnsemble {
   /// Waits for the launch, then copies the sample window and the per-body records to the host.
   void finish(const Window& w) {
     check(cudaDeviceSynchronize(), "kernel execution");
-    if (w.buffer.size()) w.buffer.download(w.host_view.data, w.buffer.size());
+    if (w.buffer.size()) w.buffer.download(w.host_data(), w.buffer.size());
     status_.download(status_host_);
     iterations_.download(iterations_host_);
     failed_step_.download(failed_step_host_);
