@@ -146,7 +146,10 @@ class HamiltonianQuaternion {
   QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
     RigidBodyKinematics<S> k;
     k.quaternion = s.q;
-    k.omega_body = S(0.5) * s.q.squaredNorm() * model.inertia.inverse() * (G(s.q) * s.p);
+    // J⁻¹ evaluated on its own: nvcc compiled `scalar * J.inverse()` (Eigen's lazy Inverse inside a
+    // scalar product) to a trap in device code (found on the first H100 run).
+    const Mat3<S> inertia_inverse = model.inertia.inverse();
+    k.omega_body = (S(0.5) * s.q.squaredNorm() * inertia_inverse) * (G(s.q) * s.p);
     k.position = s.r;
     k.velocity = s.vr;
     return k;
@@ -156,7 +159,8 @@ class HamiltonianQuaternion {
   QS_HD S generalized_energy(const Model& model, const State& s) const {
     const Vec4<S> t = hamiltonian::invariant(s.q, s.p);
     const Vec3<S> tv = t.template tail<3>();
-    S e = S(0.125) * (t[0] * t[0] * S(2) / model.inertia.trace() + tv.dot(model.inertia.inverse() * tv)) +
+    const Mat3<S> inertia_inverse = model.inertia.inverse();
+    S e = S(0.125) * (t[0] * t[0] * S(2) / model.inertia.trace() + tv.dot(inertia_inverse * tv)) +
           model.loads.potential(s.q);
     if constexpr (translates) e += translational_energy(model, s.r, s.vr);
     return e;
