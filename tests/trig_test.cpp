@@ -1,14 +1,17 @@
-// The portable sin/cos of include/quatstep/math/trig.hpp against long double sinl/cosl (x87, 64-bit
-// significand: its own error is ~2^-63 relative, < 0.001 ulp of a double). Errors in ulps of the
-// exact result in the tested precision.
+// The portable sin/cos of include/quatstep/math/trig.hpp and atan2 of math/angle.hpp against long
+// double sinl/cosl/atan2l (x87, 64-bit significand: its own error is ~2^-63 relative, < 0.001 ulp of
+// a double). Errors in ulps of the exact result in the tested precision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "quatstep/math/angle.hpp"
 #include "quatstep/math/trig.hpp"
 
 namespace quatstep {
@@ -185,6 +188,41 @@ void check_sincos_bits() {
 TEST(PortableTrig, SincosGivesTheSameBitsAsSinAndCos) {
   check_sincos_bits<double>();
   check_sincos_bits<float>();
+}
+
+/// Largest error of math::angle(s, c) in ulps of atan2l: s ∈ [0, 1], c ∈ [−1, 1] (quaternion
+/// components) and small angles s ∈ [1e-20, 1] near c = ±1.
+template <class S>
+double worst_angle_error_in_ulps() {
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> u(-1, 1), decade(-20, 0);
+  double worst = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const S c = S(u(gen)), s = S(std::abs(u(gen))), tiny = S(std::pow(10.0, decade(gen)));
+    for (const auto& [y, x] : {std::pair{s, c}, std::pair{tiny, S(1)}, std::pair{tiny, S(-1)}}) {
+      const L exact = std::atan2(L(y), L(x));
+      worst = std::max(worst, double(std::abs(L(math::angle(y, x)) - exact) / ulp_of<S>(exact)));
+    }
+  }
+  return worst;
+}
+
+// Measured: double 5.89 ulp, float 5.42 ulp (2026-11-24).
+TEST(PortableAngle, Atan2WithinSixUlpInDoubleAndFloat) {
+  const double d = worst_angle_error_in_ulps<double>(), f = worst_angle_error_in_ulps<float>();
+  std::printf("math::angle against atan2l: max error double %.2f ulp, float %.2f ulp\n", d, f);
+  EXPECT_LE(d, 6.5);
+  EXPECT_LE(f, 6.5);
+}
+
+TEST(PortableAngle, EndPointsAndNan) {
+  EXPECT_EQ(math::angle(0.0, 1.0), 0.0);
+  EXPECT_EQ(math::angle(0.0, 0.0), 0.0);
+  EXPECT_EQ(math::angle(0.0, -1.0), 3.14159265358979323846);  // π rounded to double
+  EXPECT_NEAR(math::angle(1.0, 0.0), 1.57079632679489661923, 4.5e-16);
+  EXPECT_EQ(math::angle(0.0f, -1.0f), 3.14159265358979323846f);
+  EXPECT_TRUE(std::isnan(math::angle(std::nan(""), 1.0)));
+  EXPECT_TRUE(std::isnan(math::angle(1.0, std::nan(""))));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/angle.hpp"
 #include "quatstep/math/trig.hpp"
 
 namespace quatstep {
@@ -199,17 +200,15 @@ QS_HD Vec4<S> stored_orientation(const Vec4<S>& e) {
   return e;
 }
 
-/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π]. Uses the library atan2, whose
-/// last bits may differ between glibc and CUDA, above |vec q| = 1e-4. No integrator's dynamics uses
-/// it; Zupan3 stores the norm of one as its local error estimate (an output), whose angle is below
-/// 2e-4 rad, where the series without atan2 is taken, unless the step is very coarse.
+/// log of a unit quaternion: v with q = exp((0, v)), |v| ∈ [0, π]. The angle is the project's own
+/// portable atan2 (math/angle.hpp), so CPU and GPU agree bit for bit: the null-space Livens step
+/// takes its Newton guess from this, and Zupan3 its local error estimate.
 template <class S>
 QS_HD Vec3<S> quat_log(const Vec4<S>& q) {
-  using std::atan2;
   using std::sqrt;
   const Vec3<S> u(q[1], q[2], q[3]);
   const S s = sqrt(u.squaredNorm());
-  const S a = atan2(s, q[0]);  // ∈ [0, π]
+  const S a = math::angle(s, q[0]);  // ∈ [0, π]
   // a / sin(a) with s = sin(a)·|q|; near zero angle use the series of a/sin a.
   S k;
   if (s < S(1e-4) && q[0] > S(0)) {
