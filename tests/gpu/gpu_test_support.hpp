@@ -32,4 +32,16 @@ template <class T>
                                        << first;
 }
 
+/// For a sample buffer ([sample][channel][body]): how many elements differ in each channel.
+inline std::string differing_channels(const std::vector<double>& a, const std::vector<double>& b, std::size_t bodies,
+                                      int channels) {
+  std::vector<std::size_t> count(channels, 0);
+  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k)
+    if (std::memcmp(&a[k], &b[k], sizeof(double)) != 0) ++count[(k / bodies) % channels];
+  std::string out = "differing elements per channel:";
+  for (int c = 0; c < channels; ++c)
+    if (count[c]) out += " " + std::to_string(c) + ":" + std::to_string(count[c]);
+  return out;
+}
+
 }  // namespace quatstep::testing

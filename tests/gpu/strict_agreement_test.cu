@@ -61,7 +61,7 @@ void expect_identical_runs(const Scenario& sc) {
       cpu_state.push_back(cpu.state(i)[c]);
       gpu_state.push_back(gpu.state(i)[c]);
     }
-  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples"));
+  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples")) << testing::differing_channels(cpu_out, gpu_out, n, channel::count);
   EXPECT_TRUE(same_bits(cpu_state, gpu_state, "final states"));
   EXPECT_TRUE(same_bits(cpu.status(), gpu.status(), "status"));
   EXPECT_TRUE(same_bits(cpu.failed_step(), gpu.failed_step(), "failed_step"));
