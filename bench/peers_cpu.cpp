@@ -4,21 +4,15 @@
 //   ensemble: free_rotation_ensemble.hpp, seed 1, 512 torque-free bodies, J ∈ [1, 3], |ω| ≤ 20 rad/s;
 //   run: t ∈ [0, 1] in `steps` steps (h = 1/steps), 10 timed chunks, all OpenMP threads;
 //   counters (measure.hpp): body_steps/s, body_steps/cpu_s, h, err_q, err_w, drift_E, drift_L.
-// Settings: defaults everywhere (Newton tolerance 1e-10, 1e-12 for LivensEm; α = −0.2 for the HHT
-// family and Simo–Vu-Quoc); ModifiedHht with the inertia shift (second order).
+// quatstep's integrators and their settings: peers/quatstep_methods.hpp.
 //   bench_peers_cpu --benchmark_format=json > peers_cpu.json; bench/peers_table.py peers_cpu.json
 #include <chrono>
 
 #include "peers/cpu_runners.hpp"
 #include "peers/measure.hpp"
 #include "peers/odeint_rk4.hpp"
+#include "peers/quatstep_methods.hpp"
 #include "peers/semi_implicit_euler_step.hpp"
-#include "quatstep/integrators/explicit_newmark_lie.hpp"
-#include "quatstep/integrators/hht.hpp"
-#include "quatstep/integrators/livens_em.hpp"
-#include "quatstep/integrators/midpoint_lie.hpp"
-#include "quatstep/integrators/simo_vu_quoc.hpp"
-#include "quatstep/integrators/zupan3.hpp"
 #include "throughput.hpp"
 
 using namespace quatstep;
@@ -26,7 +20,6 @@ using namespace quatstep::peers;
 
 namespace {
 
-using Body = FreeRigidBody<double>;
 constexpr index_t bodies = 512;
 constexpr double t_end = 1.0;
 constexpr int checkpoints = 10;
@@ -58,7 +51,7 @@ double step_size(const benchmark::State& state) { return t_end / double(state.ra
 
 template <class Integrator>
 void quatstep_method(benchmark::State& state, Integrator integrator) {
-  QuatstepRunner<Integrator> runner(integrator, spec, bodies, step_size(state));
+  CpuQuatstepRunner<Integrator> runner(integrator, spec, bodies, step_size(state));
   run(state, runner);
 }
 
@@ -73,12 +66,6 @@ void odeint_rk4(benchmark::State& state) {
   run(state, runner);
 }
 
-HhtSettings<double> second_order_hht() {
-  HhtSettings<double> s;
-  s.inertia_shift = true;
-  return s;
-}
-
 void sweep(benchmark::internal::Benchmark* b, std::initializer_list<int> steps) {
   b->ArgName("steps")->UseManualTime()->Unit(benchmark::kMillisecond);
   for (int s : steps) b->Arg(s);
@@ -87,14 +74,9 @@ const std::initializer_list<int> steps_2x = {100, 200, 400, 800, 1600, 3200};
 const std::initializer_list<int> steps_4x = {100, 400, 1600, 6400, 25600, 102400};
 
 const int registered = [] {
-  sweep(benchmark::RegisterBenchmark("ModifiedHht+shift", quatstep_method<ModifiedHht<Body>>,
-                                     ModifiedHht<Body>(second_order_hht())), steps_2x);
-  sweep(benchmark::RegisterBenchmark("SimoVuQuoc", quatstep_method<SimoVuQuoc<Body>>, SimoVuQuoc<Body>()), steps_2x);
-  sweep(benchmark::RegisterBenchmark("Zupan3", quatstep_method<Zupan3<Body>>, Zupan3<Body>()), steps_2x);
-  sweep(benchmark::RegisterBenchmark("ExplicitNewmarkLie", quatstep_method<ExplicitNewmarkLie<Body>>,
-                                     ExplicitNewmarkLie<Body>()), steps_2x);
-  sweep(benchmark::RegisterBenchmark("LivensEm", quatstep_method<LivensEm<Body>>, LivensEm<Body>()), steps_2x);
-  sweep(benchmark::RegisterBenchmark("MidpointLie", quatstep_method<MidpointLie<Body>>, MidpointLie<Body>()), steps_2x);
+  for_each_quatstep_method([](const char* name, auto integrator) {
+    sweep(benchmark::RegisterBenchmark(name, quatstep_method<decltype(integrator)>, integrator), steps_2x);
+  });
   sweep(benchmark::RegisterBenchmark("peer:odeint_rk4_thrust_omp", odeint_rk4), steps_2x);
   sweep(benchmark::RegisterBenchmark("peer:rk4_registers", peer_loop<Rk4Step, double>), steps_2x);
   sweep(benchmark::RegisterBenchmark("peer:semi_implicit_euler_f32", peer_loop<SemiImplicitEulerStep, float>), steps_4x);

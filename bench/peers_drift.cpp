@@ -10,20 +10,14 @@
 
 #include "peers/accuracy.hpp"
 #include "peers/cpu_runners.hpp"
+#include "peers/quatstep_methods.hpp"
 #include "peers/semi_implicit_euler_step.hpp"
-#include "quatstep/integrators/explicit_newmark_lie.hpp"
-#include "quatstep/integrators/hht.hpp"
-#include "quatstep/integrators/livens_em.hpp"
-#include "quatstep/integrators/midpoint_lie.hpp"
-#include "quatstep/integrators/simo_vu_quoc.hpp"
-#include "quatstep/integrators/zupan3.hpp"
 
 using namespace quatstep;
 using namespace quatstep::peers;
 
 namespace {
 
-using Body = FreeRigidBody<double>;
 constexpr index_t bodies = 8;
 constexpr double h = 0.01;
 constexpr index_t total_steps = 1000000;
@@ -53,23 +47,13 @@ void long_run(const char* method, Runner runner) {
   std::fflush(stdout);
 }
 
-template <class Integrator>
-QuatstepRunner<Integrator> quatstep_runner(const Integrator& integrator) {
-  return QuatstepRunner<Integrator>(integrator, spec, bodies, h);
-}
-
 }  // namespace
 
 int main() {
-  HhtSettings<double> second_order;
-  second_order.inertia_shift = true;
   std::printf("method,steps,t,energy_drift,momentum_drift\n");
-  long_run("ModifiedHht+shift", quatstep_runner(ModifiedHht<Body>(second_order)));
-  long_run("SimoVuQuoc", quatstep_runner(SimoVuQuoc<Body>()));
-  long_run("Zupan3", quatstep_runner(Zupan3<Body>()));
-  long_run("ExplicitNewmarkLie", quatstep_runner(ExplicitNewmarkLie<Body>()));
-  long_run("LivensEm", quatstep_runner(LivensEm<Body>()));
-  long_run("MidpointLie", quatstep_runner(MidpointLie<Body>()));
+  for_each_quatstep_method([](const char* name, auto integrator) {
+    long_run(name, CpuQuatstepRunner<decltype(integrator)>(integrator, spec, bodies, h));
+  });
   long_run("peer:rk4_registers", CpuPeerLoop<Rk4Step, double>(spec, bodies, h));
   long_run("peer:semi_implicit_euler_f32", CpuPeerLoop<SemiImplicitEulerStep, float>(spec, bodies, h));
   return 0;

@@ -1,13 +1,17 @@
-// Peers on the GPU: the three peer baselines (bench/peers/) on N = 1e3 … 1e7 bodies of the same
-// ensemble as bench_peers_cpu (free_rotation_ensemble.hpp, seed 1, torque-free), t ∈ [0, 1] in 1000
-// steps (h = 1e-3), 10 timed chunks. Time per chunk from cudaEvents around the stepping
+// Peers on the GPU, in the same run and on the same ensemble as bench_peers_cpu
+// (free_rotation_ensemble.hpp, seed 1, torque-free): quatstep's integrators through
+// cuda::CudaEnsemble, the production path (peers/quatstep_methods.hpp; each advance is one launch and
+// includes the copy of the per-body records to the host), and the three peer baselines
+// (bench/peers/), t ∈ [0, 1], 10 timed chunks, time per chunk from cudaEvents around the stepping
 // (UseManualTime); accuracy (measure.hpp) on 64 bodies spread over the ensemble, against the CPU
-// reference of those bodies. Benchmarks only (BENCHMARK registration, no main): the object library
-// quatstep_bench_peers_gpu is linked into bench_gpu.
-//   gpu_peer_rk4_registers         one thread per body, rk4_step.hpp in registers, double
-//   gpu_peer_semi_implicit_euler   one thread per body, semi_implicit_euler_step.hpp, float
-//   gpu_peer_odeint_rk4            odeint_rk4.hpp with thrust::device_vector (CUDA backend), double
-// Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
+// reference of those bodies. Two sweeps, run names peers/<method>/bodies:N/steps:S:
+//   throughput: N = 1e3 … 1e7 at 1000 steps (h = 1e-3);
+//   work–precision: N = 1e6 at 100 … 3200 steps (the float Euler 100 … 102400), error against time.
+// Peers: peer:rk4_registers (one thread per body, rk4_step.hpp in registers, double),
+// peer:semi_implicit_euler_f32 (one thread per body, semi_implicit_euler_step.hpp, float),
+// peer:odeint_rk4_thrust_cuda (odeint_rk4.hpp with thrust::device_vector, CUDA backend, double).
+// Benchmarks only (registration, no main): the object library quatstep_bench_peers_gpu is linked
+// into bench_gpu. Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
 #include <cuda_runtime.h>
 
 #include <map>
@@ -16,8 +20,11 @@
 
 #include <thrust/execution_policy.h>
 
+#include "kernels/cuda_ensemble.cuh"
 #include "peers/measure.hpp"
 #include "peers/odeint_rk4.hpp"
+#include "peers/quatstep_methods.hpp"
+#include "peers/quatstep_runner.hpp"
 #include "peers/semi_implicit_euler_step.hpp"
 
 namespace {
@@ -26,7 +33,6 @@ using namespace quatstep;
 using namespace quatstep::peers;
 
 constexpr double t_end = 1.0;
-constexpr index_t steps = 1000;
 constexpr int checkpoints = 10;
 constexpr index_t checked_bodies = 64;
 const FreeRotationSpec spec{};
@@ -106,33 +112,54 @@ class GpuPeerLoop {
   thrust::device_vector<S> initial_, params_, x_;
 };
 
-template <class Runner>
-void gpu_peer(benchmark::State& state) {
+/// One benchmark on the runner that make(bodies, h) returns.
+template <class Make>
+void gpu_run(benchmark::State& state, Make make) {
   const std::string why = gpu_unusable_reason();
   if (!why.empty()) {
     state.SkipWithError(why.c_str());
     return;
   }
-  const index_t n = state.range(0);
+  const index_t n = state.range(0), steps = state.range(1);
   try {
-    Runner runner(spec, n, t_end / double(steps));
+    auto runner = make(n, t_end / double(steps));
     measure_peer(state, runner, reference_for(n), n, steps, checkpoints, CudaEventTimer());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
 }
 
-void gpu_args(benchmark::internal::Benchmark* b) {
-  b->ArgName("bodies")->UseManualTime()->Unit(benchmark::kMillisecond);
-  for (index_t n = 1000; n <= 10000000; n *= 10) b->Arg(n);
+/// Registers peers/<name> for the runner `Runner(spec, bodies, h)`.
+template <class Runner>
+benchmark::internal::Benchmark* register_peer(const char* name) {
+  return benchmark::RegisterBenchmark((std::string("peers/") + name).c_str(), [](benchmark::State& state) {
+    gpu_run(state, [](index_t n, double h) { return Runner(spec, n, h); });
+  });
 }
 
-void gpu_peer_rk4_registers(benchmark::State& s) { gpu_peer<GpuPeerLoop<Rk4Step, double>>(s); }
-void gpu_peer_semi_implicit_euler(benchmark::State& s) { gpu_peer<GpuPeerLoop<SemiImplicitEulerStep, float>>(s); }
-void gpu_peer_odeint_rk4(benchmark::State& s) { gpu_peer<OdeintRk4<thrust::device_vector<double>>>(s); }
+/// Both sweeps: N = 1e3 … 1e7 at 1000 steps; N = 1e6 over `wp_steps`.
+void sweeps(benchmark::internal::Benchmark* b, std::initializer_list<index_t> wp_steps) {
+  b->ArgNames({"bodies", "steps"})->UseManualTime()->Unit(benchmark::kMillisecond);
+  for (index_t n = 1000; n <= 10000000; n *= 10) b->Args({n, 1000});
+  for (index_t s : wp_steps) b->Args({1000000, s});
+}
+const std::initializer_list<index_t> steps_2x = {100, 200, 400, 800, 1600, 3200};
+const std::initializer_list<index_t> steps_4x = {100, 400, 1600, 6400, 25600, 102400};
+
+const int registered = [] {
+  for_each_quatstep_method([](const char* name, auto integrator) {
+    using Integrator = decltype(integrator);
+    using Runner = QuatstepRunner<quatstep::cuda::CudaEnsemble<Integrator>, Integrator>;
+    sweeps(benchmark::RegisterBenchmark((std::string("peers/") + name).c_str(),
+                                        [integrator](benchmark::State& state) {
+                                          gpu_run(state, [&](index_t n, double h) { return Runner(integrator, spec, n, h); });
+                                        }),
+           steps_2x);
+  });
+  sweeps(register_peer<GpuPeerLoop<Rk4Step, double>>("peer:rk4_registers"), steps_2x);
+  sweeps(register_peer<GpuPeerLoop<SemiImplicitEulerStep, float>>("peer:semi_implicit_euler_f32"), steps_4x);
+  sweeps(register_peer<OdeintRk4<thrust::device_vector<double>>>("peer:odeint_rk4_thrust_cuda"), steps_2x);
+  return 0;
+}();
 
 }  // namespace
-
-BENCHMARK(gpu_peer_rk4_registers)->Apply(gpu_args);
-BENCHMARK(gpu_peer_semi_implicit_euler)->Apply(gpu_args);
-BENCHMARK(gpu_peer_odeint_rk4)->Apply(gpu_args);

@@ -4,13 +4,14 @@
   peers_table.py CPU.json [--png PNG] [--into README.md]
       bench_peers_cpu's JSON: work-precision table (error at t_end, drift, rate per CPU-second,
       CPU time per body for the run) and, with --png, error against CPU time per body (log-log).
-  peers_table.py GPU.json [--into README.md]
-      bench_peers_gpu's (or bench_gpu's) JSON: body-steps/s against the number of bodies.
+  peers_table.py GPU.json [--png PNG] [--into README.md]
+      bench_gpu's JSON (its peers/ rows): body-steps/s against the number of bodies at 1000 steps, the
+      work-precision table at N = 1e6 and, with --png, error against GPU time.
   peers_table.py CSV --drift PNG [--into README.md]
       peers_drift's CSV: energy and momentum drift against time (log-log), and a table of both at
       t = 1, 100 and 10⁴.
 --into replaces the text between <!-- peers-cpu-table:begin/end --> (peers-gpu-table,
-peers-drift-summary) in the file. Uses the median aggregate when the run had repetitions. The plots need matplotlib.
+peers-gpu-wp-table, peers-drift-summary) in the file. Uses the median aggregate when the run had repetitions. The plots need matplotlib.
 """
 import argparse
 import csv
@@ -21,8 +22,11 @@ from json_to_table import header, replace_between_markers
 
 
 def parse(run_name):
-    """'peer:rk4_registers/steps:400/manual_time' -> ('peer:rk4_registers', {'steps': 400})."""
+    """'peer:rk4_registers/steps:400/manual_time' -> ('peer:rk4_registers', {'steps': 400});
+    bench_gpu's 'peers/LivensEm/bodies:1000/steps:1000/manual_time' -> ('LivensEm', {'bodies': 1000, 'steps': 1000})."""
     parts = run_name.split("/")
+    if parts[0] == "peers":
+        parts = parts[1:]
     return parts[0], {k: int(v) for k, v in (p.split(":", 1) for p in parts[1:] if ":" in p)}
 
 
@@ -53,16 +57,40 @@ def cpu_table(report, rows):
     return out
 
 
+def gpu_header(report, rows):
+    return header(report, rows) + " GPU: %s." % report["context"].get("gpu", "?")
+
+
 def gpu_table(report, rows):
-    out = [header(report, rows), "",
+    """Throughput against N at 1000 steps (h = 1e-3)."""
+    out = [gpu_header(report, rows), "",
            "| method | bodies | body-steps/s | orientation error [rad] | max energy drift | max momentum drift |",
            "|---|---:|---:|---:|---:|---:|"]
-    for r in rows:
+    for r in (r for r in rows if r.get("steps", 1000) == 1000):
         if r["error"]:
             out.append("| %s | %d | %s | | | |" % (r["method"], r["bodies"], r["error"]))
         else:
             out.append("| %s | %d | %.3g | %.2e | %.2e | %.2e |" % (r["method"], r["bodies"], r["body_steps/s"],
                                                                    r["err_q"], r["drift_E"], r["drift_L"]))
+    return out
+
+
+WP_BODIES = 1000000
+
+
+def gpu_wp_table(report, rows):
+    """Work-precision on the GPU: N = 1e6 over the step count, error against GPU time."""
+    out = [gpu_header(report, rows), "",
+           "| method | steps | h | orientation error [rad] | ω error (rel.) | max energy drift | max momentum drift "
+           "| body-steps/s | GPU time for 10⁶ bodies [ms] |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted((r for r in rows if r.get("bodies") == WP_BODIES), key=lambda r: (r["method"], r["steps"])):
+        if r["error"]:
+            out.append("| %s | %d | | %s | | | | | |" % (r["method"], r["steps"], r["error"]))
+            continue
+        out.append("| %s | %d | %.3g | %.2e | %.2e | %.2e | %.2e | %.3g | %.3g |"
+                   % (r["method"], r["steps"], r["h"], r["err_q"], r["err_w"], r["drift_E"], r["drift_L"],
+                      r["body_steps/s"], 1e3 * WP_BODIES * r["steps"] / r["body_steps/s"]))
     return out
 
 
@@ -78,19 +106,27 @@ def style(method):
     return "s--" if method.startswith("peer:") else "o-"
 
 
-def work_precision_plot(rows, png):
+def work_precision_plot(rows, png, gpu=False):
     plt = pyplot()
     series = defaultdict(list)
     for r in rows:
-        if not r["error"]:
+        if r["error"]:
+            continue
+        if gpu and r.get("bodies") == WP_BODIES:
+            series[r["method"]].append((1e3 * WP_BODIES * r["steps"] / r["body_steps/s"], r["err_q"]))
+        elif not gpu:
             series[r["method"]].append((1e6 * r["steps"] / r["body_steps/cpu_s"], r["err_q"]))
     fig, ax = plt.subplots(figsize=(7.2, 5.2))
     for method, pts in series.items():
         pts.sort()
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], style(method), label=method, markersize=4)
-    ax.set_xlabel("CPU time per body for t ∈ [0, 1] [µs]")
+    if gpu:
+        ax.set_xlabel("GPU time for 10⁶ bodies over t ∈ [0, 1] [ms]")
+        ax.set_title("Free rotation, 10⁶ bodies, |ω| ≤ 20 rad/s: work–precision (GPU)")
+    else:
+        ax.set_xlabel("CPU time per body for t ∈ [0, 1] [µs]")
+        ax.set_title("Free rotation, 512 bodies, |ω| ≤ 20 rad/s: work–precision (CPU)")
     ax.set_ylabel("max orientation error at t = 1 [rad]")
-    ax.set_title("Free rotation, 512 bodies, |ω| ≤ 20 rad/s: work–precision (CPU)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -156,13 +192,15 @@ def main():
         report = json.load(f)
     rows = list(runs(report))
     gpu = any("bodies" in r for r in rows)
-    kind, lines = ("peers-gpu-table", gpu_table(report, rows)) if gpu else ("peers-cpu-table", cpu_table(report, rows))
-    if a.png and not gpu:
-        work_precision_plot(rows, a.png)
-    if a.into:
-        replace_between_markers(a.into, kind, "\n".join(lines))
-    else:
-        print("\n".join(lines))
+    tables = ([("peers-gpu-table", gpu_table(report, rows)), ("peers-gpu-wp-table", gpu_wp_table(report, rows))]
+              if gpu else [("peers-cpu-table", cpu_table(report, rows))])
+    if a.png:
+        work_precision_plot(rows, a.png, gpu)
+    for kind, lines in tables:
+        if a.into:
+            replace_between_markers(a.into, kind, "\n".join(lines))
+        else:
+            print("\n".join(lines))
 
 
 if __name__ == "__main__":

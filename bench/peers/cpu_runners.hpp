@@ -1,6 +1,7 @@
 // The CPU runners of the peer benchmarks (measure.hpp's Runner): the same ensemble
-// (free_rotation_ensemble.hpp) through quatstep's CpuEnsemble, or through a peer's per-body step in
-// an OpenMP loop over bodies (body_loop.hpp). OdeintRk4 (odeint_rk4.hpp) is the third kind.
+// (free_rotation_ensemble.hpp) through quatstep's CpuEnsemble (quatstep_runner.hpp), or through a
+// peer's per-body step in an OpenMP loop over bodies (body_loop.hpp). OdeintRk4 (odeint_rk4.hpp) is
+// the third kind.
 #pragma once
 
 #include <cmath>
@@ -8,28 +9,13 @@
 
 #include "cpu_ensemble.hpp"
 #include "free_rotation_ensemble.hpp"
+#include "quatstep_runner.hpp"
 
 namespace quatstep::peers {
 
+/// quatstep's integrator on the CPU.
 template <class Integrator>
-class QuatstepRunner {
- public:
-  QuatstepRunner(const Integrator& integrator, const FreeRotationSpec& spec, index_t bodies, double h)
-      : ensemble_(integrator, quatstep_models(spec, bodies), 0.0, h), initial_(quatstep_initial(spec, bodies)) {}
-
-  void reset() { ensemble_.initialize(initial_, none()); }
-  void advance(index_t steps) { ensemble_.advance(steps, none()); }
-  RotationState<double> state(index_t i) const {
-    if (ensemble_.status()[i] != Status::ok) return {Vec4<double>::Constant(NAN), Vec3<double>::Constant(NAN)};
-    const RigidBodyKinematics<double> k = ensemble_.kinematics(i);
-    return {k.quaternion, k.omega_body};
-  }
-
- private:
-  SampleView<double> none() const { return {nullptr, ensemble_.bodies(), 0, 0, 1}; }  // no samples
-  CpuEnsemble<Integrator> ensemble_;
-  std::vector<RigidBodyKinematics<double>> initial_;
-};
+using CpuQuatstepRunner = QuatstepRunner<CpuEnsemble<Integrator>, Integrator>;
 
 /// A peer's per-body step (Rk4Step, SemiImplicitEulerStep) in scalar S, OpenMP over bodies.
 template <class Step, class S>
