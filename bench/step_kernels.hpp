@@ -129,11 +129,12 @@ std::map<std::string, Kernel<S>> kernels() {
     sys.kinematics(f.mx.template head<4>(), q1, v1);
     opaque(q1, v1);
   };
-  k["mhht/velocity_jacobian"] = [](F& f) {
+  k["mhht/velocity_derivative"] = [](F& f) {  // J₁ applied to one direction
     auto& sys = *f.msys;
     opaque(f.mx, f.q1, sys);
-    Mat4<S> j1 = sys.velocity_jacobian(f.mx.template head<4>(), f.q1);
-    opaque(j1);
+    const Vec4<S> da(S(1), S(0), S(0), S(0));
+    Vec4<S> dv = sys.velocity_derivative(f.mx.template head<4>(), f.q1, da, Vec4<S>(sys.bh2 * da));
+    opaque(dv);
   };
   k["mhht/check"] = [](F& f) {
     opaque(f.ms);
@@ -148,33 +149,34 @@ std::map<std::string, Kernel<S>> kernels() {
   };
 
   // ---- HeavyTop model terms called by evaluate (heavy_top.hpp, euler_parameter_block.hpp)
-  k["top/mass_shift"] = [](F& f) {  // the three mass terms of the inertia-shift branch
+  k["top/mass_shift"] = [](F& f) {  // the inertia-shift mass term and its derivative along one direction
     opaque(f.q1, f.mx, f.ms);
-    const S alpha = f.mhht.p.alpha;
-    const Vec4<S> a = f.mx.template head<4>();
+    const S alpha = f.mhht.p.alpha, bh2 = f.msys->bh2;
+    const Vec4<S> a = f.mx.template head<4>(), da(S(1), S(0), S(0), S(0)), dq = bh2 * da;
     const Vec4<S> qt = (S(1) + alpha) * f.q1 - alpha * f.ms.q;
-    Mat4<S> m = f.top.mass_matrix(qt, f.q1);
-    Mat4<S> dm = (S(1) + alpha) * f.top.mass_times_d_left(f.q1, a) + f.top.mass_times_d_right(qt, a);
+    Vec4<S> m = f.top.mass_times(qt, f.q1, a);
+    Vec4<S> dm = f.top.mass_times_derivative(qt, f.q1, a, Vec4<S>((S(1) + alpha) * dq), dq, da);
     opaque(m, dm);
   };
-  k["top/force_jacobians"] = [](F& f) {
+  k["top/linearized_force"] = [](F& f) {  // Q and both derivative terms along one direction
     opaque(f.q1, f.v1, f.t);
-    Vec4<S> q;
-    Mat4<S> dq, dv;
-    f.top.force_jacobians(f.q1, f.v1, f.t, q, dq, dv);
-    opaque(q, dq, dv);
+    const auto lin = f.top.linearized_force(f.q1, f.v1, f.t);
+    const Vec4<S> d(S(1), S(0), S(0), S(0));
+    Vec4<S> q = lin.value, dq = lin.template derivative_term<0>(d, d) + lin.template derivative_term<1>(d, d);
+    opaque(q, dq);
   };
   k["top/gyroscopic"] = [](F& f) {
     opaque(f.q1, f.v1);
-    auto g = euler_parameters::gyroscopic(f.top.inertia, f.q1, f.v1);
-    opaque(g);
+    const euler_parameters::GyroscopicForce<S> g(f.top.inertia, f.q1, f.v1);
+    const Vec4<S> d(S(1), S(0), S(0), S(0));
+    Vec4<S> q = g.force, dq = g.derivative(d, d);
+    opaque(q, dq);
   };
-  k["top/torque_with_derivative"] = [](F& f) {
+  k["top/torque_derivative"] = [](F& f) {
     opaque(f.q1, f.t);
-    Vec3<S> tau;
-    Mat34<S> d;
-    f.top.loads.torque_with_derivative(f.q1, f.t, tau, d);
-    opaque(tau, d);
+    const Vec4<S> d(S(1), S(0), S(0), S(0));
+    Vec3<S> tau = f.top.loads.torque(f.q1, f.t), dtau = f.top.loads.torque_derivative(f.q1, f.t, d);
+    opaque(tau, dtau);
   };
   k["top/force"] = [](F& f) {  // Q alone (used once per step at t_n)
     opaque(f.q1, f.v1, f.t);

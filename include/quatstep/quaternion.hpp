@@ -119,17 +119,14 @@ QS_HD Vec3<S> to_body(const Vec4<S>& e, const Vec3<S>& f) {
   return rotation_matrix(e).transpose() * f;
 }
 
-/// R(e)ᵀ f and ∂(R(e)ᵀ f)/∂e together; from Rᵀ = (e0² − |ε|²) I + 2 εεᵀ − 2 e0 ε̃ (Sherif eq. 2):
-///   ∂/∂e0 = 2 (e0 f − ε × f),   ∂/∂ε = 2 [(ε·f) I + ε fᵀ − f εᵀ + e0 f̃].
+/// ∂(R(e)ᵀ f)/∂e · δe. Rᵀ f = (e0² − |ε|²) f + 2 ε (ε·f) − 2 e0 ε × f is quadratic in e
+/// (Sherif eq. 2), so along δe = (δ0, δ):
+///   2 [(e0 δ0 − ε·δ) f + ε (δ·f) + δ (ε·f) − e0 δ × f − δ0 ε × f].
 template <class S>
-QS_HD void to_body_with_derivative(const Vec4<S>& e, const Vec3<S>& f, Vec3<S>& rt_f, Mat34<S>& d) {
-  const Vec3<S> eps(e[1], e[2], e[3]);
-  const S e0 = e[0], ef = eps.dot(f);
-  const Vec3<S> exf = eps.cross(f);
-  rt_f = to_body(e, f);  // the same bits as the value-only path
-  d.col(0) = S(2) * (e0 * f - exf);
-  d.template rightCols<3>() = S(2) * (eps * f.transpose() - f * eps.transpose() + e0 * skew(f));
-  for (int k = 0; k < 3; ++k) d(k, k + 1) += S(2) * ef;
+QS_HD Vec3<S> to_body_derivative(const Vec4<S>& e, const Vec3<S>& f, const Vec4<S>& de) {
+  const Vec3<S> eps(e[1], e[2], e[3]), d(de[1], de[2], de[3]);
+  return S(2) * (Vec3<S>((e[0] * de[0] - eps.dot(d)) * f + eps * d.dot(f) + d * eps.dot(f)) -
+                 e[0] * d.cross(f) - de[0] * eps.cross(f));
 }
 
 // ---------------------------------------------------------------- series-safe elementary functions

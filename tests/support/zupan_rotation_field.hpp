@@ -95,19 +95,18 @@ struct ZupanPrescribedBody : HeavyTop<double> {
   Mat3<double> body_torque_dphi(const Vec4<double>& e, double t) const { return skew(body_torque(e, t)); }
 
   // ---------------------------------------------------------------- DAE interface (torque replaced)
+  /// Q(q, q̇, t) linearised (HeavyTop::linearized_force): a top whose spatial torque is M(t).
+  /// The result refers to `prescribed`, which the next call overwrites.
+  RotationalForce<double> linearized_force(const Vec4<double>& q, const Vec4<double>& v, double t) const {
+    prescribed.spatial_torque.constant = spatial_torque(t);
+    return RotationalForce<double>(inertia, prescribed, q, v, t);
+  }
   Vec4<double> force(const Vec4<double>& q, const Vec4<double>& v, double t) const {
-    return euler_parameters::gyroscopic_force(inertia, q, v) + euler_parameters::torque_force(q, body_torque(q, t));
+    return linearized_force(q, v, t).value;
   }
-  void force_jacobians(const Vec4<double>& q, const Vec4<double>& v, double t, Vec4<double>& Q, Mat4<double>& dq,
-                       Mat4<double>& dv) const {
-    const auto gyro = euler_parameters::gyroscopic(inertia, q, v);
-    Vec3<double> tau;
-    Mat34<double> dtau;
-    to_body_with_derivative(q, spatial_torque(t), tau, dtau);
-    Q = gyro.force + euler_parameters::torque_force(q, tau);
-    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, dtau);
-    dv = gyro.d_edot;
-  }
+
+ private:
+  mutable RigidBodyLoads<double> prescribed;
 };
 
 /// Geodesic distance: the rotation angle of a⁻¹ ∘ b (errata Z6).

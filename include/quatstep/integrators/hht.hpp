@@ -6,7 +6,8 @@
 //
 // Unknowns x = (q̈_{n+1}, λ_{n+1}); residual Sherif eqs. (62)–(63) with the constraint rows scaled
 // by 1/(βh²) (Negrut eq. 13, errata S9); Jacobian Sherif eq. (65) with J₀ = βh² I (eq. 66) and
-// J₁ of eq. (68)–(69). The translation of a free body (r in Sherif §9's ordering (r, e)) has a
+// J₁ of eq. (68)–(69), assembled column by column from directional derivatives. The translation
+// of a free body (r in Sherif §9's ordering (r, e)) has a
 // constant mass, no constraint and a force that does not depend on the rotation, so its rows of
 // eq. (62) are linear and decoupled: they are solved in closed form and Newton sees (ë, λ) only.
 #pragma once
@@ -14,6 +15,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "quatstep/integrators/hht_parameters.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
@@ -101,7 +104,7 @@ class HhtFamily {
   }
 
   /// One step t → t + h. On failure the state is left as it was and the status says why.
-  QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
+  QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     const Step sys(model, *this, s, t, h);
     Vec<S, K> x = unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
     NewtonOutcome out = newton_solve<S, K>(sys, x, settings.newton);
@@ -142,7 +145,7 @@ class HhtFamily {
   struct Step {
     Model model;  // held at t_{n+1}
     const HhtFamily& hht;
-    const State& s0;
+    State s0;  // a copy: a reference here kept the caller's state in GPU local memory
     S t1, h, bh2, gh;
     VecN force_n;  // (C_qᵀλ − Q)_n
     Vec<S, nt> translation_acceleration;  // rows 1–3 of Sherif eq. (62) solved, free bodies
@@ -199,34 +202,38 @@ class HhtFamily {
       }
     }
 
-    /// The matrix multiplying q̈_{n+1} in the inertia term, M(q_{n+1}) or its time-shifted form.
-    QS_HD MatN inertia_matrix(const VecN& q1) const {
+    /// The inertia term M̃ q̈ of the residual, M̃ = M(q_{n+1}) or its time-shifted form.
+    QS_HD VecN inertia_force(const VecN& q1, const VecN& a) const {
       const S alpha = hht.p.alpha;
-      if (!hht.settings.inertia_shift) return model.mass_matrix(q1, q1);
+      if (!hht.settings.inertia_shift) return model.mass_times(q1, q1, a);
       if constexpr (Update == VelocityUpdate::modified) {
         // second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
-        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
-        return model.mass_matrix(qt, q1);
+        return model.mass_times(shifted(q1), q1, a);
       } else {
         // second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
-        return (S(1) + alpha) * model.mass_matrix(q1, q1) - alpha * model.mass_matrix(s0.q, s0.q);
+        return (S(1) + alpha) * model.mass_times(q1, q1, a) - alpha * model.mass_times(s0.q, s0.q, a);
       }
     }
-    /// ∂(inertia_matrix(q_{n+1}) q̈)/∂q_{n+1} at fixed q̈.
-    QS_HD MatN inertia_dq(const VecN& q1, const VecN& a) const {
+    /// Its derivative along δq̈, which moves q_{n+1} by δq = J₀ δq̈ = βh² δq̈ (Sherif eq. 66):
+    /// the M̃ δq̈ + (M̃ q̈)_q J₀ δq̈ of eq. (65).
+    QS_HD VecN inertia_force_derivative(const VecN& q1, const VecN& a, const VecN& da, const VecN& dq) const {
       const S alpha = hht.p.alpha;
-      if (hht.settings.inertia_shift && Update == VelocityUpdate::modified) {
-        const VecN qt = (S(1) + alpha) * q1 - alpha * s0.q;
-        return (S(1) + alpha) * model.mass_times_d_left(q1, a) + model.mass_times_d_right(qt, a);
+      if (!hht.settings.inertia_shift) return model.mass_times_derivative(q1, q1, a, dq, dq, da);
+      if constexpr (Update == VelocityUpdate::modified) {
+        return model.mass_times_derivative(shifted(q1), q1, a, VecN((S(1) + alpha) * dq), dq, da);
+      } else {
+        return (S(1) + alpha) * model.mass_times_derivative(q1, q1, a, dq, dq, da) -
+               alpha * model.mass_times(s0.q, s0.q, da);
       }
-      const MatN d = model.mass_times_d_left(q1, a) + model.mass_times_d_right(q1, a);
-      return hht.settings.inertia_shift ? MatN((S(1) + alpha) * d) : d;
     }
+    /// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of second_order_hht.md.
+    QS_HD VecN shifted(const VecN& q1) const { return (S(1) + hht.p.alpha) * q1 - hht.p.alpha * s0.q; }
+
     /// Sherif eq. (62) (the Newton rows) and the scaled constraint rows of Negrut eq. (13).
-    QS_HD void assemble_residual(const VecN& a, const VecM& lambda, const VecN& q1, const MatN& M, const VecN& Q,
-                                 const MatMN& Cq, Vec<S, K>& R) const {
+    QS_HD void assemble_residual(const VecN& a, const VecM& lambda, const VecN& q1, const VecN& Q, const MatMN& Cq,
+                                 Vec<S, K>& R) const {
       const S alpha = hht.p.alpha, c = S(1) / (S(1) + alpha);
-      const VecN r = c * (M * a) + Cq.transpose() * lambda - Q - alpha * c * force_n;
+      const VecN r = c * inertia_force(q1, a) + Cq.transpose() * lambda - Q - alpha * c * force_n;
       R.template head<nr>() = r.template tail<nr>();
       R.template tail<m>() = model.constraint(q1) / bh2;
     }
@@ -235,48 +242,81 @@ class HhtFamily {
       const VecN a = accelerations(x);
       VecN q1, v1;
       kinematics(a, q1, v1);
-      assemble_residual(a, x.template tail<m>(), q1, inertia_matrix(q1), model.force(q1, v1, t1),
-                        model.constraint_jacobian(q1), R);
+      assemble_residual(a, x.template tail<m>(), q1, model.force(q1, v1, t1), model.constraint_jacobian(q1), R);
     }
 
+    /// Residual and Sherif eq. (65), one column at a time: column j is the derivative of the
+    /// residual along δq̈ = e_j, which moves q_{n+1} by J₀δq̈ = βh² δq̈ (eq. 66) and q̇_{n+1} by
+    /// J₁δq̈ (eqs. 60, 68–69):
+    ///   (1/(1+α)) [M̃ δq̈ + (M̃q̈)_q J₀δq̈] + (C_qᵀλ)_q J₀δq̈ − Q_q J₀δq̈ − Q_q̇ J₁δq̈.
+    /// No n×n derivative matrix is formed: a column needs only vectors, which keeps the GPU kernels
+    /// within their registers (bench/README.md).
     QS_HD void evaluate(const Vec<S, K>& x, Vec<S, K>& R, Eigen::Matrix<S, K, K>& Jac) const {
       const S c = S(1) / (S(1) + hht.p.alpha);
       const VecN a = accelerations(x);
       const VecM lambda = x.template tail<m>();
       VecN q1, v1;
       kinematics(a, q1, v1);
-      const MatN M = inertia_matrix(q1);
-      VecN Q;
-      MatN dQ_dq, dQ_dv;
-      model.force_jacobians(q1, v1, t1, Q, dQ_dq, dQ_dv);
+      const auto Q = model.linearized_force(q1, v1, t1);
       const MatMN Cq = model.constraint_jacobian(q1);
-      assemble_residual(a, lambda, q1, M, Q, Cq, R);
-
-      // Sherif eq. (65): (1/(1+α)) M + [(1/(1+α))(Mq̈)_q + (C_qᵀλ)_q − Q_q] J₀ − Q_q̇ J₁, with J₀ = βh² I.
-      // Accumulated in this order: of the orders tried it leaves ptxas the fewest spills
-      // (ModifiedHht<HeavyTop<double>>: 196 B against 300–530 B for the others).
-      MatN J = c * M + (model.constraint_force_dq(q1, lambda) - dQ_dq) * bh2;
-      J += (c * bh2) * inertia_dq(q1, a);
-      J.noalias() -= dQ_dv * velocity_jacobian(a, q1);
-      Jac.template topLeftCorner<nr, nr>() = J.template bottomRightCorner<nr, nr>();
+      assemble_residual(a, lambda, q1, Q.value, Cq, R);
+      // One pass over the columns for each term of Q's derivative, then the constraint and the
+      // inertia terms: the values a pass shares between its columns are not live in the others
+      // (GPU registers).
+      Jac.template topLeftCorner<nr, nr>().setZero();
+      add_force_columns(Jac, Q, a, q1, std::make_integer_sequence<int, std::decay_t<decltype(Q)>::terms>{});
+      add_columns(Jac, [&](const VecN&, const VecN& dq) { return model.constraint_force_derivative(q1, lambda, dq); });
+      add_columns(Jac, [&](const VecN& da, const VecN& dq) { return VecN(c * inertia_force_derivative(q1, a, da, dq)); });
       Jac.template topRightCorner<nr, m>() = Cq.template rightCols<nr>().transpose();
       Jac.template bottomLeftCorner<m, nr>() = Cq.template rightCols<nr>();  // (C_q J₀)/(βh²)
       Jac.template bottomRightCorner<m, m>().setZero();
     }
 
-    /// J₁ = ∂q̇_{n+1}/∂q̈_{n+1}: hγ I (eq. 60) or, per quaternion block, Sherif eq. (69).
-    QS_HD MatN velocity_jacobian(const VecN& a, const VecN& q1) const {
-      MatN J1 = gh * MatN::Identity();
+    /// Adds column(δq̈, δq) to each column j of the Newton rows of Jac, with δq̈ = e_j (after the
+    /// translation) and δq = βh² δq̈. The loop is not unrolled, and the direction and the columns
+    /// rotate through it: no component of a direction is a constant, from which the compiler
+    /// would fold products and hoist them out of the loop (GPU registers).
+    template <class Column>
+    QS_HD void add_columns(Eigen::Matrix<S, K, K>& Jac, const Column& column) const {
+      VecN da = VecN::Zero();
+      da[nt] = S(1);
+      QS_NO_UNROLL for (int j = 0; j < nr; ++j) {
+        const VecN d = column(da, VecN(bh2 * da));
+        const Vec<S, nr> first = Jac.col(0).template head<nr>() + d.template tail<nr>();
+        QS_UNROLL for (int k = 0; k + 1 < nr; ++k) Jac.col(k).template head<nr>() = Jac.col(k + 1).template head<nr>();
+        Jac.col(nr - 1).template head<nr>() = first;
+        const S last = da[n - 1];
+        QS_UNROLL for (int k = n - 1; k > nt; --k) da[k] = da[k - 1];
+        da[nt] = last;
+      }
+    }
+
+    /// −(Q_q δq + Q_q̇ J₁ δq̈), term T of Q's derivative in pass T.
+    template <class Force, int... T>
+    QS_HD void add_force_columns(Eigen::Matrix<S, K, K>& Jac, const Force& Q, const VecN& a, const VecN& q1,
+                                 std::integer_sequence<int, T...>) const {
+      (add_columns(Jac,
+                   [&](const VecN& da, const VecN& dq) {
+                     return VecN(-Q.template derivative_term<T>(dq, velocity_derivative(a, q1, da, dq)));
+                   }),
+       ...);
+    }
+
+    /// J₁ δq̈ = ∂q̇_{n+1}/∂q̈_{n+1} δq̈, with δq = βh² δq̈: hγ δq̈ (eq. 60) or, per quaternion block,
+    /// the derivative of eq. (34), i.e. eq. (69) applied to δë:
+    ///   G(δe)ᵀ w + hγ (δë − δe (eᵀë) − e (δeᵀë + eᵀδë)).
+    QS_HD VecN velocity_derivative(const VecN& a, const VecN& q1, const VecN& da, const VecN& dq) const {
+      VecN dv = gh * da;
       if constexpr (Update == VelocityUpdate::modified) {
         for (int b = 0; b < Model::n_quaternions; ++b) {
           const int o = Model::quaternion_offset(b);
           const Vec4<S> e = q1.template segment<4>(o), ab = a.template segment<4>(o);
-          J1.template block<4, 4>(o, o) = bh2 * d_Gt_times<S>(w[b]) +
-                                          gh * (Mat4<S>::Identity() - e * e.transpose()) -
-                                          gh * bh2 * (e * ab.transpose() + e.dot(ab) * Mat4<S>::Identity());
+          const Vec4<S> de = dq.template segment<4>(o), dab = da.template segment<4>(o);
+          dv.template segment<4>(o) =
+              G(de).transpose() * w[b] + gh * (dab - de * e.dot(ab) - e * (de.dot(ab) + e.dot(dab)));
         }
       }
-      return J1;
+      return dv;
     }
 
     /// Velocity change γh‖Δq̈‖∞ relative to the velocity scale of the step, which includes the

@@ -22,15 +22,6 @@
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
 
-// g++ inlines everything under one step's Newton solve (system, LU, Eigen and quaternion helpers).
-// Without it, in translation units that instantiate many integrators (bench_livens_throughput)
-// g++ stops inlining those small helpers and REML runs 1.5× slower (measured 2.79e6 vs 1.89e6
-// body-steps per CPU-second on the free rotation). Device code inlines them anyway.
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#define QS_LIVENS_FLATTEN __attribute__((flatten))
-#else
-#define QS_LIVENS_FLATTEN
-#endif
 
 namespace quatstep {
 
@@ -228,7 +219,7 @@ class LivensIntegrator {
 
  private:
   template <class System>
-  QS_LIVENS_FLATTEN QS_HD NewtonOutcome solve(const Discretization& d, const VecN& guess, const VecM& lambda,
+  QS_FLATTEN QS_HD NewtonOutcome solve(const Discretization& d, const VecN& guess, const VecM& lambda,
                                                livens::EndPoint<S, n, m>& e) const {
     const System sys(d);
     auto x = sys.predictor(guess, lambda);

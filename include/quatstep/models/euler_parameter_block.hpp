@@ -14,54 +14,51 @@ template <class S>
 QS_HD Mat4<S> mass(const Mat3<S>& J, const Vec4<S>& el, const Vec4<S>& er) {
   return S(4) * G(el).transpose() * J * G(er);
 }
-/// ∂(M(e_l, e_r) a)/∂e_l.
+/// M(e_l, e_r) a, without forming M.
 template <class S>
-QS_HD Mat4<S> mass_times_d_left(const Mat3<S>& J, const Vec4<S>& er, const Vec4<S>& a) {
-  return S(4) * d_Gt_times<S>(J * (G(er) * a));
+QS_HD Vec4<S> mass_times(const Mat3<S>& J, const Vec4<S>& el, const Vec4<S>& er, const Vec4<S>& a) {
+  return S(4) * (G(el).transpose() * (J * (G(er) * a)));
 }
-/// ∂(M(e_l, e_r) a)/∂e_r.
+/// The derivative of M(e_l, e_r) a along (δe_l, δe_r, δa); M is bilinear and G(e) b = −G(b) e, so
+///   4 G(δe_l)ᵀ J G(e_r) a + 4 G(e_l)ᵀ J (G(e_r) δa + G(δe_r) a).
 template <class S>
-QS_HD Mat4<S> mass_times_d_right(const Mat3<S>& J, const Vec4<S>& el, const Vec4<S>& a) {
-  return S(4) * G(el).transpose() * J * d_G_times(a);
+QS_HD Vec4<S> mass_times_derivative(const Mat3<S>& J, const Vec4<S>& el, const Vec4<S>& er, const Vec4<S>& a,
+                                    const Vec4<S>& del, const Vec4<S>& der, const Vec4<S>& da) {
+  return S(4) * (G(del).transpose() * (J * (G(er) * a)) + G(el).transpose() * (J * (G(er) * da + G(der) * a)));
 }
 
-/// Gyroscopic generalized force, Sherif eq. (9) taken literally: −8 Gᵀ G Ġᵀ J G ė with Ġ = G(ė).
-/// (Off the velocity constraint eᵀė = 0 this differs from −2Gᵀ(ω × Jω); the classical HHT lives
-/// there, errata S4, so the literal form is kept.)
+/// Gyroscopic generalized force, Sherif eq. (9) taken literally: −8 Gᵀ G Ġᵀ J G ė with Ġ = G(ė)
+/// (off the velocity constraint eᵀė = 0 this differs from −2Gᵀ(ω × Jω); the classical HHT lives
+/// there, errata S4, so the literal form is kept), at (e, ė) and linearised there. From
+/// GᵀG = |e|² I₄ − e eᵀ and u = G(ė)ᵀ J G(e) ė = G(ė)ᵀ p, p = J G(e) ė = −J G(ė) e:
+///   force  = −8 (|e|² u − (eᵀu) e),
+/// and along (δe, δė), with δp = J (G(e) δė − G(ė) δe) and δu = G(δė)ᵀ p + G(ė)ᵀ δp:
+///   δforce = −8 (2 (eᵀδe) u + |e|² δu − (δeᵀu + eᵀδu) e − (eᵀu) δe).
 template <class S>
-struct Gyroscopic {
+struct GyroscopicForce {
+  const Mat3<S>& J;  // the model's: a linearisation lives no longer than its model
+  Vec4<S> e, ed;
+  Vec3<S> p;
+  Vec4<S> u;
+  S ee, eu;
   Vec4<S> force;
-  Mat4<S> d_e;     ///< ∂force/∂e
-  Mat4<S> d_edot;  ///< ∂force/∂ė
+
+  QS_HD GyroscopicForce(const Mat3<S>& inertia, const Vec4<S>& e_, const Vec4<S>& ed_)
+      : J(inertia), e(e_), ed(ed_), p(-(J * (G(ed) * e))), u(G(ed).transpose() * p), ee(e.squaredNorm()),
+        eu(e.dot(u)), force(S(-8) * (ee * u - eu * e)) {}
+
+  /// ∂force/∂e δe + ∂force/∂ė δė.
+  QS_HD Vec4<S> derivative(const Vec4<S>& de, const Vec4<S>& ded) const {
+    const Vec3<S> dp = J * (G(e) * ded - G(ed) * de);
+    const Vec4<S> du = G(ded).transpose() * p + G(ed).transpose() * dp;
+    return S(-8) * (S(2) * e.dot(de) * u + ee * du - (de.dot(u) + e.dot(du)) * e - eu * de);
+  }
 };
 
-/// Value and derivatives, from GᵀG = |e|² I₄ − e eᵀ (rows e, G(e) orthogonal with norm |e|) and
-/// u = G(ė)ᵀ J G(e) ė = −A e with A = G(ė)ᵀ J G(ė) (since G(e) b = −G(b) e), for symmetric J:
-///   force = −8 (|e|² u − (eᵀu) e)
-///   ∂/∂e  = −8 (2 (u eᵀ − e uᵀ) − |e|² A − (eᵀu) I)
-///   ∂/∂ė  = −8 (|e|² D − e eᵀ D),  D = ∂u/∂ė = [(0,p)]_right + G(ė)ᵀ J G(e),  p = J G(e) ė.
-template <class S>
-QS_HD Gyroscopic<S> gyroscopic(const Mat3<S>& J, const Vec4<S>& e, const Vec4<S>& ed) {
-  const Mat34<S> B = J * G(ed);                // J G(ė)
-  const Mat4<S> A = G(ed).transpose() * B;     // G(ė)ᵀ J G(ė)
-  const Vec3<S> p = -(B * e);                  // J G(e) ė
-  const Vec4<S> u = G(ed).transpose() * p;     // G(ė)ᵀ p = −A e
-  const S ee = e.squaredNorm(), eu = e.dot(u);
-  Gyroscopic<S> r;
-  r.force = S(-8) * (ee * u - eu * e);
-  r.d_e = S(-8) * (S(2) * (u * e.transpose() - e * u.transpose()) - ee * A - eu * Mat4<S>::Identity());
-  const Mat4<S> D = d_Gt_times(p) + (G(e).transpose() * B).transpose();  // G(ė)ᵀ J G(e) = (G(e)ᵀ J G(ė))ᵀ
-  r.d_edot = S(-8) * (ee * D - e * (e.transpose() * D));
-  return r;
-}
-
-/// The force alone, in the same operations as gyroscopic() (same bits).
+/// The gyroscopic force alone.
 template <class S>
 QS_HD Vec4<S> gyroscopic_force(const Mat3<S>& J, const Vec4<S>& e, const Vec4<S>& ed) {
-  const Mat34<S> B = J * G(ed);             // J G(ė)
-  const Vec3<S> p = -(B * e);               // J G(e) ė
-  const Vec4<S> u = G(ed).transpose() * p;  // G(ė)ᵀ p
-  return S(-8) * (e.squaredNorm() * u - e.dot(u) * e);
+  return GyroscopicForce<S>(J, e, ed).force;
 }
 
 /// Generalized force of a body-frame torque τ: 2 G(e)ᵀ τ (virtual work τ·2Gδe).
@@ -69,10 +66,10 @@ template <class S>
 QS_HD Vec4<S> torque_force(const Vec4<S>& e, const Vec3<S>& tau) {
   return S(2) * G(e).transpose() * tau;
 }
-/// ∂(2 G(e)ᵀ τ(e))/∂e given ∂τ/∂e.
+/// Its derivative along δe, given τ and δτ = ∂τ/∂e δe: 2 (G(δe)ᵀ τ + G(e)ᵀ δτ).
 template <class S>
-QS_HD Mat4<S> torque_force_de(const Vec4<S>& e, const Vec3<S>& tau, const Mat34<S>& dtau_de) {
-  return S(2) * (d_Gt_times(tau) + G(e).transpose() * dtau_de);
+QS_HD Vec4<S> torque_force_derivative(const Vec4<S>& e, const Vec4<S>& de, const Vec3<S>& tau, const Vec3<S>& dtau) {
+  return S(2) * (G(de).transpose() * tau + G(e).transpose() * dtau);
 }
 
 /// Body angular velocity and acceleration from Euler-parameter rates (Sherif eq. 3).

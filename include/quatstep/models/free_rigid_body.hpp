@@ -7,6 +7,7 @@
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
+#include "quatstep/models/rotational_force.hpp"
 
 namespace quatstep {
 
@@ -55,46 +56,54 @@ struct FreeRigidBody {
   QS_HD MatN mass_matrix(const VecN& ql, const VecN& qr) const {
     return mass_matrix_block(euler_parameters::mass(inertia, e_of(ql), e_of(qr)));
   }
-  QS_HD MatN mass_times_d_left(const VecN& qr, const VecN& a) const {
-    MatN D = MatN::Zero();
-    D.template bottomRightCorner<4, 4>() = euler_parameters::mass_times_d_left(inertia, e_of(qr), e_of(a));
-    return D;
+  QS_HD VecN mass_times(const VecN& ql, const VecN& qr, const VecN& a) const {
+    VecN r;
+    r.template head<3>() = mass * a.template head<3>();
+    r.template tail<4>() = euler_parameters::mass_times(inertia, e_of(ql), e_of(qr), e_of(a));
+    return r;
   }
-  QS_HD MatN mass_times_d_right(const VecN& ql, const VecN& a) const {
-    MatN D = MatN::Zero();
-    D.template bottomRightCorner<4, 4>() = euler_parameters::mass_times_d_right(inertia, e_of(ql), e_of(a));
-    return D;
+  /// ∂(M(ql, qr) a) along (δql, δqr, δa).
+  QS_HD VecN mass_times_derivative(const VecN& ql, const VecN& qr, const VecN& a, const VecN& dql, const VecN& dqr,
+                                   const VecN& da) const {
+    VecN r;
+    r.template head<3>() = mass * da.template head<3>();
+    r.template tail<4>() =
+        euler_parameters::mass_times_derivative(inertia, e_of(ql), e_of(qr), e_of(a), e_of(dql), e_of(dqr), e_of(da));
+    return r;
   }
-  QS_HD VecN force(const VecN& q, const VecN& v, S t) const {
-    VecN Q;
-    const Vec4<S> e = e_of(q);
-    Q.template head<3>() = translational_force(t);
-    Q.template tail<4>() = euler_parameters::gyroscopic_force(inertia, e, e_of(v)) +
-                           euler_parameters::torque_force(e, loads.torque(e, t));
-    return Q;
+  /// Q(q, q̇, t) linearised: `.value`, and Q_q δq + Q_q̇ δq̇ as the sum of
+  /// `.derivative_term<T>(δq, δq̇)` over T < terms (RotationalForce; the force at the centre of
+  /// mass depends on neither).
+  struct LinearizedForce {
+    RotationalForce<S> rotation;
+    VecN value;
+    static constexpr int terms = RotationalForce<S>::terms;
+    template <int T>
+    QS_HD VecN derivative_term(const VecN& dq, const VecN& dv) const {
+      VecN d;
+      d.template head<3>().setZero();
+      d.template tail<4>() = rotation.template derivative_term<T>(e_of(dq), e_of(dv));
+      return d;
+    }
+  };
+  QS_HD LinearizedForce linearized_force(const VecN& q, const VecN& v, S t) const {
+    LinearizedForce f{RotationalForce<S>(inertia, loads, e_of(q), e_of(v), t), VecN()};
+    f.value.template head<3>() = translational_force(t);
+    f.value.template tail<4>() = f.rotation.value;
+    return f;
   }
-  QS_HD void force_jacobians(const VecN& q, const VecN& v, S t, VecN& Q, MatN& dq, MatN& dv) const {
-    const Vec4<S> e = e_of(q);
-    const auto gyro = euler_parameters::gyroscopic(inertia, e, e_of(v));
-    Vec3<S> tau;
-    Mat34<S> dtau;
-    loads.torque_with_derivative(e, t, tau, dtau);
-    Q.template head<3>() = translational_force(t);
-    Q.template tail<4>() = gyro.force + euler_parameters::torque_force(e, tau);
-    dq = MatN::Zero();
-    dv = MatN::Zero();
-    dq.template bottomRightCorner<4, 4>() = gyro.d_e + euler_parameters::torque_force_de(e, tau, dtau);
-    dv.template bottomRightCorner<4, 4>() = gyro.d_edot;
-  }
+  QS_HD VecN force(const VecN& q, const VecN& v, S t) const { return linearized_force(q, v, t).value; }
   QS_HD Vec<S, 1> constraint(const VecN& q) const { return Vec<S, 1>(e_of(q).squaredNorm() - S(1)); }
   QS_HD Mat<S, 1, 7> constraint_jacobian(const VecN& q) const {
     Mat<S, 1, 7> c = Mat<S, 1, 7>::Zero();
     c.template tail<4>() = S(2) * e_of(q).transpose();
     return c;
   }
-  QS_HD MatN constraint_force_dq(const VecN&, const Vec<S, 1>& lambda) const {
-    MatN d = MatN::Zero();
-    d.template bottomRightCorner<4, 4>() = S(2) * lambda[0] * Mat4<S>::Identity();
+  /// ∂(C_qᵀ λ)/∂q δq.
+  QS_HD VecN constraint_force_derivative(const VecN&, const Vec<S, 1>& lambda, const VecN& dq) const {
+    VecN d;
+    d.template head<3>().setZero();
+    d.template tail<4>() = S(2) * lambda[0] * e_of(dq);
     return d;
   }
   QS_HD Vec<S, 1> constraint_acceleration_rhs(const VecN&, const VecN& v) const {

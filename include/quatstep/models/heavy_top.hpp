@@ -8,6 +8,7 @@
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
+#include "quatstep/models/rotational_force.hpp"
 
 namespace quatstep {
 
@@ -56,32 +57,25 @@ struct HeavyTop {
   QS_HD Mat4<S> mass_matrix(const Vec4<S>& ql, const Vec4<S>& qr) const {
     return euler_parameters::mass(inertia, ql, qr);
   }
-  QS_HD Mat4<S> mass_times_d_left(const Vec4<S>& qr, const Vec4<S>& a) const {
-    return euler_parameters::mass_times_d_left(inertia, qr, a);
+  QS_HD Vec4<S> mass_times(const Vec4<S>& ql, const Vec4<S>& qr, const Vec4<S>& a) const {
+    return euler_parameters::mass_times(inertia, ql, qr, a);
   }
-  QS_HD Mat4<S> mass_times_d_right(const Vec4<S>& ql, const Vec4<S>& a) const {
-    return euler_parameters::mass_times_d_right(inertia, ql, a);
+  /// ∂(M(ql, qr) a) along (δql, δqr, δa).
+  QS_HD Vec4<S> mass_times_derivative(const Vec4<S>& ql, const Vec4<S>& qr, const Vec4<S>& a, const Vec4<S>& dql,
+                                      const Vec4<S>& dqr, const Vec4<S>& da) const {
+    return euler_parameters::mass_times_derivative(inertia, ql, qr, a, dql, dqr, da);
   }
-  QS_HD Vec4<S> force(const Vec4<S>& q, const Vec4<S>& v, S t) const {
-    return euler_parameters::gyroscopic_force(inertia, q, v) +
-           euler_parameters::torque_force(q, loads.torque(q, t));
+  /// Q(q, q̇, t) linearised: `.value`, and Q_q δq + Q_q̇ δq̇ as the sum of
+  /// `.derivative_term<T>(δq, δq̇)` over T < terms (RotationalForce).
+  QS_HD RotationalForce<S> linearized_force(const Vec4<S>& q, const Vec4<S>& v, S t) const {
+    return RotationalForce<S>(inertia, loads, q, v, t);
   }
-  /// Q, ∂Q/∂q, ∂Q/∂q̇.
-  QS_HD void force_jacobians(const Vec4<S>& q, const Vec4<S>& v, S t, Vec4<S>& Q, Mat4<S>& dq,
-                             Mat4<S>& dv) const {
-    const auto gyro = euler_parameters::gyroscopic(inertia, q, v);
-    Vec3<S> tau;
-    Mat34<S> dtau;
-    loads.torque_with_derivative(q, t, tau, dtau);
-    Q = gyro.force + euler_parameters::torque_force(q, tau);
-    dq = gyro.d_e + euler_parameters::torque_force_de(q, tau, dtau);
-    dv = gyro.d_edot;
-  }
+  QS_HD Vec4<S> force(const Vec4<S>& q, const Vec4<S>& v, S t) const { return linearized_force(q, v, t).value; }
   QS_HD Vec<S, 1> constraint(const Vec4<S>& q) const { return Vec<S, 1>(q.squaredNorm() - S(1)); }
   QS_HD Mat<S, 1, 4> constraint_jacobian(const Vec4<S>& q) const { return S(2) * q.transpose(); }
-  /// ∂(C_qᵀ λ)/∂q.
-  QS_HD Mat4<S> constraint_force_dq(const Vec4<S>&, const Vec<S, 1>& lambda) const {
-    return S(2) * lambda[0] * Mat4<S>::Identity();
+  /// ∂(C_qᵀ λ)/∂q δq.
+  QS_HD Vec4<S> constraint_force_derivative(const Vec4<S>&, const Vec<S, 1>& lambda, const Vec4<S>& dq) const {
+    return S(2) * lambda[0] * dq;
   }
   /// −(C_q q̇)_q q̇: right-hand side of the acceleration-level constraint.
   QS_HD Vec<S, 1> constraint_acceleration_rhs(const Vec4<S>&, const Vec4<S>& v) const {

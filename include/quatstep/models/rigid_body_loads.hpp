@@ -24,19 +24,12 @@ struct RigidBodyLoads {
     if (!spatial_torque.is_zero()) tau += to_body(e, spatial_torque(t));
     return tau;
   }
-  /// τ and ∂τ/∂e (3×4), e varied freely in R⁴ (R(e) as the quadratic polynomial of Sherif eq. 2).
-  QS_HD void torque_with_derivative(const Vec4<S>& e, S t, Vec3<S>& tau, Mat34<S>& dtau) const {
-    Vec3<S> b;
-    to_body_with_derivative(e, Vec3<S>(mass * gravity), b, dtau);
-    tau = lever.cross(b);
-    for (int c = 0; c < 4; ++c) dtau.col(c) = lever.cross(Vec3<S>(dtau.col(c)));  // l̃ ∂(Rᵀ m g)/∂e
-    if (!body_torque.is_zero()) tau += body_torque(t);
-    if (!spatial_torque.is_zero()) {
-      Mat34<S> ds;
-      to_body_with_derivative(e, spatial_torque(t), b, ds);
-      tau += b;
-      dtau += ds;
-    }
+  /// ∂τ/∂e δe, e varied freely in R⁴ (R(e) as the quadratic polynomial of Sherif eq. 2):
+  /// l̃ ∂(Rᵀ m g)/∂e δe + ∂(Rᵀ τ_s)/∂e δe (the body-frame torque does not depend on e).
+  QS_HD Vec3<S> torque_derivative(const Vec4<S>& e, S t, const Vec4<S>& de) const {
+    Vec3<S> d = lever.cross(to_body_derivative(e, Vec3<S>(mass * gravity), de));
+    if (!spatial_torque.is_zero()) d += to_body_derivative(e, spatial_torque(t), de);
+    return d;
   }
   /// ∂τ/∂φ for the body-frame perturbation e ∘ exp((0, φ/2)): ∂(Rᵀ f)/∂φ = (Rᵀ f)~, so
   /// ∂τ/∂φ = l̃ (Rᵀ m g)~ + (Rᵀ τ_s)~.
