@@ -85,11 +85,6 @@ QS_HD Mat4<S> d_Gt_times(const Vec3<S>& a) {
   return quat_right(pure(a));
 }
 
-/// ∂(G(e) b)/∂e for fixed b ∈ R⁴: G is bilinear and antisymmetric, G(e) b = −G(b) e.
-template <class S>
-QS_HD Mat34<S> d_G_times(const Vec4<S>& b) {
-  return -G(b);
-}
 
 // ---------------------------------------------------------------- rotations
 template <class S>

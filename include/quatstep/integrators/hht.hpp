@@ -7,9 +7,9 @@
 // Unknowns x = (q̈_{n+1}, λ_{n+1}); residual Sherif eqs. (62)–(63) with the constraint rows scaled
 // by 1/(βh²) (Negrut eq. 13, errata S9); Jacobian Sherif eq. (65) with J₀ = βh² I (eq. 66) and
 // J₁ of eq. (68)–(69), assembled column by column from directional derivatives. The translation
-// of a free body (r in Sherif §9's ordering (r, e)) has a
-// constant mass, no constraint and a force that does not depend on the rotation, so its rows of
-// eq. (62) are linear and decoupled: they are solved in closed form and Newton sees (ë, λ) only.
+// of a free body (r in Sherif §9's ordering (r, e)) has a constant mass, no constraint and a force
+// that does not depend on the rotation, so its rows of eq. (62) are linear and decoupled: they are
+// solved in closed form and Newton sees (ë, λ) only.
 #pragma once
 
 #include <limits>

@@ -22,7 +22,6 @@
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
 
-
 namespace quatstep {
 
 template <class S>
@@ -220,7 +219,7 @@ class LivensIntegrator {
  private:
   template <class System>
   QS_FLATTEN QS_HD NewtonOutcome solve(const Discretization& d, const VecN& guess, const VecM& lambda,
-                                               livens::EndPoint<S, n, m>& e) const {
+                                       livens::EndPoint<S, n, m>& e) const {
     const System sys(d);
     auto x = sys.predictor(guess, lambda);
     const NewtonOutcome out = newton_solve<S, System::K>(sys, x, settings.newton);
