@@ -13,7 +13,7 @@ namespace quatstep {
 template <class S>
 struct RotationalForce {
   euler_parameters::GyroscopicForce<S> gyro;
-  const RigidBodyLoads<S>& loads;  // the model's, as gyro.J (by value, the GPU kernels spill)
+  const RigidBodyLoads<S>& loads;  // the model's, like gyro.J (held by value, the double HHT kernels spilled)
   S t;
   Vec3<S> tau;    ///< body-frame torque τ(e, t)
   Vec4<S> value;  ///< the generalized force
