@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Installs what quatstep needs on a fresh Debian 12 machine (as root, or with sudo), then
-# configures and builds it in ./build. Idempotent: a second run only rebuilds what changed.
+# Installs what quatstep needs on a fresh Debian 12 machine (as root, or with sudo), then configures
+# and builds it in ./build. Idempotent: a second run only rebuilds what changed.
+#   scripts/setup.sh           the `quatstep` command only, with the CUDA backend only where a GPU is
+#                              usable (README's first command: it builds only what it runs)
+#   scripts/setup.sh --tests   everything: library, command, tests, examples, benchmarks, and every
+#                              CUDA file whenever nvcc is found, GPU or not (README's test command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+mode=command
+case "${1:-}" in
+  "") ;;
+  --tests) mode=tests ;;
+  *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 
 packages=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libhdf5-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
@@ -27,5 +38,12 @@ fi
 # nvcc is optional: found on PATH or in the default CUDA location, the CUDA targets build too.
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
-cmake --build build -j "$(nproc)"
+if [[ $mode == tests ]]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=AUTO ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
+  cmake --build build -j "$(nproc)"
+else
+  cuda=OFF
+  if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then cuda=AUTO; fi
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=$cuda ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
+  cmake --build build -j "$(nproc)" --target quatstep
+fi
