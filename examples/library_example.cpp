@@ -18,14 +18,16 @@ int main() {
   HhtSettings<double> s;
   s.alpha = -0.2;
   s.inertia_shift = true;
-  CpuEnsemble<ModifiedHht<HeavyTop<double>>> ens(ModifiedHht<HeavyTop<double>>(s), tops, 0.0, 1e-4);
-  std::vector<double> samples(2 * channel::count * n);     // [sample][channel][body]
-  const SampleView<double> out{samples.data(), n, 0, 2, 10000};  // samples 0 and 1 (after 10^4 steps)
+  using Integrator = ModifiedHht<HeavyTop<double>>;
+  CpuEnsemble<Integrator> ens(Integrator(s), tops, 0.0, 1e-4);
+  constexpr int scalars = sample_scalars<Integrator>();  // the model's channels (channels.hpp)
+  std::vector<double> samples(2 * scalars * n);          // [sample][scalar][body]
+  const SampleView<double> out{samples.data(), n, 0, 2, 10000, scalars};  // samples 0 and 1 (after 10^4 steps)
   ens.initialize(init, out);  // throws std::invalid_argument naming bad bodies and fields
   ens.advance(10000, out);    // OpenMP over bodies; bitwise independent of the thread count
 
-  const SampleView<double>& o = out;
-  std::printf("body 0 at t = 1: omega_y = %.6f, energy drift = %.3e, status %s\n", o(1, channel::omega_body + 1, 0),
-              o(1, channel::energy, 0) - o(0, channel::energy, 0), to_string(ens.status()[0]));
+  const int omega = sample_offset<Integrator>("omega_body"), energy = sample_offset<Integrator>("energy");
+  std::printf("body 0 at t = 1: omega_y = %.6f, energy drift = %.3e, status %s\n", out(1, omega + 1, 0),
+              out(1, energy, 0) - out(0, energy, 0), to_string(ens.status()[0]));
   return ens.status()[0] == Status::ok ? 0 : 1;
 }

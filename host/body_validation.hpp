@@ -15,15 +15,15 @@ namespace quatstep {
 /// Checks every body's model and initial state. Without skip_invalid, throws std::invalid_argument
 /// naming the first five bad bodies and their fields ("body 17: quaternion: not unit (norm 1.2)");
 /// with it, returns the indices of the bad bodies for the caller to mark Status::invalid_input.
-template <class Model, class S>
-std::vector<index_t> invalid_bodies(const std::vector<Model>& models, const std::vector<RigidBodyKinematics<S>>& initial,
+template <class Model, class Kinematics>
+std::vector<index_t> invalid_bodies(const std::vector<Model>& models, const std::vector<Kinematics>& initial,
                                     bool skip_invalid) {
   if (initial.size() != models.size()) throw std::invalid_argument("initial: one state per body required");
   std::ostringstream problems;
   std::vector<index_t> bad;
   for (index_t i = 0; i < static_cast<index_t>(models.size()); ++i) {
-    std::string p = validation::model_problem(models[i]);
-    if (p.empty()) p = validation::kinematics_problem(initial[i]);
+    std::string p = model_problem(models[i]);  // next to each model
+    if (p.empty()) p = kinematics_problem(initial[i]);
     if (p.empty()) continue;
     if (bad.size() < 5) problems << (bad.empty() ? "" : "; ") << "body " << i << ": " << p;
     bad.push_back(i);

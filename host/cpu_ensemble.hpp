@@ -3,10 +3,12 @@
 // whatever the thread count.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "body_validation.hpp"
 #include "quatstep/ensemble.hpp"
+#include "quatstep/settings_keys.hpp"
 
 namespace quatstep {
 
@@ -16,10 +18,15 @@ class CpuEnsemble {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
+  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
+                                                                             std::declval<const State&>()));
+  /// Scalars per body and sample of the SampleViews this ensemble writes.
+  static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
 
-  /// One model (per-body parameters) and one initial state per body.
+  /// One model (per-body parameters) and one initial state per body. The settings are checked
+  /// against their declared ranges (std::invalid_argument naming the key).
   CpuEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_((integrator.validate(), integrator)),
+      : integrator_((keys::check(integrator.settings), integrator)),
         models_(std::move(models)),
         t0_(t0),
         h_(h),
@@ -35,8 +42,8 @@ class CpuEnsemble {
   /// Bad per-body input (non-unit quaternion, NaN, singular inertia, …) throws std::invalid_argument
   /// naming the bodies and fields, before any body is touched; with skip_invalid the bad bodies are
   /// instead marked Status::invalid_input and the others run unchanged.
-  void initialize(const std::vector<RigidBodyKinematics<S>>& initial, const SampleView<S>& out,
-                  bool skip_invalid = false) {
+  void initialize(const std::vector<Kinematics>& initial, const SampleView<S>& out, bool skip_invalid = false) {
+    check_layout(out);
     for (index_t i : invalid_bodies(models_, initial, skip_invalid)) mark_failed(i, Status::invalid_input);
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
@@ -48,6 +55,7 @@ class CpuEnsemble {
 
   /// Advance every body by `steps` steps.
   void advance(index_t steps, const SampleView<S>& out) {
+    check_layout(out);
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
@@ -71,11 +79,16 @@ class CpuEnsemble {
     for (int c = 0; c < State::size; ++c) s[c] = state_[c * bodies() + i];
     return s;
   }
-  RigidBodyKinematics<S> kinematics(index_t i) const { return integrator_.kinematics(models_[i], state(i)); }
+  Kinematics kinematics(index_t i) const { return integrator_.kinematics(models_[i], state(i)); }
   const Model& model(index_t i) const { return models_[i]; }
 
  private:
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
+  static void check_layout(const SampleView<S>& out) {
+    if (out.samples > 0 && out.scalars != sample_scalars)
+      throw std::invalid_argument("SampleView holds " + std::to_string(out.scalars) + " scalars per sample, this "
+                                  "integrator writes " + std::to_string(sample_scalars));
+  }
 
   Integrator integrator_;
   std::vector<Model> models_;

@@ -1,107 +1,55 @@
-// Scenario → running ensemble on a backend: the model × method × precision dispatch, written once
-// for every backend (CpuEnsemble in ensemble_factory.cpp, cuda::CudaEnsemble in
-// kernels/cuda_ensemble_factory.cu). A backend is a class template over the integrator with
-// CpuEnsemble's interface: (integrator, models, t0, h), initialize, advance, status,
-// newton_iterations, failed_step.
+// Scenario → running ensemble on a backend, written once for every backend (CpuEnsemble in
+// ensemble_factory.cpp, cuda::CudaEnsemble in kernels/cuda_ensemble_factory*.cu): the registry's
+// dispatch (registry_dispatch.hpp) picks the integrator class, the model entry builds each body.
+// A backend is a class template over the integrator with CpuEnsemble's interface: (integrator,
+// models, t0, h), initialize, advance, status, newton_iterations, failed_step.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "ensemble_factory.hpp"
-#include "methods.hpp"
-#include "quatstep/models/free_rigid_body.hpp"
-#include "quatstep/models/heavy_top.hpp"
+#include "keys.hpp"
+#include "registry_dispatch.hpp"
 
 namespace quatstep::build {
 
-template <class S>
-Vec3<S> vec3(const std::array<double, 3>& a) {
-  return Vec3<S>(S(a[0]), S(a[1]), S(a[2]));
-}
+/// The settings struct of an integrator (HhtSettings<S>, LivensSettings<S>, …).
+template <class Integrator>
+using SettingsOf = std::remove_cv_t<decltype(Integrator::settings)>;
 
-template <class S>
-TimeProfile<S> profile(const std::array<double, 3>& constant, const ProfileParameters& p) {
-  TimeProfile<S> f;
-  f.constant = vec3<S>(constant);
-  f.ramp = vec3<S>(p.ramp);
-  f.amplitude = vec3<S>(p.amplitude);
-  f.frequency = S(p.frequency);
-  f.phase = S(p.phase);
-  return f;
-}
-
-template <class S>
-void set_torques(const BodyParameters& p, RigidBodyLoads<S>& loads) {
-  loads.body_torque = profile<S>(p.body_torque, p.body_torque_profile);
-  loads.spatial_torque = profile<S>(p.spatial_torque, p.spatial_torque_profile);
-}
-
-// Per-body model from the scenario's numbers; the inertia in the file is about the centre of mass.
-template <class S>
-HeavyTop<S> make_model(const BodyParameters& p, HeavyTop<S>*) {
-  auto m = HeavyTop<S>::from_center_of_mass(vec3<S>(p.inertia), S(p.mass), vec3<S>(p.center_of_mass), vec3<S>(p.gravity));
-  set_torques(p, m.loads);
-  return m;
-}
-
-template <class S>
-FreeRigidBody<S> make_model(const BodyParameters& p, FreeRigidBody<S>*) {
-  FreeRigidBody<S> m;
-  m.inertia = vec3<S>(p.inertia).asDiagonal();
-  m.mass = S(p.mass);
-  m.gravity = vec3<S>(p.gravity);
-  m.force_profile = profile<S>(p.force, p.force_profile);
-  set_torques(p, m.loads);
-  return m;
-}
-
-template <class S>
-RigidBodyKinematics<S> make_kinematics(const BodyParameters& p) {
-  RigidBodyKinematics<S> k;
-  k.quaternion = Vec4<S>(S(p.quaternion[0]), S(p.quaternion[1]), S(p.quaternion[2]), S(p.quaternion[3]));
-  k.omega_body = vec3<S>(p.omega_body);
-  k.position = vec3<S>(p.position);
-  k.velocity = vec3<S>(p.velocity);
-  return k;
-}
-
-// The method-specific [integrator] keys of each settings struct (scenario.cpp lets a method have
-// only the keys its struct has); the others take only the Newton keys. livens_em's variant is the
-// integrator's template parameter (with_integrator_class, methods.hpp), no setting.
-template <class S>
-void set_method_keys(const IntegratorSpec& in, HhtSettings<S>& s) {
-  s.alpha = S(in.alpha);
-  s.inertia_shift = in.inertia_shift;
-}
-template <class S>
-void set_method_keys(const IntegratorSpec& in, SimoVuQuocSettings<S>& s) {
-  s.alpha = S(in.alpha);
-}
-template <class Settings>
-void set_method_keys(const IntegratorSpec&, Settings&) {}
-
+/// The integrator with the scenario's settings (its own defaults for anything the file leaves out:
+/// the parser filled them in, in the run's precision).
 template <class Integrator>
 Integrator make_integrator(const IntegratorSpec& in) {
-  using S = typename Integrator::Scalar;
-  SettingsOf<Integrator> s;  // the integrator's own defaults for anything the scenario does not set
-  s.newton.tolerance = S(in.newton_tolerance);
-  s.newton.max_iterations = in.newton_max_iterations;
-  set_method_keys(in, s);
+  SettingsOf<Integrator> s;
+  KeyAssigner assign(in.settings);
+  s.describe(assign);
   return Integrator(s);
+}
+
+/// Body i's parameters as the model entry's struct.
+template <class ModelEntry>
+typename ModelEntry::Parameters parameters(const Scenario& sc, index_t i) {
+  typename ModelEntry::Parameters p;
+  const std::vector<double> flat = body_parameters(sc, i);
+  std::memcpy(&p, flat.data(), sizeof p);
+  return p;
 }
 
 /// A backend's ensemble behind the Ensemble interface. The interface speaks double; a float
 /// ensemble writes its samples into a float window that is widened into the caller's.
-template <class Backend>
+template <class Backend, class ModelEntry>
 class BackendAdapter final : public Ensemble {
   using S = typename Backend::S;
 
  public:
   BackendAdapter(const Scenario& sc, Backend backend) : backend_(std::move(backend)) {
     initial_.reserve(sc.ensemble_size);
-    for (index_t i = 0; i < sc.ensemble_size; ++i) initial_.push_back(make_kinematics<S>(body_parameters(sc, i)));
+    for (index_t i = 0; i < sc.ensemble_size; ++i)
+      initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(sc, i)));
   }
   void initialize(const SampleView<double>& out) override {
     backend_.initialize(initial_, window(out));
@@ -120,8 +68,8 @@ class BackendAdapter final : public Ensemble {
     if constexpr (std::is_same_v<S, double>) {
       return out;
     } else {
-      staging_.resize(static_cast<std::size_t>(out.samples * channel::count * out.bodies));
-      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride};
+      staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
+      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
     }
   }
   void widen(const SampleView<double>& out) const {
@@ -130,43 +78,28 @@ class BackendAdapter final : public Ensemble {
   }
 
   Backend backend_;
-  std::vector<RigidBodyKinematics<S>> initial_;
+  std::vector<typename Backend::Kinematics> initial_;
   std::vector<S> staging_;  // float runs only
 };
 
-template <template <class> class Backend, class Integrator>
-std::unique_ptr<Ensemble> adapt(const Scenario& sc, const Integrator& integrator) {
-  using Model = typename Integrator::ModelType;
-  using S = typename Integrator::Scalar;
-  std::vector<Model> models;
-  models.reserve(sc.ensemble_size);
-  for (index_t i = 0; i < sc.ensemble_size; ++i) models.push_back(make_model(body_parameters(sc, i), static_cast<Model*>(nullptr)));
-  return std::make_unique<BackendAdapter<Backend<Integrator>>>(
-      sc, Backend<Integrator>(integrator, std::move(models), S(sc.time.t_start), S(sc.time.dt)));
-}
-
-template <template <class> class Backend, template <class> class ModelT, class S>
-std::unique_ptr<Ensemble> for_model(const Scenario& sc) {
-  return with_integrator_class<ModelT<S>>(sc.integrator, [&](auto tag) {
-    using Integrator = typename decltype(tag)::type;
-    return adapt<Backend>(sc, make_integrator<Integrator>(sc.integrator));
-  });
-}
-
-template <template <class> class Backend, class S>
-std::unique_ptr<Ensemble> for_precision(const Scenario& sc) {
-  switch (sc.model) {
-    case ModelKind::heavy_top: return for_model<Backend, HeavyTop, S>(sc);
-    case ModelKind::free_rigid_body: return for_model<Backend, FreeRigidBody, S>(sc);
-  }
-  throw std::logic_error("unknown model type");
-}
-
-/// The scenario's ensemble on `Backend`, in the scenario's precision.
-template <template <class> class Backend>
-std::unique_ptr<Ensemble> ensemble_on(const Scenario& sc) {
-  if (sc.precision == Precision::single_precision) return for_precision<Backend, float>(sc);
-  return for_precision<Backend, double>(sc);
+/// The scenario's ensemble on `Backend` in precision S, for the methods of CUDA shard Shard of
+/// Shards (all methods by default).
+template <template <class> class Backend, class S, int Shard = 0, int Shards = 1>
+std::unique_ptr<Ensemble> ensemble_in(const Scenario& sc) {
+  using R = std::unique_ptr<Ensemble>;
+  return with_registered_integrator<S, R, Shard, Shards>(
+      sc.model, sc.integrator.method, sc.integrator.variant, [&](auto model_tag, auto integrator_tag) -> R {
+        using ModelEntry = tag_type<decltype(model_tag)>;
+        using Integrator = tag_type<decltype(integrator_tag)>;
+        using Model = typename Integrator::ModelType;
+        std::vector<Model> models;
+        models.reserve(sc.ensemble_size);
+        for (index_t i = 0; i < sc.ensemble_size; ++i)
+          models.push_back(ModelEntry::template build<S>(parameters<ModelEntry>(sc, i)));
+        return std::make_unique<BackendAdapter<Backend<Integrator>, ModelEntry>>(
+            sc, Backend<Integrator>(make_integrator<Integrator>(sc.integrator), std::move(models), S(sc.time.t_start),
+                                    S(sc.time.dt)));
+      });
 }
 
 }  // namespace quatstep::build

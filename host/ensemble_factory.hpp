@@ -41,7 +41,7 @@ BackendChoice choose_backend(Backend requested);
 /// in the scenario's precision, on the chosen backend.
 std::unique_ptr<Ensemble> make_ensemble(const Scenario& scenario, const BackendChoice& backend);
 
-/// The CUDA half of make_ensemble (kernels/cuda_ensemble_factory.cu; only in CUDA builds).
+/// The CUDA half of make_ensemble (kernels/cuda_ensemble_shards.hpp; only in CUDA builds).
 std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& scenario);
 
 }  // namespace quatstep

@@ -37,22 +37,10 @@ class Handle {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// One sampled dataset: `components` channels starting at `channel` (ensemble.hpp), always written
-/// or only when its OptionalDatasets flag is set.
+/// One sampled dataset: a channel written, `size` scalars from scalar `offset` of a sample.
 struct SampledDataset {
-  const char* name;
-  int channel;
-  int components;
-  bool OptionalDatasets::*only_if;
-};
-constexpr SampledDataset sampled[] = {
-    {"quaternion", channel::quaternion, 4, nullptr},
-    {"omega_body", channel::omega_body, 3, nullptr},
-    {"energy", channel::energy, 1, nullptr},
-    {"angular_momentum", channel::angular_momentum, 3, nullptr},
-    {"constraint_violation", channel::constraint_violation, 1, nullptr},
-    {"local_error", channel::local_error, 1, &OptionalDatasets::local_error},
-    {"generalized_energy", channel::generalized_energy, 1, &OptionalDatasets::generalized_energy},
+  Channel channel;
+  int offset;
 };
 
 constexpr hsize_t chunk_elements = 32768;  // 256 KiB of doubles per chunk
@@ -64,7 +52,9 @@ struct Hdf5Output::Impl {
   index_t bodies, samples;
   Handle file;
   Handle time;
-  Handle data[std::size(sampled)];
+  int scalars = 0;  // per body and sample in the buffers passed to write_samples
+  std::vector<SampledDataset> sampled;
+  std::vector<Handle> data;
   std::vector<double> scratch;
 
   void check(bool ok, const std::string& what) const {
@@ -126,7 +116,7 @@ struct Hdf5Output::Impl {
 };
 
 Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes,
-                       const OptionalDatasets& optional)
+                       const std::vector<Channel>& layout, const std::vector<std::string>& written)
     : impl_(std::make_unique<Impl>()) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported as exceptions, not printed
   Impl& m = *impl_;
@@ -138,11 +128,15 @@ Hdf5Output::Hdf5Output(const std::string& path, index_t bodies, index_t samples,
 
   const hsize_t nt = samples, n = bodies;
   m.time = m.dataset("time", H5T_IEEE_F64LE, {nt}, {std::min<hsize_t>(std::max<hsize_t>(nt, 1), chunk_elements)});
-  for (std::size_t d = 0; d < std::size(sampled); ++d) {
-    if (sampled[d].only_if && !(optional.*sampled[d].only_if)) continue;  // m.data[d] stays invalid
-    std::vector<hsize_t> dims = {nt, n};
-    if (sampled[d].components > 1) dims.push_back(sampled[d].components);
-    m.data[d] = m.dataset(sampled[d].name, H5T_IEEE_F64LE, dims, m.sample_chunk(sampled[d].components));
+  for (const Channel& c : layout) {
+    if (std::find(written.begin(), written.end(), c.name) != written.end()) {
+      std::vector<hsize_t> dims = {nt, n};
+      if (c.size > 1) dims.push_back(c.size);
+      m.sampled.push_back({c, m.scalars});
+      m.data.push_back(m.dataset(c.name, H5T_IEEE_F64LE, dims, m.sample_chunk(c.size)));
+      m.string_attribute(m.data.back().get(), "description", c.doc);
+    }
+    m.scalars += c.size;
   }
 
   m.string_attribute(m.file.get(), "scenario", attributes.scenario);
@@ -167,18 +161,17 @@ void Hdf5Output::write_samples(index_t first, index_t count, const double* sampl
   Impl& m = *impl_;
   const hsize_t f = first, k = count, n = m.bodies;
   m.write(m.time, H5T_NATIVE_DOUBLE, times, {f}, {k}, "time");
-  for (std::size_t d = 0; d < std::size(sampled); ++d) {
-    if (!m.data[d].valid()) continue;  // an optional dataset not written
-    const int c = sampled[d].components;
-    // [sample][channel][body] → [sample][body][component]
+  for (std::size_t d = 0; d < m.sampled.size(); ++d) {
+    const int c = m.sampled[d].channel.size, offset = m.sampled[d].offset;
+    // [sample][scalar][body] → [sample][body][component]
     m.scratch.resize(static_cast<std::size_t>(count * m.bodies * c));
     for (index_t s = 0; s < count; ++s)
       for (index_t i = 0; i < m.bodies; ++i)
         for (int j = 0; j < c; ++j)
-          m.scratch[(s * m.bodies + i) * c + j] = samples[(s * channel::count + sampled[d].channel + j) * m.bodies + i];
+          m.scratch[(s * m.bodies + i) * c + j] = samples[(s * m.scalars + offset + j) * m.bodies + i];
     std::vector<hsize_t> start = {f, 0}, size = {k, n};
     if (c > 1) start.push_back(0), size.push_back(c);
-    m.write(m.data[d], H5T_NATIVE_DOUBLE, m.scratch.data(), start, size, sampled[d].name);
+    m.write(m.data[d], H5T_NATIVE_DOUBLE, m.scratch.data(), start, size, m.sampled[d].channel.name);
   }
 }
 

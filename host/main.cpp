@@ -1,6 +1,8 @@
 // quatstep — command-line tool.
 //   quatstep run SCENARIO [--backend auto|cuda|cpu] [--precision double|float] [--threads N]
 //                         [--output FILE] [--quiet] [--progress] [--t-end T]
+//   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
+//                                     parser reads
 //   quatstep --version
 // Exit status 0 when the run completes (failed bodies are reported in the summary and the file),
 // non-zero with a message on stderr for any error.
@@ -9,6 +11,7 @@
 #include <iostream>
 #include <optional>
 
+#include "docs.hpp"
 #include "quatstep/config.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
@@ -36,7 +39,18 @@ int main(int argc, char** argv) {
   run->add_option("--precision", precision, "Replace [run] precision: double, float")
       ->check(CLI::IsMember({"double", "float"}));
 
+  CLI::App* docs = app.add_subcommand("docs", "Print documentation generated from the parser's own tables");
+  std::string topic;
+  docs->add_option("topic", topic, "scenario: the full scenario format; methods: the integrator table")
+      ->required()
+      ->check(CLI::IsMember({"scenario", "methods"}));
+
   CLI11_PARSE(app, argc, argv);
+  if (docs->parsed()) {
+    if (topic == "scenario") quatstep::print_scenario_format(std::cout);
+    else quatstep::print_method_table(std::cout);
+    return 0;
+  }
   try {
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
     if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);

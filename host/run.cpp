@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
@@ -37,6 +38,24 @@ class ThreadCount {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+/// "alpha -0.2, inertia_shift true, …, Newton tolerance 1e-12": the method's settings as run.
+std::string settings_summary(const IntegratorSpec& in) {
+  const MethodView& view = in.view();
+  std::ostringstream os;
+  for (std::size_t k = 0; k < view.keys.size(); ++k) {
+    const KeyInfo& key = view.keys[k];
+    if (key.name.rfind("newton_", 0) == 0) continue;
+    os << (os.tellp() > 0 ? ", " : "") << key.name << " ";
+    const double v = in.settings[k].at(0);
+    if (key.kind == KeyInfo::Kind::boolean) os << (v != 0 ? "true" : "false");
+    else if (key.kind == KeyInfo::Kind::choice) os << key.choices.at(std::size_t(v));
+    else os << v;
+  }
+  if (find_key(view.keys, "newton_tolerance") >= 0)
+    os << (os.tellp() > 0 ? ", " : "") << "Newton tolerance " << in.value("newton_tolerance");
+  return os.str();
+}
+
 }  // namespace
 
 index_t RunResult::failures() const {
@@ -56,24 +75,26 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   const BackendChoice backend = choose_backend(sc.backend);
   result.backend = backend;
+  const std::vector<Channel> layout = sample_channels(sc);
+  const int scalars = channel_scalars(layout);
   Hdf5Output out(result.output_file, n, result.samples,
-                 {sc.text, to_string(sc.integrator.method), to_string(sc.model), backend.description,
+                 {sc.text, sc.integrator.view().info.name, sc.model_view().info.name, backend.description,
                   to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.stride},
-                 {sc.local_error, provides_generalized_energy(sc.integrator.method)});
+                 layout, sc.channels);
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
-  std::vector<double> buffer(static_cast<std::size_t>(channel::count * n)), times;
+  std::vector<double> buffer(static_cast<std::size_t>(scalars * n)), times;
   const auto write = [&](index_t first, index_t count) {
     times.resize(count);
     for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
       times[j] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
     out.write_samples(first, count, buffer.data(), times.data());
   };
-  ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride});
+  ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride, scalars});
   write(0, 1);
 
-  const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * channel::count * n)));
+  const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * n)));
   const index_t max_chunk = max_samples * sc.stride;
   index_t chunk = std::clamp<index_t>(index_t(first_chunk_body_steps / double(n)), 1, max_chunk);
   const auto loop_start = Clock::now();
@@ -81,8 +102,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   for (index_t done = 0; done < sc.time.steps;) {
     const index_t k = std::min(chunk, sc.time.steps - done);
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
-    buffer.resize(static_cast<std::size_t>(count * channel::count * n));
-    ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride});
+    buffer.resize(static_cast<std::size_t>(count * scalars * n));
+    ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars});
     write(first, count);
     const bool first_chunk = done == 0;
     done += k;
@@ -110,10 +131,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   const double body_steps = double(r.bodies) * double(r.steps);
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
-  const MethodKeys keys = method_keys(sc.integrator.method);
-  os << "quatstep " << version << ": " << to_string(sc.model) << ", " << to_string(sc.integrator.method);
-  if (keys.alpha) os << " (alpha " << sc.integrator.alpha << (sc.integrator.inertia_shift ? ", inertia shift" : "") << ")";
-  if (keys.variant) os << " (variant " << to_string(sc.integrator.variant) << ")";
+  const MethodView& method = sc.integrator.view();
+  os << "quatstep " << version << ": " << sc.model_view().info.name << ", " << method.info.name;
+  if (method.has_variants()) os << " (variant " << method.variants[sc.integrator.variant].name << ")";
+  os << " (" << settings_summary(sc.integrator) << ")";
   os << ", dt " << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
   row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";

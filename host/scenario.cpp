@@ -1,4 +1,6 @@
-// Scenario files: TOML → Scenario, every check before any integration (format in scenario.hpp).
+// Scenario files: TOML → Scenario, every check before any integration. Every table is read against
+// a key table (keys.hpp): the registry's for [model], [initial] and [integrator], the describe() of
+// the spec structs of scenario.hpp for the rest.
 #include "scenario.hpp"
 
 #include <algorithm>
@@ -6,318 +8,39 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
-#include "methods.hpp"
-#include "quatstep/integrators/hht_parameters.hpp"
-#include "quatstep/models/heavy_top.hpp"
-#include "quatstep/newton.hpp"
-
 namespace quatstep {
 
-const char* to_string(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::heavy_top: return "heavy_top";
-    case ModelKind::free_rigid_body: return "free_rigid_body";
-  }
-  return "unknown";
-}
-
 namespace {
 
-/// The [integrator] method names and the method-specific keys each reads.
-struct MethodEntry {
-  Method method;
-  const char* name;
-  MethodKeys keys;  // alpha, inertia_shift, variant
-};
-constexpr MethodEntry method_table[] = {
-    {Method::hht, "hht", {true, true, false}},
-    {Method::modified_hht, "modified_hht", {true, true, false}},
-    {Method::simo_vu_quoc, "simo_vu_quoc", {true, false, false}},
-    {Method::zupan3, "zupan3", {false, false, false}},
-    {Method::explicit_newmark_lie, "explicit_newmark_lie", {false, false, false}},
-    {Method::midpoint_lie, "midpoint_lie", {false, false, false}},
-    {Method::livens_em, "livens_em", {false, false, true}},
-    {Method::livens_midpoint, "livens_midpoint", {false, false, false}},
-    {Method::livens_hamiltonian_em, "livens_hamiltonian_em", {false, false, false}},
-    {Method::hamiltonian_midpoint, "hamiltonian_midpoint", {false, false, false}},
-};
-
-constexpr std::pair<LivensVariant, const char*> variant_table[] = {
-    {LivensVariant::reduced, "reml"}, {LivensVariant::full, "full"}, {LivensVariant::nullspace, "nullspace"}};
-
-/// The default-constructed settings of the method's integrator (models share them).
-template <Method M>
-using DefaultSettings = SettingsOf<IntegratorFor<M, HeavyTop<double>>>;
-
-template <Method M, class S>
-using DefaultSettingsIn = SettingsOf<IntegratorFor<M, HeavyTop<S>>>;
-
-/// The method's default Newton settings in the run's precision (tolerances differ per scalar).
-NewtonSettings<double> default_newton(Method m, Precision p) {
-  return with_method(m, [p](auto tag) {
-    if (p == Precision::single_precision) {
-      const NewtonSettings<float> f = DefaultSettingsIn<decltype(tag)::value, float>{}.newton;
-      return NewtonSettings<double>{f.tolerance, f.max_iterations, f.jacobian_reuse_below};
-    }
-    return DefaultSettingsIn<decltype(tag)::value, double>{}.newton;
-  });
+template <class E, std::size_t N>
+std::vector<std::string> choice_names(const keys::Choice<E> (&table)[N]) {
+  std::vector<std::string> names;
+  for (const auto& c : table) names.push_back(c.name);
+  return names;
 }
 
-constexpr std::pair<Backend, const char*> backend_table[] = {
-    {Backend::automatic, "auto"}, {Backend::cuda, "cuda"}, {Backend::cpu, "cpu"}};
-constexpr std::pair<Precision, const char*> precision_table[] = {
-    {Precision::double_precision, "double"}, {Precision::single_precision, "float"}};
-
-/// The entry of `table` named `name`, or a ScenarioError whose message lists the names.
 template <class E, std::size_t N>
-E parse_name(const std::pair<E, const char*> (&table)[N], const std::string& name) {
-  std::string names;
-  for (const auto& [value, n] : table) {
-    if (name == n) return value;
-    names += (names.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+E parse_choice(const keys::Choice<E> (&table)[N], const std::string& name) {
+  try {
+    return table[index_of(choice_names(table), name)].value;
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(e.what());
   }
-  throw ScenarioError("'" + name + "' is not one of " + names);
 }
 template <class E, std::size_t N>
-const char* name_of(const std::pair<E, const char*> (&table)[N], E value) {
-  for (const auto& [v, n] : table)
-    if (v == value) return n;
+const char* name_of(const keys::Choice<E> (&table)[N], E value) {
+  for (const auto& c : table)
+    if (c.value == value) return c.name;
   return "unknown";
 }
 
-/// "a, b, c": the methods for which `has` holds.
-template <class Has>
-std::string methods_where(Has has) {
-  std::string list;
-  for (const MethodEntry& e : method_table)
-    if (has(e.method)) list += (list.empty() ? "" : ", ") + std::string(e.name);
-  return list;
-}
+std::string format(double x) { return validation::format(x); }
 
-}  // namespace
-
-const char* to_string(Method method) {
-  for (const MethodEntry& e : method_table)
-    if (e.method == method) return e.name;
-  return "unknown";
-}
-
-const char* to_string(Backend backend) { return name_of(backend_table, backend); }
-const char* to_string(Precision precision) { return name_of(precision_table, precision); }
-Backend parse_backend(const std::string& name) { return parse_name(backend_table, name); }
-Precision parse_precision(const std::string& name) { return parse_name(precision_table, name); }
-
-const char* to_string(LivensVariant variant) {
-  for (const auto& [v, name] : variant_table)
-    if (v == variant) return name;
-  return "unknown";
-}
-
-MethodKeys method_keys(Method method) {
-  for (const MethodEntry& e : method_table)
-    if (e.method == method) return e.keys;
-  throw std::logic_error("unknown integrator method");
-}
-
-bool provides_local_error(Method m) {
-  return with_method(m, [](auto tag) { return has_local_error<IntegratorFor<decltype(tag)::value, HeavyTop<double>>>::value; });
-}
-
-bool provides_generalized_energy(Method m) {
-  return with_method(
-      m, [](auto tag) { return has_generalized_energy<IntegratorFor<decltype(tag)::value, HeavyTop<double>>>::value; });
-}
-
-namespace {
-
-// ---------------------------------------------------------------- the numeric per-body keys
-enum class Scope { any, heavy_top, free_rigid_body };
-
-struct NumericKey {
-  std::string name;
-  int size;
-  std::function<double*(BodyParameters&)> field;
-  Scope scope;
-};
-
-std::vector<NumericKey> make_numeric_keys() {
-  using P = BodyParameters;
-  std::vector<NumericKey> keys = {
-      {"model.inertia", 3, [](P& p) { return p.inertia.data(); }, Scope::any},
-      {"model.mass", 1, [](P& p) { return &p.mass; }, Scope::any},
-      {"model.center_of_mass", 3, [](P& p) { return p.center_of_mass.data(); }, Scope::heavy_top},
-      {"model.gravity", 3, [](P& p) { return p.gravity.data(); }, Scope::any},
-      {"model.body_torque", 3, [](P& p) { return p.body_torque.data(); }, Scope::any},
-      {"model.spatial_torque", 3, [](P& p) { return p.spatial_torque.data(); }, Scope::any},
-      {"model.force", 3, [](P& p) { return p.force.data(); }, Scope::free_rigid_body},
-      {"initial.quaternion", 4, [](P& p) { return p.quaternion.data(); }, Scope::any},
-      {"initial.omega_body", 3, [](P& p) { return p.omega_body.data(); }, Scope::any},
-      {"initial.position", 3, [](P& p) { return p.position.data(); }, Scope::free_rigid_body},
-      {"initial.velocity", 3, [](P& p) { return p.velocity.data(); }, Scope::free_rigid_body},
-  };
-  const std::pair<const char*, ProfileParameters P::*> profiles[] = {
-      {"body_torque_profile", &P::body_torque_profile},
-      {"spatial_torque_profile", &P::spatial_torque_profile},
-      {"force_profile", &P::force_profile}};
-  for (const auto& [name, member] : profiles) {
-    const std::string prefix = std::string("model.") + name + ".";
-    const Scope scope = member == &P::force_profile ? Scope::free_rigid_body : Scope::any;
-    keys.push_back({prefix + "ramp", 3, [m = member](P& p) { return (p.*m).ramp.data(); }, scope});
-    keys.push_back({prefix + "amplitude", 3, [m = member](P& p) { return (p.*m).amplitude.data(); }, scope});
-    keys.push_back({prefix + "frequency", 1, [m = member](P& p) { return &(p.*m).frequency; }, scope});
-    keys.push_back({prefix + "phase", 1, [m = member](P& p) { return &(p.*m).phase; }, scope});
-  }
-  return keys;
-}
-
-const std::vector<NumericKey>& numeric_keys() {
-  static const std::vector<NumericKey> keys = make_numeric_keys();
-  return keys;
-}
-
-const NumericKey* find_numeric_key(const std::string& name) {
-  for (const NumericKey& k : numeric_keys())
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-bool is_key_prefix(const std::string& prefix) {
-  for (const NumericKey& k : numeric_keys())
-    if (k.name.compare(0, prefix.size(), prefix) == 0) return true;
-  return false;
-}
-
-bool in_scope(Scope scope, ModelKind kind) {
-  return scope == Scope::any || (scope == Scope::heavy_top) == (kind == ModelKind::heavy_top);
-}
-
-void assign(BodyParameters& p, const std::string& key, const std::vector<double>& value) {
-  std::copy(value.begin(), value.end(), find_numeric_key(key)->field(p));
-}
-
-std::string format(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
-
-// ---------------------------------------------------------------- per-body checks
-struct Problem {
-  std::string key, message;
-};
-
-/// The first problem of one body's parameters, if any (values are finite by construction except
-/// for overflow in a sweep).
-std::optional<Problem> body_problem(BodyParameters p, ModelKind kind) {
-  for (const NumericKey& k : numeric_keys()) {
-    const double* v = k.field(p);
-    for (int c = 0; c < k.size; ++c)
-      if (!std::isfinite(v[c])) return Problem{k.name, "component " + std::to_string(c) + " is not finite"};
-  }
-  for (int c = 0; c < 3; ++c)
-    if (!(p.inertia[c] > 0))
-      return Problem{"model.inertia", "component " + std::to_string(c) + " is " + format(p.inertia[c]) + ", must be > 0"};
-  // Principal moments of a real body satisfy I1 + I2 ≥ I3 (same relative slack as models/validation.hpp).
-  const auto& I = p.inertia;
-  for (int c = 0; c < 3; ++c)
-    if (I[(c + 1) % 3] + I[(c + 2) % 3] < I[c] * (1 - 1e-12))
-      return Problem{"model.inertia", "moments (" + format(I[0]) + ", " + format(I[1]) + ", " + format(I[2]) +
-                                          ") violate the triangle inequality I1 + I2 >= I3 (no real body has them)"};
-  const bool lever = p.center_of_mass != std::array<double, 3>{};
-  if (kind == ModelKind::free_rigid_body && !(p.mass > 0))
-    return Problem{"model.mass", format(p.mass) + ", must be > 0"};
-  if (kind == ModelKind::heavy_top && !(p.mass >= 0)) return Problem{"model.mass", format(p.mass) + ", must be >= 0"};
-  if (kind == ModelKind::heavy_top && lever && !(p.mass > 0))
-    return Problem{"model.mass", format(p.mass) + ", must be > 0 when model.center_of_mass is not zero"};
-  double norm2 = 0;
-  for (double q : p.quaternion) norm2 += q * q;
-  if (!(std::abs(std::sqrt(norm2) - 1) <= 1e-6))
-    return Problem{"initial.quaternion", "not a unit quaternion (norm " + format(std::sqrt(norm2)) + ")"};
-  return std::nullopt;
-}
-
-void normalize_quaternion(BodyParameters& p) {
-  double norm2 = 0;
-  for (double q : p.quaternion) norm2 += q * q;
-  const double norm = std::sqrt(norm2);
-  for (double& q : p.quaternion) q /= norm;
-}
-
-// ---------------------------------------------------------------- random draws
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ULL;
-  return h;
-}
-
-/// Uniform in [0, 1) from (seed, body, key, stream) alone, so a body's draw does not depend on the
-/// ensemble size or on the other bodies.
-double unit_draw(std::uint64_t seed, index_t body, const std::string& key, int stream) {
-  std::uint64_t h = splitmix64(seed);
-  h = splitmix64(h ^ fnv1a(key));
-  h = splitmix64(h ^ static_cast<std::uint64_t>(body));
-  h = splitmix64(h ^ static_cast<std::uint64_t>(stream));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
-
-std::vector<double> draw(const RandomDraw& r, index_t body) {
-  if (r.distribution == Distribution::uniform_rotation) {  // Shoemake's subgroup algorithm
-    const double u1 = unit_draw(r.seed, body, r.key, 0), u2 = unit_draw(r.seed, body, r.key, 1),
-                 u3 = unit_draw(r.seed, body, r.key, 2);
-    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-    return {a * std::cos(2 * M_PI * u2), a * std::sin(2 * M_PI * u2), b * std::cos(2 * M_PI * u3),
-            b * std::sin(2 * M_PI * u3)};
-  }
-  std::vector<double> v(r.first.size());
-  for (std::size_t c = 0; c < v.size(); ++c) {
-    const int stream = 2 * static_cast<int>(c);
-    const double u1 = unit_draw(r.seed, body, r.key, stream);
-    if (r.distribution == Distribution::uniform) {
-      v[c] = r.first[c] + (r.second[c] - r.first[c]) * u1;
-    } else {  // Box–Muller; 1 − u1 ∈ (0, 1]
-      const double u2 = unit_draw(r.seed, body, r.key, stream + 1);
-      const double z = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
-      v[c] = r.first[c] + r.second[c] * z;
-    }
-  }
-  return v;
-}
-
-/// Overrides are kept sorted by body (stable: file order within a body) for a binary search.
-struct ByBody {
-  bool operator()(const Override& a, const Override& b) const { return a.body < b.body; }
-  bool operator()(const Override& a, index_t b) const { return a.body < b; }
-  bool operator()(index_t a, const Override& b) const { return a < b.body; }
-};
-
-/// Body i before normalisation: file values, sweeps, random draws, overrides.
-BodyParameters raw_body_parameters(const Scenario& sc, index_t i) {
-  BodyParameters p = sc.base;
-  for (const Sweep& s : sc.sweeps) {
-    std::vector<double> v(s.from.size());
-    const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
-    for (std::size_t c = 0; c < v.size(); ++c) v[c] = s.from[c] + (s.to[c] - s.from[c]) * f;
-    assign(p, s.key, v);
-  }
-  for (const RandomDraw& r : sc.randoms) assign(p, r.key, draw(r, i));
-  const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), i, ByBody{});
-  for (auto o = first; o != last; ++o)
-    for (const auto& [key, value] : o->values) assign(p, key, value);
-  return p;
-}
-
-// ---------------------------------------------------------------- reading TOML
 const char* type_name(const toml::node& n) {
   switch (n.type()) {
     case toml::node_type::table: return "a table";
@@ -330,6 +53,28 @@ const char* type_name(const toml::node& n) {
   }
 }
 
+std::string join(const std::string& prefix, std::string_view name) {
+  return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
+}
+
+/// "component 2 is -1, must be > 0" / "-1, must be > 0" when a value is outside its key's range.
+std::optional<std::string> range_problem(const KeyInfo& k, const double* v, int size) {
+  for (int c = 0; c < size; ++c) {
+    if (k.range.contains(v[c])) continue;
+    const std::string what = std::isfinite(v[c]) ? format(v[c]) + ", must be " + k.range.text : "not finite";
+    return size > 1 || k.size > 1 ? "component " + std::to_string(c) + " is " + what : what;
+  }
+  return std::nullopt;
+}
+
+/// The values of a key table read from TOML: per key the numbers (booleans 0/1, choice indices) or
+/// texts, and whether the file gave it.
+struct Values {
+  std::vector<std::vector<double>> numbers;
+  std::vector<std::vector<std::string>> texts;
+  std::vector<bool> given;
+};
+
 class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
@@ -338,25 +83,23 @@ class Reader {
     throw ScenarioError(source_ + ": key '" + key + "': " + problem);
   }
 
-  /// The sub-table `name` of `parent` (an empty one if absent), its keys checked against `allowed`.
-  const toml::table& table(const toml::table& parent, const std::string& name, const std::string& shown,
-                           std::initializer_list<std::string_view> allowed) const {
+  /// The sub-table `name` of `parent` (an empty one if absent).
+  const toml::table& table(const toml::table& parent, const std::string& name, const std::string& shown) const {
     static const toml::table empty;
     const toml::node* n = parent.get(name);
     if (!n) return empty;
     if (!n->is_table()) fail(shown, std::string("expected a table, got ") + type_name(*n));
-    check_keys(*n->as_table(), shown, allowed);
     return *n->as_table();
   }
 
-  void check_keys(const toml::table& t, const std::string& shown, std::initializer_list<std::string_view> allowed) const {
-    if (allowed.size() == 0) return;  // checked by the caller
-    for (auto&& [k, v] : t)
-      if (std::find(allowed.begin(), allowed.end(), k.str()) == allowed.end()) fail(join(shown, k.str()), "unknown key");
+  const toml::table& table_of(const toml::node& n, const std::string& shown) const {
+    if (!n.is_table()) fail(shown, std::string("expected a table, got ") + type_name(n));
+    return *n.as_table();
   }
 
-  static std::string join(const std::string& prefix, std::string_view name) {
-    return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
+  const toml::array& array_of_tables(const toml::node& n, const std::string& shown) const {
+    if (!n.is_array()) fail(shown, std::string("expected an array of tables, got ") + type_name(n));
+    return *n.as_array();
   }
 
   const toml::node& required(const toml::table& t, std::string_view name, const std::string& shown) const {
@@ -390,19 +133,9 @@ class Reader {
     return v;
   }
 
-  double number_or(const toml::table& t, std::string_view name, const std::string& shown, double fallback) const {
-    const toml::node* n = t.get(name);
-    return n ? number(*n, shown) : fallback;
-  }
-
   std::int64_t integer(const toml::node& n, const std::string& key) const {
     if (auto i = n.as_integer()) return i->get();
     fail(key, std::string("expected an integer, got ") + type_name(n));
-  }
-
-  std::int64_t integer_or(const toml::table& t, std::string_view name, const std::string& shown, std::int64_t fallback) const {
-    const toml::node* n = t.get(name);
-    return n ? integer(*n, shown) : fallback;
   }
 
   std::string string(const toml::node& n, const std::string& key) const {
@@ -410,130 +143,282 @@ class Reader {
     fail(key, std::string("expected a string, got ") + type_name(n));
   }
 
-  bool boolean(const toml::node& n, const std::string& key) const {
-    if (auto b = n.as_boolean()) return b->get();
-    fail(key, std::string("expected a boolean, got ") + type_name(n));
+  /// One key's value from its node, checked against the key's kind and range. `size` is the number
+  /// of components of a `numbers` key (0: any array length, for keys read before their size is known).
+  void value(const KeyInfo& k, const toml::node& n, const std::string& shown, Values& out, std::size_t slot,
+             int size = 0) const {
+    std::vector<double>& v = out.numbers[slot];
+    switch (k.kind) {
+      case KeyInfo::Kind::number:
+        v = numbers(n, shown, k.size, false);
+        if (auto p = range_problem(k, v.data(), k.size)) fail(shown, *p);
+        break;
+      case KeyInfo::Kind::numbers:
+        if (size > 0) {
+          v = numbers(n, shown, size, true);
+        } else {
+          v.clear();
+          if (!n.is_array()) v.push_back(number(n, shown));
+          else
+            for (std::size_t c = 0; c < n.as_array()->size(); ++c)
+              v.push_back(number((*n.as_array())[c], shown + "[" + std::to_string(c) + "]"));
+        }
+        break;
+      case KeyInfo::Kind::integer: {
+        const double x = double(integer(n, shown));
+        if (!k.range.contains(x)) fail(shown, format(x) + ", must be " + k.range.text);
+        v = {x};
+        break;
+      }
+      case KeyInfo::Kind::boolean:
+        if (auto b = n.as_boolean()) v = {b->get() ? 1.0 : 0.0};
+        else fail(shown, std::string("expected a boolean, got ") + type_name(n));
+        break;
+      case KeyInfo::Kind::choice:
+        try {
+          v = {double(index_of(k.choices, string(n, shown)))};
+        } catch (const std::invalid_argument& e) {
+          fail(shown, e.what());
+        }
+        break;
+      case KeyInfo::Kind::text:
+        out.texts[slot] = {string(n, shown)};
+        break;
+      case KeyInfo::Kind::text_list: {
+        if (!n.is_array()) fail(shown, std::string("expected an array of strings, got ") + type_name(n));
+        std::vector<std::string> texts;
+        for (std::size_t c = 0; c < n.as_array()->size(); ++c)
+          texts.push_back(string((*n.as_array())[c], shown + "[" + std::to_string(c) + "]"));
+        out.texts[slot] = texts;
+        break;
+      }
+    }
+    out.given[slot] = true;
   }
 
-  /// A per-body numeric key of this model type, by name.
-  const NumericKey& numeric_key(const std::string& name, ModelKind kind, const std::string& shown) const {
-    const NumericKey* k = find_numeric_key(name);
-    if (!k) fail(shown, "'" + name + "' is not a numeric key of [model] or [initial]");
-    if (!in_scope(k->scope, kind)) fail(shown, "'" + name + "' is not a key of a " + std::string(to_string(kind)) + " model");
-    return *k;
-  }
-
-  /// Every numeric key under `t` (path `lookup`, shown as `shown`), passed to `store`; `skip` is
-  /// read by the caller.
-  void numeric_table(const toml::table& t, const std::string& lookup, const std::string& shown, ModelKind kind,
-                     const std::function<void(const std::string&, std::vector<double>)>& store,
-                     std::initializer_list<std::string_view> skip) const {
-    for (auto&& [k, node] : t) {
-      if (std::find(skip.begin(), skip.end(), k.str()) != skip.end()) continue;
-      const std::string name = join(lookup, k.str()), key = join(shown, k.str());
-      if (find_numeric_key(name)) {
-        store(numeric_key(name, kind, key).name, numbers(node, key, find_numeric_key(name)->size, false));
-      } else if (is_key_prefix(name + ".")) {
+  /// Every key of `t` read against `keys`: the key named join(lookup, name) for each entry, nested
+  /// tables followed where a key's name continues below them ("model.body_torque_profile.ramp");
+  /// entries in `skip` are the caller's; anything else is "unknown key". `unknown` may explain an
+  /// unknown key better (e.g. "not used by method 'hht'").
+  void read(const toml::table& t, const std::string& lookup, const std::string& shown, const std::vector<KeyInfo>& keys,
+            Values& out, std::initializer_list<std::string_view> skip = {},
+            const std::function<std::string(const std::string&)>& unknown = {}) const {
+    for (auto&& [name, node] : t) {
+      if (std::find(skip.begin(), skip.end(), name.str()) != skip.end()) continue;
+      const std::string full = join(lookup, name.str()), key = join(shown, name.str());
+      if (const int k = find_key(keys, full); k >= 0) {
+        value(keys[k], node, key, out, std::size_t(k));
+      } else if (continues_below(keys, full)) {
         if (!node.is_table()) fail(key, std::string("expected a table, got ") + type_name(node));
-        numeric_table(*node.as_table(), name, key, kind, store, {});
+        read(*node.as_table(), full, key, keys, out, {}, unknown);
       } else {
-        fail(key, "unknown key");
+        const std::string why = unknown ? unknown(full) : std::string();
+        fail(key, why.empty() ? "unknown key" : why);
       }
     }
   }
 
+  /// Values of `keys` with their defaults, required ones demanded, then what `t` gives.
+  Values read_all(const toml::table& t, const std::string& lookup, const std::string& shown,
+                  const std::vector<KeyInfo>& keys, std::initializer_list<std::string_view> skip = {},
+                  const std::function<std::string(const std::string&)>& unknown = {}) const {
+    Values v{std::vector<std::vector<double>>(keys.size()), std::vector<std::vector<std::string>>(keys.size()),
+             std::vector<bool>(keys.size(), false)};
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      v.numbers[k] = keys[k].value;
+      v.texts[k] = keys[k].kind == KeyInfo::Kind::text ? std::vector<std::string>{keys[k].text} : keys[k].texts;
+    }
+    read(t, lookup, shown, keys, v, skip, unknown);
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      if (keys[k].required && !v.given[k]) fail(join(shown, tail(keys[k].name, lookup)), "missing (required)");
+    return v;
+  }
+
+  /// A describe()d spec struct read from table `t`.
+  template <class Spec>
+  Spec read_spec(const toml::table& t, const std::string& shown, std::initializer_list<std::string_view> skip = {}) const {
+    Spec spec{};
+    const std::vector<KeyInfo> keys = key_table<Spec>();
+    const Values v = read_all(t, "", shown, keys, skip);
+    KeyAssigner assign(v.numbers, v.texts);
+    spec.describe(assign);
+    return spec;
+  }
+
  private:
+  static bool continues_below(const std::vector<KeyInfo>& keys, const std::string& prefix) {
+    for (const KeyInfo& k : keys)
+      if (k.name.compare(0, prefix.size() + 1, prefix + ".") == 0) return true;
+    return false;
+  }
+  static std::string tail(const std::string& name, const std::string& lookup) {
+    return lookup.empty() ? name : name.substr(lookup.size() + 1);
+  }
+
   std::string source_;
 };
 
-ModelKind parse_model_kind(const Reader& r, const toml::table& model) {
-  const std::string type = r.string(r.required(model, "type", "model.type"), "model.type");
-  if (type == "heavy_top") return ModelKind::heavy_top;
-  if (type == "free_rigid_body") return ModelKind::free_rigid_body;
-  r.fail("model.type", "'" + type + "' is not one of \"heavy_top\", \"free_rigid_body\"");
+// ---------------------------------------------------------------- per-body parameters
+/// The first problem of one body's flat parameters: each key in its range, then the model's rules.
+std::optional<validation::Problem> body_problem(const ModelView& model, const std::vector<double>& p) {
+  for (const KeyInfo& k : model.keys)
+    if (auto problem = range_problem(k, p.data() + k.offset, k.size)) return validation::Problem{k.name, *problem};
+  return model.check(p);
 }
 
-void parse_body(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& model = r.table(root, "model", "model", {});
-  sc.model = parse_model_kind(r, model);
-  sc.base.mass = sc.model == ModelKind::free_rigid_body ? 1.0 : 0.0;
-  r.required(model, "inertia", "model.inertia");
-  const auto store = [&](const std::string& key, std::vector<double> v) { assign(sc.base, key, v); };
-  r.numeric_table(model, "model", "model", sc.model, store, {"type"});
-  r.numeric_table(r.table(root, "initial", "initial", {}), "initial", "initial", sc.model, store, {});
-  if (auto p = body_problem(sc.base, sc.model)) r.fail(p->key, p->message);
+/// "not a key of a heavy_top model" for a key of another model, "" (an unknown key) otherwise.
+std::string other_models_key(const ModelView& model, const std::string& name) {
+  for (const ModelView& other : model_views())
+    if (find_key(other.keys, name) >= 0) return "not a key of a " + std::string(model.info.name) + " model";
+  return {};
+}
+
+const KeyInfo& parameter_key(const Reader& r, const ModelView& model, const std::string& name, const std::string& shown) {
+  const int k = find_key(model.keys, name);
+  if (k < 0) {
+    const std::string other = other_models_key(model, name);
+    r.fail(shown, "'" + name + "' is " + (other.empty() ? "not a numeric key of [model] or [initial]" : other));
+  }
+  return model.keys[k];
+}
+
+void assign(std::vector<double>& p, const KeyInfo& k, const std::vector<double>& value) {
+  std::copy(value.begin(), value.end(), p.begin() + k.offset);
+}
+
+// ---------------------------------------------------------------- random draws
+std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ULL;
+  return h;
+}
+
+/// Uniform in [0, 1) from (seed, body, key, stream) alone, so a body's draw does not depend on the
+/// ensemble size or on the other bodies.
+double unit_draw(std::uint64_t seed, index_t body, const std::string& key, int stream) {
+  std::uint64_t h = splitmix64(seed);
+  h = splitmix64(h ^ fnv1a(key));
+  h = splitmix64(h ^ static_cast<std::uint64_t>(body));
+  h = splitmix64(h ^ static_cast<std::uint64_t>(stream));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+std::vector<double> draw(const RandomDraw& r, index_t body) {
+  const std::uint64_t seed = static_cast<std::uint64_t>(r.seed);
+  if (r.distribution == Distribution::uniform_rotation) {  // Shoemake's subgroup algorithm
+    const double u1 = unit_draw(seed, body, r.key, 0), u2 = unit_draw(seed, body, r.key, 1),
+                 u3 = unit_draw(seed, body, r.key, 2);
+    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
+    return {a * std::cos(2 * M_PI * u2), a * std::sin(2 * M_PI * u2), b * std::cos(2 * M_PI * u3),
+            b * std::sin(2 * M_PI * u3)};
+  }
+  const bool uniform = r.distribution == Distribution::uniform;
+  const std::vector<double>& first = uniform ? r.low : r.mean;
+  const std::vector<double>& second = uniform ? r.high : r.stddev;
+  std::vector<double> v(first.size());
+  for (std::size_t c = 0; c < v.size(); ++c) {
+    const int stream = 2 * static_cast<int>(c);
+    const double u1 = unit_draw(seed, body, r.key, stream);
+    if (uniform) {
+      v[c] = first[c] + (second[c] - first[c]) * u1;
+    } else {  // Box–Muller; 1 − u1 ∈ (0, 1]
+      const double u2 = unit_draw(seed, body, r.key, stream + 1);
+      const double z = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
+      v[c] = first[c] + second[c] * z;
+    }
+  }
+  return v;
+}
+
+/// Overrides are kept sorted by body (stable: file order within a body) for a binary search.
+struct ByBody {
+  bool operator()(const Override& a, const Override& b) const { return a.body < b.body; }
+  bool operator()(const Override& a, index_t b) const { return a.body < b; }
+  bool operator()(index_t a, const Override& b) const { return a < b.body; }
+};
+
+// ---------------------------------------------------------------- the sections
+void parse_model(const Reader& r, const toml::table& root, Scenario& sc) {
+  const toml::table& model = r.table(root, "model", "model");
+  try {
+    sc.model = index_of(names_of(model_views()), r.string(r.required(model, "type", "model.type"), "model.type"));
+  } catch (const std::invalid_argument& e) {
+    r.fail("model.type", e.what());
+  }
+  const ModelView& view = sc.model_view();
+  // [model] and [initial] hold the model's keys "model.*" and "initial.*".
+  const auto unknown = [&](const std::string& name) { return other_models_key(view, name); };
+  const Values mv = r.read_all(model, "model", "model", view.keys, {"type"}, unknown);
+  Values all = mv;
+  r.read(r.table(root, "initial", "initial"), "initial", "initial", view.keys, all, {}, unknown);
+  sc.base = view.defaults;
+  for (std::size_t k = 0; k < view.keys.size(); ++k)
+    if (all.given[k]) assign(sc.base, view.keys[k], all.numbers[k]);
+  if (auto p = view.check(sc.base)) r.fail(p->key, p->message);
 }
 
 void parse_run(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& t = r.table(root, "run", "run", {"backend", "precision"});
-  const auto parse = [&](const char* key, const char* shown, auto parse_value, auto& field) {
-    const toml::node* n = t.get(key);
-    if (!n) return;
-    try {
-      field = parse_value(r.string(*n, shown));
-    } catch (const ScenarioError& e) {
-      r.fail(shown, e.what());
-    }
-  };
-  parse("backend", "run.backend", parse_backend, sc.backend);
-  parse("precision", "run.precision", parse_precision, sc.precision);
+  const RunSpec run = r.read_spec<RunSpec>(r.table(root, "run", "run"), "run");
+  sc.backend = run.backend;
+  sc.precision = run.precision;
 }
 
 void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& t = r.table(root, "integrator", "integrator",
-                                 {"method", "alpha", "inertia_shift", "variant", "newton_tolerance", "newton_max_iterations"});
+  const toml::table& t = r.table(root, "integrator", "integrator");
   IntegratorSpec& in = sc.integrator;
   const std::string method = r.string(r.required(t, "method", "integrator.method"), "integrator.method");
-  const MethodEntry* entry = nullptr;
-  for (const MethodEntry& e : method_table)
-    if (method == e.name) entry = &e;
-  if (!entry) {
-    std::string names;
-    for (const MethodEntry& e : method_table) names += (names.empty() ? "\"" : ", \"") + std::string(e.name) + "\"";
-    r.fail("integrator.method", "'" + method + "' is not one of " + names);
+  try {
+    in.method = index_of(names_of(method_views()), method);
+  } catch (const std::invalid_argument& e) {
+    r.fail("integrator.method", e.what());
   }
-  in.method = entry->method;
+  const MethodView& view = in.view();
+  const std::string model = sc.model_view().info.name;
+  if (!view.applies_to(sc.model)) r.fail("integrator.method", "'" + method + "' does not run on a " + model + " model");
 
   // A key the method does not read is an error: whoever wrote it expects it to act.
-  const auto used = [&](const char* key, bool MethodKeys::*flag) {
-    if (!t.get(key)) return false;
-    if (!(entry->keys.*flag))
-      r.fail(std::string("integrator.") + key, "not used by method '" + method + "' (only by " +
-                                                   methods_where([&](Method m) { return method_keys(m).*flag; }) + ")");
-    return true;
+  const auto methods_with = [](const std::string& key) {
+    std::vector<std::string> names;
+    for (const MethodView& m : method_views())
+      if ((key == "variant" && m.has_variants()) || find_key(m.keys, key) >= 0) names.push_back(m.info.name);
+    return names;
   };
-  if (entry->keys.alpha) in.alpha = HhtSettings<double>{}.alpha;
-  if (used("alpha", &MethodKeys::alpha)) {
-    in.alpha = r.number(*t.get("alpha"), "integrator.alpha");
-    if (!alpha_in_range(in.alpha)) r.fail("integrator.alpha", format(in.alpha) + " is outside [-1/3, 0]");
-  }
-  if (used("inertia_shift", &MethodKeys::inertia_shift)) in.inertia_shift = r.boolean(*t.get("inertia_shift"), "integrator.inertia_shift");
-  if (used("variant", &MethodKeys::variant)) {
-    const std::string variant = r.string(*t.get("variant"), "integrator.variant");
-    std::string names;
-    bool found = false;
-    for (const auto& [v, name] : variant_table) {
-      if (variant == name) in.variant = v, found = true;
-      names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+  const auto unknown = [&](const std::string& key) -> std::string {
+    const std::vector<std::string> users = methods_with(key);
+    if (users.empty()) return {};
+    std::string list;
+    for (const std::string& u : users) list += (list.empty() ? "" : ", ") + u;
+    return "not used by method '" + method + "' (only by " + list + ")";
+  };
+  if (const toml::node* v = t.get("variant")) {
+    if (!view.has_variants()) r.fail("integrator.variant", unknown("variant"));
+    try {
+      in.variant = index_of(names_of(view.variants), r.string(*v, "integrator.variant"));
+    } catch (const std::invalid_argument& e) {
+      r.fail("integrator.variant", e.what());
     }
-    if (!found) r.fail("integrator.variant", "'" + variant + "' is not one of " + names);
+    if (!view.applies[sc.model][in.variant])
+      r.fail("integrator.variant", "'" + std::string(view.variants[in.variant].name) + "' does not run on a " + model +
+                                       " model");
   }
-  const NewtonSettings<double> newton = default_newton(in.method, sc.precision);
-  in.newton_tolerance = r.number_or(t, "newton_tolerance", "integrator.newton_tolerance", newton.tolerance);
-  if (!(in.newton_tolerance > 0)) r.fail("integrator.newton_tolerance", format(in.newton_tolerance) + ", must be > 0");
-  const std::int64_t it = r.integer_or(t, "newton_max_iterations", "integrator.newton_max_iterations", newton.max_iterations);
-  if (it < 1 || it > 1000) r.fail("integrator.newton_max_iterations", std::to_string(it) + ", must be in [1, 1000]");
-  in.newton_max_iterations = static_cast<int>(it);
+  // Defaults in the run's precision (the Newton tolerance differs).
+  std::vector<KeyInfo> keys = view.keys;
+  if (sc.precision == Precision::single_precision)
+    for (std::size_t k = 0; k < keys.size(); ++k) keys[k].value = view.float_defaults[k];
+  in.settings = r.read_all(t, "", "integrator", keys, {"method", "variant"}, unknown).numbers;
 }
 
 void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {
-  const toml::table& t = r.table(root, "time", "time", {"dt", "t_end", "t_start"});
   TimeSpec& ts = sc.time;
-  ts.dt = r.number(r.required(t, "dt", "time.dt"), "time.dt");
-  ts.t_end = r.number(r.required(t, "t_end", "time.t_end"), "time.t_end");
+  ts = r.read_spec<TimeSpec>(r.table(root, "time", "time"), "time");
   if (t_end) ts.t_end = *t_end;
-  ts.t_start = r.number_or(t, "t_start", "time.t_start", 0.0);
-  if (!(ts.dt > 0)) r.fail("time.dt", format(ts.dt) + ", must be > 0");
   if (!(ts.t_end > ts.t_start)) r.fail("time.t_end", format(ts.t_end) + ", must be > t_start (" + format(ts.t_start) + ")");
   const double n = (ts.t_end - ts.t_start) / ts.dt;
   if (!(n < 1e15)) r.fail("time.dt", "too many steps ((t_end - t_start)/dt = " + format(n) + ")");
@@ -547,119 +432,137 @@ void parse_time(const Reader& r, const toml::table& root, std::optional<double> 
 }
 
 void parse_sweeps(const Reader& r, const toml::node& list, Scenario& sc) {
-  if (!list.is_array()) r.fail("ensemble.sweep", std::string("expected an array of tables, got ") + type_name(list));
-  const toml::array& a = *list.as_array();
+  const toml::array& a = r.array_of_tables(list, "ensemble.sweep");
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.sweep[" + std::to_string(j) + "]";
-    if (!a[j].is_table()) r.fail(shown, std::string("expected a table, got ") + type_name(a[j]));
+    Sweep s = r.read_spec<Sweep>(r.table_of(a[j], shown), shown);
+    const KeyInfo& k = parameter_key(r, sc.model_view(), s.key, shown + ".key");
     const toml::table& t = *a[j].as_table();
-    r.check_keys(t, shown, {"key", "from", "to"});
-    Sweep s;
-    const NumericKey& k = r.numeric_key(r.string(r.required(t, "key", shown + ".key"), shown + ".key"), sc.model, shown + ".key");
-    s.key = k.name;
-    s.from = r.numbers(r.required(t, "from", shown + ".from"), shown + ".from", k.size, true);
-    s.to = r.numbers(r.required(t, "to", shown + ".to"), shown + ".to", k.size, true);
+    s.from = r.numbers(*t.get("from"), shown + ".from", k.size, true);
+    s.to = r.numbers(*t.get("to"), shown + ".to", k.size, true);
     sc.sweeps.push_back(std::move(s));
   }
 }
 
-void parse_seed(const Reader& r, const toml::table& t, const std::string& shown, RandomDraw& d) {
-  const std::int64_t seed = r.integer_or(t, "seed", shown + ".seed", 0);
-  if (seed < 0) r.fail(shown + ".seed", std::to_string(seed) + ", must be >= 0");
-  d.seed = static_cast<std::uint64_t>(seed);
-}
-
 void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc) {
-  if (!list.is_array()) r.fail("ensemble.random", std::string("expected an array of tables, got ") + type_name(list));
-  const toml::array& a = *list.as_array();
+  const toml::array& a = r.array_of_tables(list, "ensemble.random");
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.random[" + std::to_string(j) + "]";
-    if (!a[j].is_table()) r.fail(shown, std::string("expected a table, got ") + type_name(a[j]));
-    const toml::table& t = *a[j].as_table();
-    RandomDraw d;
-    const NumericKey& k = r.numeric_key(r.string(r.required(t, "key", shown + ".key"), shown + ".key"), sc.model, shown + ".key");
-    d.key = k.name;
-    const std::string dist = r.string(r.required(t, "distribution", shown + ".distribution"), shown + ".distribution");
-    const char *a_name, *b_name;
-    if (dist == "uniform") {
-      d.distribution = Distribution::uniform, a_name = "low", b_name = "high";
-      r.check_keys(t, shown, {"key", "distribution", "seed", "low", "high"});
-    } else if (dist == "normal") {
-      d.distribution = Distribution::normal, a_name = "mean", b_name = "stddev";
-      r.check_keys(t, shown, {"key", "distribution", "seed", "mean", "stddev"});
-    } else if (dist == "uniform_rotation") {
-      if (k.name != "initial.quaternion") r.fail(shown + ".distribution", "\"uniform_rotation\" draws only initial.quaternion");
-      r.check_keys(t, shown, {"key", "distribution", "seed"});
-      d.distribution = Distribution::uniform_rotation;
-      parse_seed(r, t, shown, d);
-      sc.randoms.push_back(std::move(d));
-      continue;
-    } else {
-      r.fail(shown + ".distribution", "'" + dist + "' is not one of \"uniform\", \"normal\", \"uniform_rotation\"");
+    const toml::table& t = r.table_of(a[j], shown);
+    RandomDraw d = r.read_spec<RandomDraw>(t, shown);
+    const KeyInfo& k = parameter_key(r, sc.model_view(), d.key, shown + ".key");
+    // Each distribution reads its own parameters, sized to the key (one number stands for all).
+    using P = std::vector<double> RandomDraw::*;
+    std::vector<std::pair<const char*, P>> params;
+    if (d.distribution == Distribution::uniform) params = {{"low", &RandomDraw::low}, {"high", &RandomDraw::high}};
+    if (d.distribution == Distribution::normal) params = {{"mean", &RandomDraw::mean}, {"stddev", &RandomDraw::stddev}};
+    if (d.distribution == Distribution::uniform_rotation && k.name != "initial.quaternion")
+      r.fail(shown + ".distribution", "\"uniform_rotation\" draws only initial.quaternion");
+    for (const char* name : {"low", "high", "mean", "stddev"}) {
+      const bool used = std::any_of(params.begin(), params.end(), [&](const auto& p) { return std::string(p.first) == name; });
+      if (t.get(name) && !used)
+        r.fail(shown + "." + name, "not a parameter of distribution '" + std::string(name_of(distribution_names, d.distribution)) + "'");
     }
-    d.first = r.numbers(r.required(t, a_name, shown + "." + a_name), shown + "." + a_name, k.size, true);
-    d.second = r.numbers(r.required(t, b_name, shown + "." + b_name), shown + "." + b_name, k.size, true);
+    for (const auto& [name, member] : params)
+      d.*member = r.numbers(r.required(t, name, shown + "." + name), shown + "." + name, k.size, true);
     for (int c = 0; c < k.size; ++c) {
-      if (d.distribution == Distribution::uniform && d.first[c] > d.second[c])
+      if (d.distribution == Distribution::uniform && d.low[c] > d.high[c])
         r.fail(shown + ".high", "component " + std::to_string(c) + " is below low");
-      if (d.distribution == Distribution::normal && d.second[c] < 0)
-        r.fail(shown + ".stddev", "component " + std::to_string(c) + " is " + format(d.second[c]) + ", must be >= 0");
+      if (d.distribution == Distribution::normal && d.stddev[c] < 0)
+        r.fail(shown + ".stddev", "component " + std::to_string(c) + " is " + format(d.stddev[c]) + ", must be >= 0");
     }
-    parse_seed(r, t, shown, d);
     sc.randoms.push_back(std::move(d));
   }
 }
 
 void parse_overrides(const Reader& r, const toml::node& list, Scenario& sc) {
-  if (!list.is_array()) r.fail("ensemble.override", std::string("expected an array of tables, got ") + type_name(list));
-  const toml::array& a = *list.as_array();
+  const toml::array& a = r.array_of_tables(list, "ensemble.override");
+  const ModelView& view = sc.model_view();
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.override[" + std::to_string(j) + "]";
-    if (!a[j].is_table()) r.fail(shown, std::string("expected a table, got ") + type_name(a[j]));
-    const toml::table& t = *a[j].as_table();
+    const toml::table& t = r.table_of(a[j], shown);
     Override o;
     o.body = r.integer(r.required(t, "body", shown + ".body"), shown + ".body");
     if (o.body < 0 || o.body >= sc.ensemble_size)
       r.fail(shown + ".body", std::to_string(o.body) + " is not a body index in [0, " + std::to_string(sc.ensemble_size) + ")");
-    r.numeric_table(t, "", shown, sc.model,
-                    [&](const std::string& key, std::vector<double> v) { o.values.emplace_back(key, std::move(v)); },
-                    {"body"});
+    Values v{std::vector<std::vector<double>>(view.keys.size()), std::vector<std::vector<std::string>>(view.keys.size()),
+             std::vector<bool>(view.keys.size(), false)};
+    r.read(t, "", shown, view.keys, v, {"body"}, [&](const std::string& name) { return other_models_key(view, name); });
+    for (std::size_t k = 0; k < view.keys.size(); ++k)
+      if (v.given[k]) o.values.emplace_back(int(k), v.numbers[k]);
     sc.overrides.push_back(std::move(o));
   }
   std::stable_sort(sc.overrides.begin(), sc.overrides.end(), ByBody{});
 }
 
 void parse_ensemble(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& t = r.table(root, "ensemble", "ensemble", {"size", "sweep", "random", "override"});
-  sc.ensemble_size = r.integer_or(t, "size", "ensemble.size", 1);
-  if (sc.ensemble_size < 1) r.fail("ensemble.size", std::to_string(sc.ensemble_size) + ", must be >= 1");
+  const toml::table& t = r.table(root, "ensemble", "ensemble");
+  sc.ensemble_size = r.read_spec<EnsembleSpec>(t, "ensemble", {"sweep", "random", "override"}).size;
   if (const toml::node* n = t.get("sweep")) parse_sweeps(r, *n, sc);
   if (const toml::node* n = t.get("random")) parse_randoms(r, *n, sc);
   if (const toml::node* n = t.get("override")) parse_overrides(r, *n, sc);
 }
 
 void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table& t = r.table(root, "output", "output", {"file", "stride", "local_error"});
-  sc.output_file = std::filesystem::path(sc.source).stem().string() + ".h5";
-  if (const toml::node* n = t.get("file")) sc.output_file = r.string(*n, "output.file");
-  if (sc.output_file.empty()) r.fail("output.file", "empty file name");
-  sc.stride = r.integer_or(t, "stride", "output.stride", 1);
-  if (sc.stride < 1) r.fail("output.stride", std::to_string(sc.stride) + ", must be >= 1");
-  if (const toml::node* n = t.get("local_error")) sc.local_error = r.boolean(*n, "output.local_error");
-  if (sc.local_error && !provides_local_error(sc.integrator.method))
-    r.fail("output.local_error", std::string("method '") + to_string(sc.integrator.method) +
-                                     "' has no local error estimate (only " + methods_where(provides_local_error) + ")");
+  const toml::table& t = r.table(root, "output", "output");
+  const OutputSpec out = r.read_spec<OutputSpec>(t, "output");
+  sc.output_file = out.file.empty() ? std::filesystem::path(sc.source).stem().string() + ".h5" : out.file;
+  if (t.get("file") && out.file.empty()) r.fail("output.file", "empty file name");
+  sc.stride = out.stride;
+  const std::vector<Channel> channels = sample_channels(sc);
+  if (!t.get("channels")) {
+    for (const Channel& c : channels)
+      if (!c.optional) sc.channels.push_back(c.name);
+    return;
+  }
+  std::vector<std::string> names;
+  for (const Channel& c : channels) names.push_back(c.name);
+  for (const std::string& name : out.channels) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      r.fail("output.channels", "'" + name + "' is not a channel of a " + std::string(sc.model_view().info.name) +
+                                    " model with method '" + sc.integrator.view().info.name + "' (its channels: " +
+                                    quoted(names) + ")");
+    if (std::count(out.channels.begin(), out.channels.end(), name) > 1)
+      r.fail("output.channels", "'" + name + "' is listed twice");
+  }
+  for (const std::string& name : names)  // in sample order
+    if (std::find(out.channels.begin(), out.channels.end(), name) != out.channels.end()) sc.channels.push_back(name);
 }
 
 /// Every body after the ensemble tables; the first bad one is reported with its index.
 void check_bodies(const Scenario& sc) {
   if (sc.sweeps.empty() && sc.randoms.empty() && sc.overrides.empty()) return;  // all bodies are the base
   for (index_t i = 0; i < sc.ensemble_size; ++i)
-    if (auto p = body_problem(raw_body_parameters(sc, i), sc.model))
+    if (auto p = body_problem(sc.model_view(), body_parameters(sc, i)))
       throw ScenarioError(sc.source + ": body " + std::to_string(i) + ": key '" + p->key + "': " + p->message);
 }
 
 }  // namespace
+
+const char* to_string(Backend backend) { return name_of(backend_names, backend); }
+const char* to_string(Precision precision) { return name_of(precision_names, precision); }
+Backend parse_backend(const std::string& name) { return parse_choice(backend_names, name); }
+Precision parse_precision(const std::string& name) { return parse_choice(precision_names, name); }
+
+double IntegratorSpec::value(const std::string& key) const {
+  const int k = find_key(view().keys, key);
+  if (k < 0) throw std::invalid_argument("method '" + std::string(view().info.name) + "' has no setting '" + key + "'");
+  return settings.at(k).at(0);
+}
+
+std::vector<double> Scenario::value(const std::string& key) const {
+  const ModelView& view = model_view();
+  const int k = find_key(view.keys, key);
+  if (k < 0) throw std::invalid_argument("model '" + std::string(view.info.name) + "' has no key '" + key + "'");
+  return std::vector<double>(base.begin() + view.keys[k].offset, base.begin() + view.keys[k].offset + view.keys[k].size);
+}
+
+std::vector<Channel> sample_channels(const Scenario& sc) {
+  std::vector<Channel> channels = sc.model_view().channels;
+  const std::vector<Channel>& own = sc.integrator.view().channels;
+  channels.insert(channels.end(), own.begin(), own.end());
+  return channels;
+}
 
 Scenario parse_scenario(const std::string& text, const std::string& source, const ScenarioOverrides& overrides) {
   Scenario sc;
@@ -674,8 +577,10 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
                         ": TOML syntax error: " + std::string(e.description()));
   }
   const Reader r(source);
-  r.check_keys(root, "", {"model", "initial", "integrator", "run", "time", "ensemble", "output"});
-  parse_body(r, root, sc);
+  for (auto&& [name, node] : root)
+    if (!std::set<std::string_view>{"model", "initial", "integrator", "run", "time", "ensemble", "output"}.count(name.str()))
+      r.fail(std::string(name.str()), "unknown key");
+  parse_model(r, root, sc);
   parse_run(r, root, sc);  // before [integrator]: the Newton defaults depend on the precision
   if (overrides.backend) sc.backend = *overrides.backend;
   if (overrides.precision) sc.precision = *overrides.precision;
@@ -695,10 +600,28 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
   return parse_scenario(text.str(), path, overrides);
 }
 
-BodyParameters body_parameters(const Scenario& scenario, index_t i) {
-  BodyParameters p = raw_body_parameters(scenario, i);
-  normalize_quaternion(p);
+std::vector<double> body_parameters(const Scenario& sc, index_t i) {
+  const ModelView& view = sc.model_view();
+  std::vector<double> p = sc.base;
+  for (const Sweep& s : sc.sweeps) {
+    std::vector<double> v(s.from.size());
+    const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
+    for (std::size_t c = 0; c < v.size(); ++c) v[c] = s.from[c] + (s.to[c] - s.from[c]) * f;
+    assign(p, view.keys[find_key(view.keys, s.key)], v);
+  }
+  for (const RandomDraw& d : sc.randoms) assign(p, view.keys[find_key(view.keys, d.key)], draw(d, i));
+  const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), i, ByBody{});
+  for (auto o = first; o != last; ++o)
+    for (const auto& [key, value] : o->values) assign(p, view.keys[key], value);
   return p;
+}
+
+std::vector<double> body_value(const Scenario& sc, index_t i, const std::string& key) {
+  const ModelView& view = sc.model_view();
+  const int k = find_key(view.keys, key);
+  if (k < 0) throw std::invalid_argument("model '" + std::string(view.info.name) + "' has no key '" + key + "'");
+  const std::vector<double> p = body_parameters(sc, i);
+  return std::vector<double>(p.begin() + view.keys[k].offset, p.begin() + view.keys[k].offset + view.keys[k].size);
 }
 
 }  // namespace quatstep

@@ -22,6 +22,7 @@
 #include "device_array.cuh"
 #include "ensemble_kernels.cuh"
 #include "host/body_validation.hpp"
+#include "quatstep/settings_keys.hpp"
 
 namespace quatstep::cuda {
 
@@ -31,12 +32,14 @@ class BatchStepper {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
+  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
+                                                                             std::declval<const State&>()));
 
   /// Validates every body (std::invalid_argument naming body and field), uploads the models and
   /// computes the consistent initial state on the device. Synchronises `stream` once.
   BatchStepper(const Integrator& integrator, const std::vector<Model>& models,
-               const std::vector<RigidBodyKinematics<S>>& initial, S t0, cudaStream_t stream = nullptr)
-      : integrator_((integrator.validate(), integrator)),
+               const std::vector<Kinematics>& initial, S t0, cudaStream_t stream = nullptr)
+      : integrator_((keys::check(integrator.settings), integrator)),
         n_(static_cast<index_t>(models.size())),
         t_(t0),
         models_((invalid_bodies(models, initial, false), models)),
@@ -44,10 +47,10 @@ class BatchStepper {
         status_(std::vector<Status>(models.size(), Status::ok)),
         iterations_(models.size()),
         failed_step_(models.size()) {
-    const DeviceArray<RigidBodyKinematics<S>> d_initial(initial);
+    const DeviceArray<Kinematics> d_initial(initial);
     if (n_) {
       initialize_bodies<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), d_initial.data(), soa(),
-                                                                   record(), t0, SampleView<S>{nullptr, n_, 0, 0, 1});
+                                                                   record(), t0, SampleView<S>{nullptr, n_, 0, 0, 1, 0});
       check(cudaGetLastError(), "initialize_bodies launch");
     }
     check(cudaStreamSynchronize(stream), "BatchStepper initialisation");  // d_initial is freed on return

@@ -10,7 +10,7 @@ namespace quatstep::cuda {
 
 /// Empty when device 0 is usable; otherwise why not ("no usable CUDA device: CUDA driver version is
 /// insufficient for CUDA runtime version"). cudaGetDeviceCount reports a missing driver as an error,
-/// not as zero devices (toolchain.md), so both count.
+/// not as zero devices (docs/toolchain.md), so both count.
 inline std::string device_unusable_reason() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

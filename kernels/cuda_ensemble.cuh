@@ -6,11 +6,14 @@
 #pragma once
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "device_array.cuh"
 #include "ensemble_kernels.cuh"
 #include "host/body_validation.hpp"
+#include "quatstep/settings_keys.hpp"
 
 namespace quatstep::cuda {
 
@@ -20,10 +23,13 @@ class CudaEnsemble {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
+  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
+                                                                             std::declval<const State&>()));
+  static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
 
   /// One model (per-body parameters) per body, uploaded once; the current CUDA device is used.
   CudaEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_((integrator.validate(), integrator)),
+      : integrator_((keys::check(integrator.settings), integrator)),
         models_host_(std::move(models)),
         n_(static_cast<index_t>(models_host_.size())),
         t0_(t0),
@@ -42,14 +48,13 @@ class CudaEnsemble {
 
   /// As CpuEnsemble::initialize: bad bodies throw (named with their fields) before anything runs,
   /// or with skip_invalid are marked invalid_input and never advance.
-  void initialize(const std::vector<RigidBodyKinematics<S>>& initial, const SampleView<S>& out,
-                  bool skip_invalid = false) {
+  void initialize(const std::vector<Kinematics>& initial, const SampleView<S>& out, bool skip_invalid = false) {
     for (index_t i : invalid_bodies(models_host_, initial, skip_invalid)) {
       status_host_[i] = Status::invalid_input;
       failed_step_host_[i] = 0;
     }
     status_.upload(status_host_);
-    const DeviceArray<RigidBodyKinematics<S>> d_initial(initial);
+    const DeviceArray<Kinematics> d_initial(initial);
     const Window window(out, 0, 0);
     if (n_) {
       initialize_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(), record(),
@@ -82,7 +87,7 @@ class CudaEnsemble {
     return s;
   }
   /// Body i's orientation and rates from its state (as CpuEnsemble::kinematics).
-  RigidBodyKinematics<S> kinematics(index_t i) const { return integrator_.kinematics(models_host_[i], state(i)); }
+  Kinematics kinematics(index_t i) const { return integrator_.kinematics(models_host_[i], state(i)); }
 
  private:
   /// The device side of a host sample window for one launch that takes steps [first, last]: a
@@ -95,11 +100,14 @@ class CudaEnsemble {
         : host_view(host),
           begin(std::max(host.first_sample, (first + host.stride - 1) / host.stride)),
           end(std::max(begin, std::min(host.first_sample + host.samples, last / host.stride + 1))),
-          buffer(static_cast<std::size_t>((end - begin) * channel::count * host.bodies)) {
-      device_view = SampleView<S>{buffer.data(), host.bodies, begin, end - begin, host.stride};
+          buffer(static_cast<std::size_t>((end - begin) * host.scalars * host.bodies)) {
+      if (host.samples > 0 && host.scalars != sample_scalars)
+        throw std::invalid_argument("SampleView holds " + std::to_string(host.scalars) +
+                                    " scalars per sample, this integrator writes " + std::to_string(sample_scalars));
+      device_view = SampleView<S>{buffer.data(), host.bodies, begin, end - begin, host.stride, host.scalars};
     }
     /// Where sample `begin` lies in the host window.
-    S* host_data() const { return host_view.data + (begin - host_view.first_sample) * channel::count * host_view.bodies; }
+    S* host_data() const { return host_view.data + (begin - host_view.first_sample) * host_view.scalars * host_view.bodies; }
     SampleView<S> host_view, device_view;
     index_t begin, end;  ///< samples [begin, end) of the run
     DeviceArray<S> buffer;

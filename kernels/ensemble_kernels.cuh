@@ -13,10 +13,10 @@ inline constexpr int block_size = 128;
 
 inline unsigned blocks_for(index_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
-template <class Integrator>
+template <class Integrator, class Kinematics>
 __global__ void __launch_bounds__(block_size)
     initialize_bodies(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
-                      const RigidBodyKinematics<typename Integrator::Scalar>* __restrict__ initial,
+                      const Kinematics* __restrict__ initial,
                       SoaView<typename Integrator::Scalar> state, BodyRecord record, typename Integrator::Scalar t0,
                       SampleView<typename Integrator::Scalar> out) {
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
@@ -44,22 +44,15 @@ __global__ void __launch_bounds__(block_size)
                            const typename Integrator::Scalar* __restrict__ torque,
                            const typename Integrator::Scalar* __restrict__ force) {
   using S = typename Integrator::Scalar;
-  using State = typename Integrator::State;
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
   const index_t n = state.bodies;
-  if (i >= n) return;
-  Status status = record.status[i];
-  if (status != Status::ok) return;
+  if (i >= n || record.status[i] != Status::ok) return;
   const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
   const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
   const typename Integrator::ModelType model = with_external_load(models[i], tau, f);
-  State s;
-  load_state(state, i, s);
-  index_t iterations = 0;
-  step_body(integrator, model, s, status, iterations, record, i, k, t, h);
-  store_state(s, state, i);
-  record.status[i] = status;
-  record.newton_iterations[i] += iterations;
+  with_body_state<typename Integrator::State>(state, record, i, [&](auto& s, Status& status, index_t& iterations) {
+    step_body(integrator, model, s, status, iterations, record, i, k, t, h);
+  });
 }
 
 /// Orientation, body angular velocity and (free bodies) position and velocity of every body into

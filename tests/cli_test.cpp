@@ -82,7 +82,7 @@ TEST(Cli, SpinUpExample) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.out, "") << "--quiet prints no summary";
   expect_layout(dir.file("b.h5"), 11, 1);
-  // Spin-up from rest under a unit torque on unit inertia: ω_x(1) = 1 (modified HHT, α = 0, errata S5).
+  // Spin-up from rest under a unit torque on unit inertia: ω_x(1) = 1 (modified HHT, α = 0, docs/errata.md S5).
   const auto w = read_dataset(dir.file("b.h5"), "omega_body").values;
   EXPECT_NEAR(w[10 * 3 + 0], 1.0, 1e-12) << "measured omega_x(1) = " << w[30];
 }

@@ -61,8 +61,9 @@ Trajectory run(const typename I::ModelType& model, const RigidBodyKinematics<typ
                typename I::Scalar h, index_t steps, index_t stride) {
   using S = typename I::Scalar;
   const index_t samples = steps / stride + 1;
-  std::vector<S> buffer(samples * channel::count);
-  const SampleView<S> out{buffer.data(), 1, 0, samples, stride};
+  constexpr int scalars = sample_scalars<I>();
+  std::vector<S> buffer(samples * scalars);
+  const SampleView<S> out{buffer.data(), 1, 0, samples, stride, scalars};
   CpuEnsemble<I> ensemble(I{}, {model}, S(0), h);
   ensemble.initialize({k0}, out);
   ensemble.advance(steps, out);
@@ -72,12 +73,12 @@ Trajectory run(const typename I::ModelType& model, const RigidBodyKinematics<typ
   for (index_t j = 0; j < samples; ++j) {
     Vec4<double> q;
     Vec3<double> w;
-    for (int c = 0; c < 4; ++c) q[c] = out(j, channel::quaternion + c, 0);
-    for (int c = 0; c < 3; ++c) w[c] = out(j, channel::omega_body + c, 0);
+    for (int c = 0; c < 4; ++c) q[c] = out(j, sample_offset<I>("quaternion") + c, 0);
+    for (int c = 0; c < 3; ++c) w[c] = out(j, sample_offset<I>("omega_body") + c, 0);
     t.q.push_back(q);
     t.w.push_back(w);
-    t.energy.push_back(out(j, channel::energy, 0));
-    t.norm_violation.push_back(out(j, channel::constraint_violation, 0));
+    t.energy.push_back(out(j, sample_offset<I>("energy"), 0));
+    t.norm_violation.push_back(out(j, sample_offset<I>("constraint_violation"), 0));
   }
   return t;
 }

@@ -40,7 +40,7 @@ TEST(HeavyTopReference, KeepsTheInvariantsOfTheLagrangeTop) {
     RigidBodyKinematics<double> s;
     s.quaternion = ref.quaternion(k);
     s.omega_body = ref.omega(k);
-    return top.observe(s);
+    return top.observables(s);
   };
   const RigidBodyObservables<double> start = observe(0);
   double energy = 0.0, momentum = 0.0, spin = 0.0;

@@ -220,9 +220,9 @@ TYPED_TEST(ModelDerivatives, ForceConstraintAndMassDerivatives) {
     };
     const auto constraint_rate = [&](const VecN& x) { return Vec<double, Model::m>(model.constraint_jacobian(x) * v); };
     const VecN qr = q + 0.1 * rnd.vector<n>();
-    const auto mass_left = [&](const VecN& x) { return VecN(model.mass_matrix(x, qr) * a); };
-    const auto mass_right = [&](const VecN& x) { return VecN(model.mass_matrix(q, x) * a); };
-    const auto mass_a = [&](const VecN& x) { return VecN(model.mass_matrix(q, qr) * x); };
+    const auto mass_left = [&](const VecN& x) { return VecN(model.bilinear_mass_matrix(x, qr) * a); };
+    const auto mass_right = [&](const VecN& x) { return VecN(model.bilinear_mass_matrix(q, x) * a); };
+    const auto mass_a = [&](const VecN& x) { return VecN(model.bilinear_mass_matrix(q, qr) * x); };
     const auto mass_along = [&](int which) {
       return matrix_of<n>([&, which](const VecN& d) {
         return model.mass_times_derivative(q, qr, a, which == 0 ? d : zero, which == 1 ? d : zero,

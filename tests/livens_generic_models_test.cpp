@@ -116,12 +116,12 @@ void check_jacobians(const typename I::ModelType& model, const Vec<double, 3>& q
   const auto d = in.discretization(model, s, 0.0, 0.05);
   const Vec<double, 3> q1 = q0 + 0.05 * v0 + Vec<double, 3>(0.01, -0.02, 0.015);
   const Vec<double, I::m> lambda = Vec<double, I::m>::Constant(0.3);
-  const typename I::Step reduced(d);
+  const typename I::ReducedStep reduced(d);
   const typename I::FullStep full(d);
   auto xf = full.predictor(q1, lambda);
   xf.template segment<3>(3) += Vec<double, 3>(0.1, -0.2, 0.05);
   xf.template segment<3>(6) += Vec<double, 3>(0.02, 0.01, -0.03);
-  const double er = jacobian_error<I::Step::K>(reduced, reduced.predictor(q1, lambda));
+  const double er = jacobian_error<I::ReducedStep::K>(reduced, reduced.predictor(q1, lambda));
   const double ef = jacobian_error<I::FullStep::K>(full, xf);
   EXPECT_LE(er, 1e-7);
   EXPECT_LE(ef, 1e-7);

@@ -65,7 +65,7 @@ void check_rigid_body() {
   const auto& [top, in, s, d, q1] = f;
   const Vec<double, 1> lambda(0.37);
 
-  const typename I::Step reduced(d);
+  const typename I::ReducedStep reduced(d);
   const double e_reduced = jacobian_error<5>(reduced, reduced.predictor(q1, lambda));
   const typename I::FullStep full(d);
   Vec<double, 13> xf = full.predictor(q1, lambda);
@@ -121,7 +121,7 @@ void check_eliminated() {
 
   Vec4<double> x4 = eliminated.predictor(d.predictor(), s.lambda);
   ASSERT_EQ((newton_solve<double, 4>(eliminated, x4, in.settings.newton).status), Status::ok);
-  const typename I::Step reduced(d);
+  const typename I::ReducedStep reduced(d);
   Vec<double, 5> x5 = reduced.predictor(d.predictor(), s.lambda);
   ASSERT_EQ((newton_solve<double, 5>(reduced, x5, in.settings.newton).status), Status::ok);
   const double dq = (x4 - x5.head<4>()).cwiseAbs().maxCoeff();

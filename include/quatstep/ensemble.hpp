@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "quatstep/channels.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
 #include "quatstep/status.hpp"
@@ -15,32 +16,6 @@
 namespace quatstep {
 
 using index_t = std::int64_t;
-
-/// Sampled output channels, stored [sample][channel][body] (coalesced across bodies).
-namespace channel {
-inline constexpr int quaternion = 0;        // 4: e0..e3
-inline constexpr int omega_body = 4;        // 3
-inline constexpr int energy = 7;            // 1
-inline constexpr int angular_momentum = 8;  // 3, spatial
-inline constexpr int constraint_violation = 11;
-inline constexpr int local_error = 12;          // 1, methods with an embedded estimate (Zupan3), else NaN
-inline constexpr int generalized_energy = 13;   // 1, Kinon eq. (74) for the Livens/Hamiltonian schemes, else NaN
-inline constexpr int count = 14;
-}  // namespace channel
-
-/// Which optional outputs an integrator provides: `local_error(state)` and
-/// `generalized_energy(model, state)`.
-template <class I, class = void>
-struct has_local_error : std::false_type {};
-template <class I>
-struct has_local_error<I, std::void_t<decltype(std::declval<const I&>().local_error(
-                              std::declval<const typename I::State&>()))>> : std::true_type {};
-template <class I, class = void>
-struct has_generalized_energy : std::false_type {};
-template <class I>
-struct has_generalized_energy<I, std::void_t<decltype(std::declval<const I&>().generalized_energy(
-                                     std::declval<const typename I::ModelType&>(),
-                                     std::declval<const typename I::State&>()))>> : std::true_type {};
 
 /// Struct-of-arrays view: component c of body i at data[c·bodies + i].
 template <class S>
@@ -51,7 +26,9 @@ struct SoaView {
 };
 
 /// Output of the samples [first_sample, first_sample + samples) of a run; sample j is the state
-/// after j·stride steps.
+/// after j·stride steps. Stored [sample][scalar][body] (coalesced across bodies), `scalars` per body
+/// and sample: the channels of the model, then those of the integrator (channels.hpp,
+/// sample_scalars<Integrator>()).
 template <class S>
 struct SampleView {
   S* data;
@@ -59,8 +36,9 @@ struct SampleView {
   index_t first_sample;
   index_t samples;
   index_t stride;
+  int scalars;
   QS_HD S& operator()(index_t sample, int c, index_t i) const {
-    return data[((sample - first_sample) * channel::count + c) * bodies + i];
+    return data[((sample - first_sample) * scalars + c) * bodies + i];
   }
   QS_HD bool holds(index_t step) const {
     if (step % stride != 0) return false;
@@ -75,32 +53,33 @@ struct BodyRecord {
   index_t* failed_step;        ///< per body, the step that failed (−1 while none)
 };
 
+/// Hands the values of one sample of body i to consecutive scalars of a SampleView, as the models'
+/// and integrators' observe() produce them.
+template <class S>
+struct SampleWriter {
+  const SampleView<S>& out;
+  index_t sample, i;
+  int c = 0;
+  QS_HD void operator()(S value) { out(sample, c++, i) = value; }
+  template <int N>
+  QS_HD void operator()(const Vec<S, N>& v) {
+    for (int k = 0; k < N; ++k) (*this)(v[k]);
+  }
+};
+
+/// Sample `step / stride` of body i: its channels, or NaN throughout for a body that has failed.
 template <class Integrator>
 QS_HD void write_sample(const SampleView<typename Integrator::Scalar>& out, index_t step, index_t i,
                         const Integrator& integrator, const typename Integrator::ModelType& model,
                         const typename Integrator::State& s, bool valid) {
   using S = typename Integrator::Scalar;
-  const index_t j = step / out.stride;
-  const S nan = S(NAN);
+  SampleWriter<S> w{out, step / out.stride, i};
   if (!valid) {
-    for (int c = 0; c < channel::count; ++c) out(j, c, i) = nan;
+    for (int c = 0; c < sample_scalars<Integrator>(); ++c) w(S(NAN));
     return;
   }
-  const RigidBodyKinematics<S> k = integrator.kinematics(model, s);
-  const RigidBodyObservables<S> o = model.observe(k);
-  for (int c = 0; c < 4; ++c) out(j, channel::quaternion + c, i) = k.quaternion[c];
-  for (int c = 0; c < 3; ++c) out(j, channel::omega_body + c, i) = k.omega_body[c];
-  out(j, channel::energy, i) = o.energy;
-  for (int c = 0; c < 3; ++c) out(j, channel::angular_momentum + c, i) = o.angular_momentum[c];
-  out(j, channel::constraint_violation, i) = o.constraint_violation;
-  if constexpr (has_local_error<Integrator>::value)
-    out(j, channel::local_error, i) = integrator.local_error(s);
-  else
-    out(j, channel::local_error, i) = nan;
-  if constexpr (has_generalized_energy<Integrator>::value)
-    out(j, channel::generalized_energy, i) = integrator.generalized_energy(model, s);
-  else
-    out(j, channel::generalized_energy, i) = nan;
+  model.observe(integrator.kinematics(model, s), w);
+  if constexpr (has_integrator_channels<Integrator>::value) integrator.observe(model, s, w);
 }
 
 /// Step k (from t to t + h) of body i held in registers: nothing happens once the body has
@@ -118,6 +97,22 @@ QS_HD void step_body(const Integrator& integrator, const typename Integrator::Mo
   }
 }
 
+/// f(state, status, iterations) on body i's state, status and a zero iteration count loaded into
+/// registers from the struct-of-arrays and the record, then stored back: the frame of every
+/// stepping loop (advance_body here, the coupled-step kernel of kernels/).
+template <class State, class F>
+QS_HD void with_body_state(const SoaView<std::decay_t<decltype(std::declval<State&>()[0])>>& state_soa,
+                           const BodyRecord& record, index_t i, F&& f) {
+  State s;
+  load_state(state_soa, i, s);
+  Status status = record.status[i];
+  index_t iterations = 0;
+  f(s, status, iterations);
+  store_state(s, state_soa, i);
+  record.status[i] = status;
+  record.newton_iterations[i] += iterations;
+}
+
 /// Advance body i from step `first_step` by `steps` steps of size h (t_k = t0 + k·h, exact
 /// products, no accumulated sums), writing every sample that falls in `out`'s window.
 /// A body whose status is not ok is left untouched and its samples are NaN.
@@ -128,27 +123,21 @@ QS_HD void advance_body(const Integrator& integrator, const typename Integrator:
                         typename Integrator::Scalar t0, typename Integrator::Scalar h, index_t first_step,
                         index_t steps, const SampleView<typename Integrator::Scalar>& out) {
   using S = typename Integrator::Scalar;
-  using State = typename Integrator::State;
-  State s;
-  load_state(state_soa, i, s);
-  Status status = record.status[i];
-  index_t iterations = 0;
-  for (index_t k = first_step; k < first_step + steps; ++k) {
-    step_body(integrator, model, s, status, iterations, record, i, k, t0 + S(k) * h, h);
-    if (out.holds(k + 1)) write_sample(out, k + 1, i, integrator, model, s, status == Status::ok);
-  }
-  store_state(s, state_soa, i);
-  record.status[i] = status;
-  record.newton_iterations[i] += iterations;
+  with_body_state<typename Integrator::State>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
+    for (index_t k = first_step; k < first_step + steps; ++k) {
+      step_body(integrator, model, s, status, iterations, record, i, k, t0 + S(k) * h, h);
+      if (out.holds(k + 1)) write_sample(out, k + 1, i, integrator, model, s, status == Status::ok);
+    }
+  });
 }
 
-/// Consistent initial state of body i (accelerations, multipliers) and sample 0.
-template <class Integrator>
+/// Consistent initial state of body i (accelerations, multipliers) from its initial kinematics
+/// (RigidBodyKinematics for the rigid-body models), and sample 0.
+template <class Integrator, class Kinematics>
 QS_HD void initialize_body(const Integrator& integrator, const typename Integrator::ModelType& model,
-                           const RigidBodyKinematics<typename Integrator::Scalar>& initial,
-                           const SoaView<typename Integrator::Scalar>& state_soa,
-                           const BodyRecord& record, index_t i,
-                           typename Integrator::Scalar t0, const SampleView<typename Integrator::Scalar>& out) {
+                           const Kinematics& initial, const SoaView<typename Integrator::Scalar>& state_soa,
+                           const BodyRecord& record, index_t i, typename Integrator::Scalar t0,
+                           const SampleView<typename Integrator::Scalar>& out) {
   using State = typename Integrator::State;
   State s{};
   // A body rejected before the start (record.status already set) keeps its status and never advances.

@@ -21,11 +21,11 @@
 // Large first corrections (big rotations per step) get a fresh Jacobian every iteration.
 #pragma once
 
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include "quatstep/linalg/lu.hpp"
+#include "quatstep/settings_keys.hpp"
 #include "quatstep/status.hpp"
 
 namespace quatstep {
@@ -59,6 +59,18 @@ struct NewtonSettings {
   /// norm), where the system supports it; 0 disables. Default: 1e-4 (the heavy top at h = 1e-4 reuses
   /// it, 1.6× faster, same result to 1e-12; the exact spin-up stays exact to 3e-14; 1e-3 would not).
   S jacobian_reuse_below = S(1e-4);
+
+  /// The [integrator] keys of every implicit method (settings_keys.hpp).
+  template <class Keys>
+  void describe(Keys& k) {
+    k("newton_tolerance", tolerance,
+      "bound on the remaining weighted error of the accepted Newton iterate (default 1e-12 in double, 1e-3 in float)",
+      keys::positive);
+    k("newton_max_iterations", max_iterations, "Newton iteration cap; reaching it fails the body",
+      keys::between(1, 1000, "in [1, 1000]"));
+    k("newton_jacobian_reuse_below", jacobian_reuse_below,
+      "keep the first Jacobian and its LU when the first correction is at most this; 0 disables", keys::non_negative);
+  }
 };
 
 /// Systems that can evaluate their residual without the Jacobian.
@@ -67,13 +79,6 @@ struct has_residual : std::false_type {};
 template <class System, class V>
 struct has_residual<System, V, std::void_t<decltype(std::declval<const System&>().residual(
                                    std::declval<const V&>(), std::declval<V&>()))>> : std::true_type {};
-
-/// Host-side check (device code cannot throw).
-template <class S>
-void validate(const NewtonSettings<S>& s) {
-  if (!(s.tolerance > S(0)) || s.max_iterations < 1)
-    throw std::invalid_argument("integrator.newton: tolerance must be > 0 and max_iterations >= 1");
-}
 
 struct NewtonOutcome {
   Status status;

@@ -69,6 +69,20 @@ QS_HD Mat34<S> G(const Vec4<S>& e) {
   return m;
 }
 
+/// G(q)b = vec(q* ∘ b), written out (no 3×4 matrix formed).
+template <class S>
+QS_HD Vec3<S> G_times(const Vec4<S>& q, const Vec4<S>& b) {
+  return Vec3<S>(-q[1] * b[0] + q[0] * b[1] + q[3] * b[2] - q[2] * b[3],
+                 -q[2] * b[0] - q[3] * b[1] + q[0] * b[2] + q[1] * b[3],
+                 -q[3] * b[0] + q[2] * b[1] - q[1] * b[2] + q[0] * b[3]);
+}
+/// G(q)ᵀa = q ∘ (0, a), written out.
+template <class S>
+QS_HD Vec4<S> Gt_times(const Vec4<S>& q, const Vec3<S>& a) {
+  return Vec4<S>(-q[1] * a[0] - q[2] * a[1] - q[3] * a[2], q[0] * a[0] - q[3] * a[1] + q[2] * a[2],
+                 q[3] * a[0] + q[0] * a[1] - q[1] * a[2], -q[2] * a[0] + q[1] * a[1] + q[0] * a[2]);
+}
+
 /// E(e), Kinon eq. (35a): ω_spatial = 2 E ė, E(e) x = vec(x ∘ e*).
 template <class S>
 QS_HD Mat34<S> E(const Vec4<S>& e) {
@@ -173,6 +187,15 @@ QS_HD Vec4<S> quat_exp(const Vec3<S>& v) {
   const S a = sqrt(v.squaredNorm());
   const S k = detail::sinc(a);
   return Vec4<S>(cos(a), k * v[0], k * v[1], k * v[2]);
+}
+
+/// q rotated by the constant body rate ω over h under the midpoint rule: q ∘ cay(a), a = hω/4,
+/// cay(a) = (1 − |a|², 2a)/(1 + |a|²) — exact for a steady spin; the conserving schemes' Newton guess.
+template <class S>
+QS_HD Vec4<S> midpoint_rotation(const Vec4<S>& q, const Vec3<S>& omega_body, S h) {
+  const Vec3<S> a = S(0.25) * h * omega_body;
+  const S a2 = a.squaredNorm(), c = S(1) / (S(1) + a2);
+  return quat_mul<S>(q, Vec4<S>(c * (S(1) - a2), S(2) * c * a[0], S(2) * c * a[1], S(2) * c * a[2]));
 }
 
 /// Unit quaternion of the rotation vector θ (angle |θ| about θ/|θ|): exp((0, θ/2)).

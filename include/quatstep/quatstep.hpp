@@ -1,17 +1,8 @@
-// quatstep — batched rigid-body rotation integrators (umbrella header).
+// quatstep — batched rigid-body rotation integrators (umbrella header): the registry's integrators
+// and models, the per-body step loop and the quaternion algebra.
 #pragma once
 
 #include "quatstep/config.hpp"
 #include "quatstep/ensemble.hpp"
-#include "quatstep/integrators/explicit_newmark_lie.hpp"
-#include "quatstep/integrators/hamiltonian_em.hpp"
-#include "quatstep/integrators/hamiltonian_midpoint.hpp"
-#include "quatstep/integrators/hht.hpp"
-#include "quatstep/integrators/livens_em.hpp"
-#include "quatstep/integrators/livens_midpoint.hpp"
-#include "quatstep/integrators/midpoint_lie.hpp"
-#include "quatstep/integrators/simo_vu_quoc.hpp"
-#include "quatstep/integrators/zupan3.hpp"
-#include "quatstep/models/free_rigid_body.hpp"
-#include "quatstep/models/heavy_top.hpp"
 #include "quatstep/quaternion.hpp"
+#include "quatstep/registry.hpp"

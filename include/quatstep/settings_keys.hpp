@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 namespace quatstep::keys {
 
@@ -29,6 +30,19 @@ struct Range {
     const bool above = low_inclusive ? x >= low : x > low;
     const bool below = high_inclusive ? x <= high : x < high;
     return above && below;  // false for NaN
+  }
+  /// The same in T's own arithmetic, the bounds rounded to T: a float setting of −1/3 is in
+  /// [−1/3, 0] although float(−1/3) < −1/3.
+  template <class T>
+  constexpr bool contains_value(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T lo = T(low), hi = T(high);
+      const bool above = low_inclusive ? x >= lo : x > lo;
+      const bool below = high_inclusive ? x <= hi : x < hi;
+      return above && below;
+    } else {
+      return contains(double(x));  // integers are exact in double
+    }
   }
 };
 
@@ -50,11 +64,54 @@ struct Choice {
 /// The names of an enum key's values.
 template <class E>
 struct Choices {
-  const Choice<E>* begin;
+  const Choice<E>* data;
   std::size_t size;
   template <std::size_t N>
-  constexpr Choices(const Choice<E> (&table)[N]) : begin(table), size(N) {}  // NOLINT: implicit by design
-  constexpr const Choice<E>* end() const { return begin + size; }
+  constexpr Choices(const Choice<E> (&table)[N]) : data(table), size(N) {}  // NOLINT: implicit by design
+  constexpr const Choice<E>* begin() const { return data; }
+  constexpr const Choice<E>* end() const { return data + size; }
 };
+
+}  // namespace quatstep::keys
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace quatstep::keys {
+
+/// The visitor that checks every key of a settings struct against its range: what validate() of an
+/// integrator does on the host before a run (device code cannot throw). Throws
+/// std::invalid_argument("integrator.alpha = 0.5: must be in [-1/3, 0]").
+struct RangeCheck {
+  std::string prefix = "integrator.";
+
+  template <class T>
+  void operator()(const std::string& name, const T& value, const char*, const Range& range = finite) const {
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (!range.contains_value(value)) {
+        std::ostringstream os;
+        os << prefix << name << " = " << value << ": must be " << range.text;
+        throw std::invalid_argument(os.str());
+      }
+    }
+  }
+  template <class E>
+  void operator()(const std::string&, const E&, const char*, Choices<E>) const {}  // an enum holds only its values
+  template <class... A>
+  void required(A&&... a) const {
+    (*this)(std::forward<A>(a)...);
+  }
+};
+
+/// Checks every key of `settings` (a struct with describe()).
+template <class Settings>
+void check(const Settings& settings) {
+  Settings copy = settings;  // describe() hands out references, for visitors that assign
+  RangeCheck check;
+  copy.describe(check);
+}
 
 }  // namespace quatstep::keys

@@ -1,64 +1,79 @@
 // The GPU tests' ensembles: a scenario per model × method with random inertia, orientations
 // (uniform over SO(3)), spins and torques — constant, ramped and sinusoidal, so the step's sin/cos
-// are on the compared path — drawn by the scenario's own reproducible random tables.
+// are on the compared path — drawn by the scenario's own reproducible random tables. The lists of
+// integrators and models come from the registry (host/registry_views.hpp): a method or model added
+// there is tested here without an edit.
 #pragma once
 
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "methods.hpp"
 #include "scenario.hpp"
 
 namespace quatstep::testing {
 
-/// Every integrator the scenario factory can build: each method with its default settings, plus
-/// the settings that select other code paths (the second-order HHT shift, the two other EM forms).
+/// An integrator the scenario factory builds: a method in one of its variants with its default
+/// settings, or one of its notable configurations (registry/entry.hpp).
 struct IntegratorCase {
-  const char* name;  ///< test-name suffix
-  Method method;
-  const char* keys;  ///< extra [integrator] lines
-};
-inline constexpr IntegratorCase all_integrators[] = {
-    {"hht", Method::hht, ""},
-    {"modified_hht", Method::modified_hht, ""},
-    {"modified_hht_shift", Method::modified_hht, "inertia_shift = true\n"},
-    {"simo_vu_quoc", Method::simo_vu_quoc, ""},
-    {"zupan3", Method::zupan3, ""},
-    {"explicit_newmark_lie", Method::explicit_newmark_lie, ""},
-    {"midpoint_lie", Method::midpoint_lie, ""},
-    {"livens_em_reml", Method::livens_em, ""},
-    {"livens_em_full", Method::livens_em, "variant = \"full\"\n"},
-    {"livens_em_nullspace", Method::livens_em, "variant = \"nullspace\"\n"},
-    {"livens_midpoint", Method::livens_midpoint, ""},
-    {"livens_hamiltonian_em", Method::livens_hamiltonian_em, ""},
-    {"hamiltonian_midpoint", Method::hamiltonian_midpoint, ""},
+  std::string name;  ///< test-name suffix: "modified_hht", "livens_em_full", "modified_hht_shift"
+  int method;        ///< in method_views()
+  int variant;       ///< in the method's variants
+  std::string keys;  ///< extra [integrator] lines
 };
 /// gtest prints a test's parameter by this (instead of the struct's bytes).
 inline void PrintTo(const IntegratorCase& c, std::ostream* os) { *os << c.name; }
-inline constexpr ModelKind all_models[] = {ModelKind::heavy_top, ModelKind::free_rigid_body};
+
+/// Every method × variant, then every method's configurations.
+inline std::vector<IntegratorCase> all_integrators() {
+  std::vector<IntegratorCase> cases;
+  for (const MethodView& m : method_views()) {
+    const std::string name = m.info.name;
+    for (std::size_t v = 0; v < m.variants.size(); ++v)
+      cases.push_back({m.has_variants() ? name + "_" + m.variants[v].name : name, m.index, int(v),
+                       v > 0 ? "variant = \"" + std::string(m.variants[v].name) + "\"\n" : ""});
+    for (const Configuration& c : m.configurations)
+      cases.push_back({name + "_" + c.name, m.index, 0, std::string(c.settings) + "\n"});
+  }
+  return cases;
+}
+
+/// Every model, by its index in model_views().
+inline std::vector<int> all_models() {
+  std::vector<int> models;
+  for (const ModelView& m : model_views()) models.push_back(m.index);
+  return models;
+}
+
+inline std::string model_name(int model) { return names_of(model_views()).at(model); }
+inline int model_index(const std::string& name) { return index_of(names_of(model_views()), name); }
 
 /// The case of a method with its default settings.
-inline const IntegratorCase& default_case(Method method) {
-  for (const IntegratorCase& c : all_integrators)
-    if (c.method == method) return c;
-  throw std::logic_error("no test case for the method");
+inline IntegratorCase default_case(const std::string& method) {
+  for (const IntegratorCase& c : all_integrators())
+    if (method_views()[c.method].info.name == method && c.keys.empty()) return c;
+  throw std::logic_error("no test case for method " + method);
 }
+
+/// Whether the case's method runs on the model (in the case's variant).
+inline bool runs_on(const IntegratorCase& c, int model) { return method_views()[c.method].applies[model][c.variant]; }
 
 /// `bodies` random bodies, `steps` steps of dt = 1e-3 (|ω| up to ~25 rad/s: ≤ 0.025 rad per step),
 /// one sample every `stride` steps.
-inline std::string random_ensemble_toml(const IntegratorCase& integrator, ModelKind model, int bodies, int steps,
+inline std::string random_ensemble_toml(const IntegratorCase& integrator, int model, int bodies, int steps,
                                         int stride, const char* precision = "double") {
-  const bool top = model == ModelKind::heavy_top;
+  const std::string type = model_name(model);
   std::ostringstream s;
-  s << "[model]\ntype = \"" << to_string(model) << "\"\ninertia = [2.0, 2.5, 3.0]\nmass = 1.5\n";
-  if (top) s << "center_of_mass = [0.0, 0.0, 0.3]\ngravity = [0.0, 0.0, -9.81]\n";
-  else s << "gravity = [0.0, 0.0, -9.81]\nforce = [0.1, 0.0, 0.0]\n";
+  s << "[model]\ntype = \"" << type << "\"\ninertia = [2.0, 2.5, 3.0]\nmass = 1.5\n";
+  if (type == "heavy_top") s << "center_of_mass = [0.0, 0.0, 0.3]\ngravity = [0.0, 0.0, -9.81]\n";
+  else if (type == "free_rigid_body") s << "gravity = [0.0, 0.0, -9.81]\nforce = [0.1, 0.0, 0.0]\n";
+  else throw std::logic_error("tests/gpu/random_ensemble.hpp has no random ensemble for model '" + type + "' yet");
   s << "body_torque = [0.2, -0.1, 0.05]\n"
        "[model.body_torque_profile]\namplitude = [0.3, 0.2, 0.1]\nfrequency = 7.0\nphase = 0.4\n"
        "[model.spatial_torque_profile]\nramp = [0.01, 0.02, -0.01]\n"
-       "[integrator]\nmethod = \"" << to_string(integrator.method) << "\"\n" << integrator.keys
+       "[integrator]\nmethod = \"" << method_views()[integrator.method].info.name << "\"\n" << integrator.keys
     << "[run]\nprecision = \"" << precision << "\"\n"
     << "[time]\ndt = 1e-3\nt_end = " << steps * 1e-3 << "\n"
     << "[ensemble]\nsize = " << bodies << "\n"

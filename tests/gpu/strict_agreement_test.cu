@@ -24,30 +24,31 @@ namespace {
 using testing::same_bits;
 
 /// The scenario's per-body models and initial states, as the scenario factory builds them.
-template <class Integrator>
+template <class ModelEntry, class Integrator>
 struct Bodies {
   using Model = typename Integrator::ModelType;
   std::vector<Model> models;
-  std::vector<RigidBodyKinematics<double>> initial;
+  std::vector<typename CpuEnsemble<Integrator>::Kinematics> initial;
   explicit Bodies(const Scenario& sc) {
     for (index_t i = 0; i < sc.ensemble_size; ++i) {
-      const BodyParameters p = body_parameters(sc, i);
-      models.push_back(build::make_model(p, static_cast<Model*>(nullptr)));
-      initial.push_back(build::make_kinematics<double>(p));
+      const auto p = build::parameters<ModelEntry>(sc, i);
+      models.push_back(ModelEntry::template build<double>(p));
+      initial.push_back(ModelEntry::template initial<double>(p));
     }
   }
 };
 
 /// Both backends from the same inputs, advanced in the same chunks, compared bit for bit.
-template <class Integrator>
+template <class ModelEntry, class Integrator>
 void expect_identical_runs(const Scenario& sc) {
   const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
-  const Bodies<Integrator> in(sc);
+  const Bodies<ModelEntry, Integrator> in(sc);
   const index_t n = sc.ensemble_size, steps = sc.time.steps, stride = sc.stride;
   CpuEnsemble<Integrator> cpu(integrator, in.models, sc.time.t_start, sc.time.dt);
   cuda::CudaEnsemble<Integrator> gpu(integrator, in.models, sc.time.t_start, sc.time.dt);
-  std::vector<double> cpu_out(sc.samples() * channel::count * n), gpu_out(cpu_out.size());
-  const auto view = [&](std::vector<double>& v) { return SampleView<double>{v.data(), n, 0, sc.samples(), stride}; };
+  constexpr int scalars = sample_scalars<Integrator>();
+  std::vector<double> cpu_out(sc.samples() * scalars * n), gpu_out(cpu_out.size());
+  const auto view = [&](std::vector<double>& v) { return SampleView<double>{v.data(), n, 0, sc.samples(), stride, scalars}; };
   cpu.initialize(in.initial, view(cpu_out));
   gpu.initialize(in.initial, view(gpu_out));
   const index_t first_chunk = 4 * stride;  // two launches: the state must survive between them
@@ -61,48 +62,46 @@ void expect_identical_runs(const Scenario& sc) {
       cpu_state.push_back(cpu.state(i)[c]);
       gpu_state.push_back(gpu.state(i)[c]);
     }
-  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples")) << testing::differing_channels(cpu_out, gpu_out, n, channel::count);
+  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples")) << testing::differing_channels(cpu_out, gpu_out, n, scalars);
   EXPECT_TRUE(same_bits(cpu_state, gpu_state, "final states"));
   EXPECT_TRUE(same_bits(cpu.status(), gpu.status(), "status"));
   EXPECT_TRUE(same_bits(cpu.failed_step(), gpu.failed_step(), "failed_step"));
   EXPECT_TRUE(same_bits(cpu.newton_iterations(), gpu.newton_iterations(), "newton_iterations"));
 }
 
-/// f(TypeTag<I>{}) with I the class the factory builds for the spec on the model (the Livens variant included).
-template <class F>
-void with_integrator(const IntegratorSpec& spec, ModelKind model, F&& f) {
-  if (model == ModelKind::heavy_top) with_integrator_class<HeavyTop<double>>(spec, f);
-  else with_integrator_class<FreeRigidBody<double>>(spec, f);
-}
-
-class StrictAgreement : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, ModelKind>> {};
+class StrictAgreement : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, int>> {};
 
 TEST_P(StrictAgreement, RandomEnsembleIsBitwiseIdenticalOnCpuAndGpu) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const auto [integrator, model] = GetParam();
+  if (!testing::runs_on(integrator, model)) GTEST_SKIP() << integrator.name << " does not run on " << testing::model_name(model);
   const Scenario sc = parse_scenario(testing::random_ensemble_toml(integrator, model, 300, 1000, 100), "random.toml");
-  with_integrator(sc.integrator, model, [&](auto tag) { expect_identical_runs<typename decltype(tag)::type>(sc); });
+  with_registered_integrator<double, void>(sc.model, sc.integrator.method, sc.integrator.variant,
+                                           [&](auto model_tag, auto integrator_tag) {
+                                             expect_identical_runs<tag_type<decltype(model_tag)>,
+                                                                   tag_type<decltype(integrator_tag)>>(sc);
+                                           });
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryIntegrator, StrictAgreement,
-                         ::testing::Combine(::testing::ValuesIn(testing::all_integrators),
-                                            ::testing::ValuesIn(testing::all_models)),
+                         ::testing::Combine(::testing::ValuesIn(testing::all_integrators()),
+                                            ::testing::ValuesIn(testing::all_models())),
                          [](const auto& info) {
-                           return std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+                           return std::get<0>(info.param).name + "_" + testing::model_name(std::get<1>(info.param));
                          });
 
 TEST(StrictAgreement, FailingBodyFailsAloneAndAtTheSameStepOnBothBackends) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   // Body 5 spins at ~3200 rad/s: 3 rad per step, beyond what Newton converges from.
-  const std::string text = testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::heavy_top, 64, 200, 10) +
+  const std::string text = testing::random_ensemble_toml(testing::default_case("modified_hht"), testing::model_index("heavy_top"), 64, 200, 10) +
                            "[[ensemble.override]]\nbody = 5\ninitial.omega_body = [0.0, 3000.0, 1000.0]\n";
   const Scenario sc = parse_scenario(text, "failing.toml");
   using Integrator = ModifiedHht<HeavyTop<double>>;
-  expect_identical_runs<Integrator>(sc);
-  CpuEnsemble<Integrator> cpu(build::make_integrator<Integrator>(sc.integrator), Bodies<Integrator>(sc).models, 0.0,
-                              sc.time.dt);
-  cpu.initialize(Bodies<Integrator>(sc).initial, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1});
-  cpu.advance(sc.time.steps, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1});
+  expect_identical_runs<HeavyTopModel, Integrator>(sc);
+  const Bodies<HeavyTopModel, Integrator> in(sc);
+  CpuEnsemble<Integrator> cpu(build::make_integrator<Integrator>(sc.integrator), in.models, 0.0, sc.time.dt);
+  cpu.initialize(in.initial, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1, 0});
+  cpu.advance(sc.time.steps, SampleView<double>{nullptr, sc.ensemble_size, 0, 0, 1, 0});
   EXPECT_NE(cpu.status()[5], Status::ok) << "the test needs body 5 to fail";
   for (index_t i = 0; i < sc.ensemble_size; ++i)
     if (i != 5) EXPECT_EQ(cpu.status()[i], Status::ok) << "body " << i;
@@ -119,12 +118,12 @@ std::vector<double> step_loads(index_t n, index_t k, std::uint64_t seed) {
   return v;
 }
 
-template <class Integrator>
+template <class ModelEntry, class Integrator>
 void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
   using S = double;
   using State = typename Integrator::State;
   const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
-  const Bodies<Integrator> in(sc);
+  const Bodies<ModelEntry, Integrator> in(sc);
   const index_t n = sc.ensemble_size;
   const S h = sc.time.dt;
   cudaStream_t stream;
@@ -175,22 +174,22 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
 TEST(CoupledStep, FreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwise) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const Scenario sc = parse_scenario(
-      testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::free_rigid_body, 500, 200, 200), "dem.toml");
-  expect_coupled_steps_match_cpu<ModifiedHht<FreeRigidBody<double>>>(sc, true);
+      testing::random_ensemble_toml(testing::default_case("modified_hht"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, ModifiedHht<FreeRigidBody<double>>>(sc, true);
 }
 
 TEST(CoupledStep, HeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const Scenario sc =
-      parse_scenario(testing::random_ensemble_toml(testing::default_case(Method::zupan3), ModelKind::heavy_top, 500, 200, 200), "dem.toml");
-  expect_coupled_steps_match_cpu<Zupan3<HeavyTop<double>>>(sc, false);
+      parse_scenario(testing::random_ensemble_toml(testing::default_case("zupan3"), testing::model_index("heavy_top"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<HeavyTopModel, Zupan3<HeavyTop<double>>>(sc, false);
 }
 
 TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs without a GPU too
   const Scenario sc = parse_scenario(
-      testing::random_ensemble_toml(testing::default_case(Method::modified_hht), ModelKind::free_rigid_body, 8, 10, 10), "dem.toml");
+      testing::random_ensemble_toml(testing::default_case("modified_hht"), testing::model_index("free_rigid_body"), 8, 10, 10), "dem.toml");
   using Integrator = ModifiedHht<FreeRigidBody<double>>;
-  Bodies<Integrator> in(sc);
+  Bodies<FreeRigidBodyModel, Integrator> in(sc);
   in.initial[3].quaternion *= 1.01;
   try {
     cuda::BatchStepper<Integrator> batch(build::make_integrator<Integrator>(sc.integrator), in.models, in.initial, 0.0);
@@ -203,9 +202,9 @@ TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs witho
 TEST(CoupledStep, RejectsAForceOnABodyThatDoesNotTranslate) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const Scenario sc =
-      parse_scenario(testing::random_ensemble_toml(testing::default_case(Method::zupan3), ModelKind::heavy_top, 8, 10, 10), "dem.toml");
+      parse_scenario(testing::random_ensemble_toml(testing::default_case("zupan3"), testing::model_index("heavy_top"), 8, 10, 10), "dem.toml");
   using Integrator = Zupan3<HeavyTop<double>>;
-  const Bodies<Integrator> in(sc);
+  const Bodies<HeavyTopModel, Integrator> in(sc);
   cuda::BatchStepper<Integrator> batch(build::make_integrator<Integrator>(sc.integrator), in.models, in.initial, 0.0);
   cuda::DeviceArray<double> force(3 * 8);
   EXPECT_THROW(batch.step(1e-3, nullptr, force.data()), std::invalid_argument);

@@ -86,11 +86,11 @@ double momentum_drift(const I& integrator, double h, int steps) {
   const auto body = torque_free_asymmetric();
   typename I::State s;
   EXPECT_EQ(integrator.initialize(body, tumbling(), 0, s), Status::ok);
-  const Vec3<double> pi0 = body.observe(integrator.kinematics(body, s)).angular_momentum;
+  const Vec3<double> pi0 = body.observables(integrator.kinematics(body, s)).angular_momentum;
   double worst = 0;
   for (int k = 0; k < steps; ++k) {
     EXPECT_EQ(integrator.step(body, s, k * h, h).status, Status::ok);
-    const Vec3<double> pi = body.observe(integrator.kinematics(body, s)).angular_momentum;
+    const Vec3<double> pi = body.observables(integrator.kinematics(body, s)).angular_momentum;
     worst = std::max(worst, (pi - pi0).norm() / pi0.norm());
   }
   return worst;
@@ -115,12 +115,12 @@ TEST(Krysl, XiEnergyErrorBoundedOverHundredThousandSteps) {
   const ExplicitNewmarkLie<HeavyTop<double>> xi;
   ExplicitNewmarkLie<HeavyTop<double>>::State s;
   ASSERT_EQ(xi.initialize(body, tumbling(), 0, s), Status::ok);
-  const double h = 0.05, e0 = body.observe(xi.kinematics(body, s)).energy;
+  const double h = 0.05, e0 = body.observables(xi.kinematics(body, s)).energy;
   const int n = 100000, window = 10000;
   double first = 0, last = 0;
   for (int k = 0; k < n; ++k) {
     ASSERT_EQ(xi.step(body, s, k * h, h).status, Status::ok);
-    const double err = std::abs(body.observe(xi.kinematics(body, s)).energy / e0 - 1);
+    const double err = std::abs(body.observables(xi.kinematics(body, s)).energy / e0 - 1);
     if (k < window) first = std::max(first, err);
     if (k >= n - window) last = std::max(last, err);
   }

@@ -28,8 +28,9 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
   std::vector<RigidBodyKinematics<double>> initial;
   for (int i = 0; i < n; ++i) models.push_back(shaken_body(i)), initial.push_back(shaken_body_start(i));
   CpuEnsemble<I> ens(integrator, models, 0.0, h);
-  std::vector<double> buf((steps / stride + 1) * channel::count * n);
-  const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride};
+  constexpr int scalars = sample_scalars<I>();
+  std::vector<double> buf((steps / stride + 1) * scalars * n);
+  const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride, scalars};
   ens.initialize(initial, out);
   ens.advance(steps, out);
   for (int i = 0; i < n; ++i) {
@@ -39,7 +40,7 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
     EXPECT_EQ(ens.status()[i], Status::ok);
     const auto e = ens.state(i);
     for (int c = 0; c < I::State::size; ++c) EXPECT_EQ(e[c], s[c]) << "body " << i << " component " << c;
-    EXPECT_EQ(out(steps / stride, channel::quaternion, i), s.e[0]);
+    EXPECT_EQ(out(steps / stride, sample_offset<I>("quaternion"), i), s.e[0]);
   }
 }
 

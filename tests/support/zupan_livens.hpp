@@ -18,7 +18,6 @@ class ZupanLivens {
   using Scalar = double;
   using ModelType = ZupanPrescribedBody;
   using State = typename Inner::State;
-  using Step = typename Inner::Step;
 
   Inner inner;
 

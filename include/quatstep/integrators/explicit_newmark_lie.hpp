@@ -13,6 +13,7 @@
 
 #include "quatstep/integrators/incremental_rotation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
 
 namespace quatstep {
@@ -48,6 +49,11 @@ QS_HD NewtonOutcome lie_phi_adjoint(const Model& model, const NewtonSettings<S>&
 template <class S>
 struct LieGroupSettings {
   NewtonSettings<S> newton{};  ///< for the 3-unknown solve of the incremental rotation
+
+  template <class Keys>
+  void describe(Keys& k) {
+    newton.describe(k);
+  }
 };
 
 template <class Model>
@@ -74,9 +80,6 @@ class ExplicitNewmarkLie {
   LieGroupSettings<S> settings;
 
   QS_HD explicit ExplicitNewmarkLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  void validate() const { quatstep::validate(settings.newton); }
-
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
     s.e = k.quaternion;
@@ -113,6 +116,14 @@ class ExplicitNewmarkLie {
     s = next;
     return out;
   }
+};
+
+struct ExplicitNewmarkLieMethod {
+  static constexpr MethodInfo info{"explicit_newmark_lie", "ExplicitNewmarkLie<Model>", "explicit_newmark_lie.hpp",
+                                   "Krysl Φ ∘ Φ* (docs/errata.md R1)", "2",
+                                   "spatial angular momentum (torque-free)"};
+  template <class Model, int>
+  using Integrator = ExplicitNewmarkLie<Model>;
 };
 
 }  // namespace quatstep

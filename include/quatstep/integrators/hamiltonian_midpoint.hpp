@@ -9,4 +9,11 @@ namespace quatstep {
 template <class Model>
 using HamiltonianMidpoint = HamiltonianQuaternion<Model, LivensRule::midpoint>;
 
+struct HamiltonianMidpointMethod {
+  static constexpr MethodInfo info{"hamiltonian_midpoint", "HamiltonianMidpoint<Model>", "hamiltonian_midpoint.hpp",
+                                   "Kinon & Betsch App. B eq. 133", "2", "unity constraint"};
+  template <class Model, int>
+  using Integrator = HamiltonianMidpoint<Model>;
+};
+
 }  // namespace quatstep

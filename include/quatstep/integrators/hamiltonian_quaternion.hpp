@@ -15,6 +15,7 @@
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/integrators/rigid_body_forces.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
 
 namespace quatstep {
@@ -22,6 +23,11 @@ namespace quatstep {
 template <class S>
 struct HamiltonianSettings {
   NewtonSettings<S> newton{};  ///< the NewtonSettings defaults, as in LivensSettings (1e-12 in double).
+
+  template <class Keys>
+  void describe(Keys& k) {
+    newton.describe(k);
+  }
 };
 
 namespace hamiltonian {
@@ -48,8 +54,7 @@ struct Step {
   static constexpr int K = 9;  ///< q¹, p¹, λ
   Vec4<S> q0, p0, t0;
   S h;
-  Vec4<S> a4;  ///< diagonal of J₄⁻¹ when J is diagonal …
-  Mat4<S> a;   ///< … J₄⁻¹ in general
+  Mat4<S> a;  ///< J₄⁻¹
   livens::RigidBodyForces<S> forces;
   S p_scale;
 
@@ -129,9 +134,6 @@ class HamiltonianQuaternion {
   HamiltonianSettings<S> settings;
 
   QS_HD explicit HamiltonianQuaternion(const HamiltonianSettings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  void validate() const { quatstep::validate(settings.newton); }
-
   /// p⁰ = 2G(q⁰)ᵀJΩ⁰ (= M₄v⁰ on the velocity constraint, eq. 140).
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
     s.q = k.quaternion;
@@ -166,6 +168,13 @@ class HamiltonianQuaternion {
     return e;
   }
 
+  static constexpr Channel channels[] = {
+      {"generalized_energy", 1, "the scheme's Hamiltonian H, Kinon eqs. (138)-(139)", false}};
+  template <class W>
+  QS_HD void observe(const Model& model, const State& s, W& w) const {
+    w(generalized_energy(model, s));
+  }
+
   /// L = ½E(q)p (eq. 64) (+ m r × v_r).
   QS_HD Vec3<S> angular_momentum(const Model& model, const State& s) const {
     Vec3<S> l = S(0.5) * (E(s.q) * s.p);
@@ -178,11 +187,8 @@ class HamiltonianQuaternion {
   QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     const Step sys(model, s.q, s.p, t, h);
     const Vec3<S> w = kinematics(model, s).omega_body;
-    const Vec3<S> half = S(0.25) * h * w;
-    const S a2 = half.squaredNorm(), c = S(1) / (S(1) + a2);
     Vec<S, 9> x;
-    x.template head<4>() = quat_mul<S>(s.q, Vec4<S>(c * (S(1) - a2), S(2) * c * half[0], S(2) * c * half[1],
-                                                    S(2) * c * half[2]));
+    x.template head<4>() = midpoint_rotation<S>(s.q, w, h);
     x.template segment<4>(4) = S(2) * (G(Vec4<S>(x.template head<4>())).transpose() * (model.inertia * w));
     x[8] = s.lambda;
     NewtonOutcome out = newton_solve<S, 9>(sys, x, settings.newton);

@@ -13,8 +13,6 @@
 #pragma once
 
 #include <limits>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -24,6 +22,7 @@
 #include "quatstep/state_components.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/quaternion.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -37,6 +36,16 @@ struct HhtSettings {
   /// Largest |eᵀė|/|ė| accepted before the body is reported as having lost the velocity-level
   /// constraint (errata S4: classical α = 0 diverges this way). Default: 1e-3.
   S drift_tolerance = S(1e-3);
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k("alpha", alpha, "numerical damping; beta = (1-alpha)^2/4, gamma = (1-2 alpha)/2 (Sherif eq. 19)", alpha_range);
+    k("inertia_shift", inertia_shift, "second-order variant for every alpha (docs/second_order_hht.md)");
+    k("drift_tolerance", drift_tolerance,
+      "largest |e.de/dt|/|de/dt| before the body fails with constraint_drift (docs/errata.md S4)",
+      keys::Range{0.0, keys::infinity, false, true, "> 0 (infinity in C++: no check)"});
+    newton.describe(k);
+  }
 };
 
 template <class Model, VelocityUpdate Update>
@@ -69,13 +78,6 @@ class HhtFamily {
 
   QS_HD explicit HhtFamily(const HhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
 
-  /// Host-side check of the settings (device code cannot throw): α ∈ [−1/3, 0], Newton settings sane.
-  void validate() const {
-    if (!alpha_in_range(p.alpha))
-      throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
-    quatstep::validate(settings.newton);
-  }
-
   /// Consistent initial state: q̈₀, λ₀ from Sherif eq. (57), M q̈ + C_qᵀλ = Q, and eq. (58)
   /// differentiated twice, C_q q̈ = −(C_q q̇)_q q̇; a free body's
   /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU.
@@ -85,7 +87,7 @@ class HhtFamily {
     Vec<S, K> b;
     const MatMN Cq = model.constraint_jacobian(s.q);
     const VecN Q = model.force(s.q, s.v, t);
-    A.template topLeftCorner<nr, nr>() = model.mass_matrix(s.q, s.q).template bottomRightCorner<nr, nr>();
+    A.template topLeftCorner<nr, nr>() = model.bilinear_mass_matrix(s.q, s.q).template bottomRightCorner<nr, nr>();
     A.template topRightCorner<nr, m>() = Cq.template rightCols<nr>().transpose();
     A.template bottomLeftCorner<m, nr>() = Cq.template rightCols<nr>();
     b.template head<nr>() = Q.template tail<nr>();
@@ -337,5 +339,29 @@ using Hht = HhtFamily<Model, VelocityUpdate::classical>;
 /// Modified HHT-α for Euler parameters (Sherif eqs. 33–34); inertia_shift selects the second-order form.
 template <class Model>
 using ModifiedHht = HhtFamily<Model, VelocityUpdate::modified>;
+
+// ---------------------------------------------------------------- registry entries
+struct HhtMethod {
+  static constexpr MethodInfo info{"hht", "Hht<Model>", "hht.hpp",
+                                   "Sherif et al. 2019 eqs. 17–20, 59–65 (classical HHT on Euler parameters)",
+                                   "1 for α ≠ 0, 2 for α = 0 — but unstable at α = 0 for fast spin "
+                                   "(docs/errata.md S4, reported per body)",
+                                   "–"};
+  static constexpr Configuration configurations[] = {
+      {"shift", "inertia_shift = true", "docs/second_order_hht.md, classical pairing", "2", "–"}};
+  template <class Model, int>
+  using Integrator = Hht<Model>;
+};
+
+struct ModifiedHhtMethod {
+  static constexpr MethodInfo info{"modified_hht", "ModifiedHht<Model>", "hht.hpp",
+                                   "Sherif eqs. 33–34, 61–70 (modified HHT on Euler parameters)",
+                                   "1 for α ≠ 0, 2 for α = 0 (docs/errata.md S3)", "exact spin-up at α = 0"};
+  static constexpr Configuration configurations[] = {
+      {"shift", "inertia_shift = true", "docs/second_order_hht.md (beyond the paper)", "2 for every α ∈ [−1/3, 0]",
+       "exact spin-up for every α"}};
+  template <class Model, int>
+  using Integrator = ModifiedHht<Model>;
+};
 
 }  // namespace quatstep

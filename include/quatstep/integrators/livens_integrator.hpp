@@ -20,6 +20,7 @@
 #include "quatstep/integrators/livens_variant.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
 
 namespace quatstep {
@@ -33,6 +34,14 @@ struct LivensSettings {
   /// double (free rotation, h = 0.05: energy increments 2e-15 relative vs 2e-13 at 1e-10). REML
   /// then takes 4.05 iterations/step at h = 0.05 (ωh = 1.5 rad per step) and 3.0 at h = 0.01.
   NewtonSettings<S> newton{};
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k("project_normal_components", project_normal_components,
+      "rigid bodies: remove the components of v and p along q where that changes nothing conserved "
+      "(docs/livens.md)");
+    newton.describe(k);
+  }
 };
 
 namespace livens {
@@ -106,8 +115,8 @@ class LivensIntegrator {
   using VecN = Vec<S, n>;
   using VecM = Vec<S, m>;
 
-  /// The Newton systems of one step (public so tests can check their Jacobians).
-  using Step = livens::ReducedSystem<Discretization>;
+  /// The Newton systems of one step (public so tests can check their Jacobians); Variant picks one.
+  using ReducedStep = livens::ReducedSystem<Discretization>;
   using FullStep = livens::FullSystem<Discretization>;
   using NullSpaceStep = livens::NullSpaceSystem<Discretization>;  // rigid bodies only
   /// What the reduced variant solves for rigid bodies: eq. (103) with λ eliminated (4 unknowns).
@@ -131,9 +140,6 @@ class LivensIntegrator {
   LivensSettings<S> settings;
 
   QS_HD explicit LivensIntegrator(const LivensSettings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  void validate() const { quatstep::validate(settings.newton); }
-
   /// Rigid bodies: v⁰ = ½G(q⁰)ᵀΩ⁰, p⁰ = M̃₄(q⁰)v⁰ (Kinon §5.3).
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
     static_assert(rigid_body, "initialize from kinematics needs a rigid-body model");
@@ -169,6 +175,13 @@ class LivensIntegrator {
     return e;
   }
 
+  static constexpr Channel channels[] = {
+      {"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false}};
+  template <class W>
+  QS_HD void observe(const Model& model, const State& s, W& w) const {
+    w(generalized_energy(model, s));
+  }
+
   /// Spatial angular momentum, Kinon eq. (64): L = ½E(q)p (+ m r × v_r).
   QS_HD Vec3<S> angular_momentum(const Model& model, const State& s) const {
     static_assert(rigid_body, "angular momentum needs a rigid-body model");
@@ -200,7 +213,7 @@ class LivensIntegrator {
     if constexpr (Variant == LivensVariant::full) out = solve<FullStep>(d, guess, s.lambda, e);
     else if constexpr (Variant == LivensVariant::nullspace) out = solve<NullSpaceStep>(d, guess, s.lambda, e);
     else if constexpr (rigid_body) out = solve<EliminatedStep>(d, guess, s.lambda, e);
-    else out = solve<Step>(d, guess, s.lambda, e);
+    else out = solve<ReducedStep>(d, guess, s.lambda, e);
     if (out.status != Status::ok) return out;
     State next;
     next.q = e.q;

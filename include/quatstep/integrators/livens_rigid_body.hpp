@@ -44,20 +44,6 @@ QS_HD S rigid_body_kinetic_energy(const Mat3<S>& J, const Vec4<S>& q, const Vec4
   return S(0.5) * w.dot(J * w);
 }
 
-/// G(q)b = vec(q* ∘ b) (Kinon eq. 136 ff.), written out.
-template <class S>
-QS_HD Vec3<S> g_times(const Vec4<S>& q, const Vec4<S>& b) {
-  return Vec3<S>(-q[1] * b[0] + q[0] * b[1] + q[3] * b[2] - q[2] * b[3],
-                 -q[2] * b[0] - q[3] * b[1] + q[0] * b[2] + q[1] * b[3],
-                 -q[3] * b[0] + q[2] * b[1] - q[1] * b[2] + q[0] * b[3]);
-}
-/// G(q)ᵀa = q ∘ (0, a), written out.
-template <class S>
-QS_HD Vec4<S> gt_times(const Vec4<S>& q, const Vec3<S>& a) {
-  return Vec4<S>(-q[1] * a[0] - q[2] * a[1] - q[3] * a[2], q[0] * a[0] - q[3] * a[1] + q[2] * a[2],
-                 q[3] * a[0] + q[0] * a[1] - q[1] * a[2], -q[2] * a[0] + q[1] * a[1] + q[0] * a[2]);
-}
-
 template <class S, LivensRule Rule>
 struct RigidBodyDiscretization {
   using Scalar = S;
@@ -76,7 +62,7 @@ struct RigidBodyDiscretization {
 
   template <class Model>
   QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
-      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(g_times<S>(q, v)),
+      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G_times<S>(q, v)),
         forces(model.loads, t + S(0.5) * hh) {
     Vec4<S> a;  // A = G(a)
     if constexpr (Rule == LivensRule::energy_momentum) {
@@ -99,18 +85,18 @@ struct RigidBodyDiscretization {
 
   /// p¹ = 2∂̄_v T − p⁰ = 4G(q^{n+½})ᵀπ − p⁰ along v¹(q¹) (eqs. 87, 102).
   QS_HD Vec4<S> end_momentum(const Vec4<S>& q1) const {
-    return S(0.5) * gt_times<S>(Vec4<S>(q0 + q1), Vec3<S>(ja4 * q1 + jb4)) - p0;
+    return S(0.5) * Gt_times<S>(Vec4<S>(q0 + q1), Vec3<S>(ja4 * q1 + jb4)) - p0;
   }
 
   /// r = 2∂̄_v L − 2p⁰ − h∂̄_q L along v¹(q¹) and dr/dq¹, in the closed form above:
   ///   r = 4G(q¹)ᵀπ − 2p⁰ + C(q⁰ + q¹),  dr/dq¹ = 4G(q¹)ᵀJA + 4 ∂(G(a)ᵀπ)/∂a + C.
   QS_HD void reduced_balance(const Vec4<S>& q1, Vec4<S>& r, Mat4<S>* jac) const {
     const Vec3<S> c = ja4 * q1 + jb4;  // 4π
-    r = gt_times<S>(q1, c) - S(2) * p0;
+    r = Gt_times<S>(q1, c) - S(2) * p0;
     if (forces.any()) r += force_q0 + force_jac * q1;
     if (!jac) return;
     Mat4<S>& j = *jac;
-    for (int k = 0; k < 4; ++k) j.col(k) = gt_times<S>(q1, Vec3<S>(ja4.col(k)));
+    for (int k = 0; k < 4; ++k) j.col(k) = Gt_times<S>(q1, Vec3<S>(ja4.col(k)));
     // 4 ∂(G(a)ᵀπ)/∂a = quat_right(pure(4π)) (d_Gt_times), skew-symmetric, written out
     j(0, 1) -= c[0], j(0, 2) -= c[1], j(0, 3) -= c[2];
     j(1, 0) += c[0], j(2, 0) += c[1], j(3, 0) += c[2];
@@ -155,13 +141,8 @@ struct RigidBodyDiscretization {
     return S(0.5) * lambda[0] * Mat4<S>::Identity();
   }
 
-  /// A guess of q¹: the rotation by the constant body rate Ω⁰ under the midpoint rule,
-  /// q¹ = q⁰ ∘ cay(a), a = hΩ⁰/4, cay(a) = (1 − |a|², 2a)/(1 + |a|²) — exact for steady spin.
-  QS_HD Vec4<S> predictor() const {
-    const Vec3<S> a = S(0.5) * h * half_omega0;
-    const S a2 = a.squaredNorm(), c = S(1) / (S(1) + a2);
-    return quat_mul<S>(q0, Vec4<S>(c * (S(1) - a2), S(2) * c * a[0], S(2) * c * a[1], S(2) * c * a[2]));
-  }
+  /// A guess of q¹: the rotation by the constant body rate Ω⁰ = 2G(q⁰)v⁰ under the midpoint rule.
+  QS_HD Vec4<S> predictor() const { return midpoint_rotation<S>(q0, Vec3<S>(S(2) * half_omega0), h); }
 };
 
 /// Eq. (103) with λ eliminated (see the head of this file): unknowns q¹ only.
@@ -186,17 +167,7 @@ struct EliminatedSystem {
   }
 
   /// v¹ by eq. (101), p¹ by eq. (102), hλ = −q_m·r/|q_m|².
-  QS_HD EndPoint<S, 4, 1> end_point(const Vec4<S>& q1) const {
-    EndPoint<S, 4, 1> e;
-    e.q = q1;
-    e.v = end_velocity(d, q1);
-    e.p = d.end_momentum(q1);
-    Vec4<S> r;
-    d.reduced_balance(q1, r, static_cast<Mat4<S>*>(nullptr));
-    const Vec4<S> qm = S(0.5) * (d.q0 + q1);
-    e.lambda[0] = -qm.dot(r) / (d.h * qm.squaredNorm());
-    return e;
-  }
+  QS_HD EndPoint<S, 4, 1> end_point(const Vec4<S>& q1) const { return end_point_at(d, q1, midpoint_multiplier(d, q1)); }
 
  private:
   QS_HD void eval(const Vec4<S>& q1, Vec4<S>& F, Mat4<S>* J) const {

@@ -70,6 +70,24 @@ QS_HD Vec<typename D::Scalar, D::n> end_momentum_from_terms(const D& d, const Ve
   return S(2) * t.dv - d.p0;
 }
 
+/// The end of the step at q¹: v¹ by eq. (101), p¹ by eq. (102), and the multipliers.
+template <class D>
+QS_HD EndPoint<typename D::Scalar, D::n, D::m> end_point_at(const D& d, const Vec<typename D::Scalar, D::n>& q1,
+                                                            const Vec<typename D::Scalar, D::m>& lambda) {
+  return {q1, end_velocity(d, q1), d.end_momentum(q1), lambda};
+}
+
+/// For the forms that eliminate λ (one quaternion, ∇̄g = q^{n+½}, eq. 93): λ from the component
+/// of eq. (86b) along q^{n+½}, hλ = −q_m·r/|q_m|² with r the reduced balance at q¹.
+template <class D>
+QS_HD Vec<typename D::Scalar, 1> midpoint_multiplier(const D& d, const Vec4<typename D::Scalar>& q1) {
+  using S = typename D::Scalar;
+  Vec4<S> r;
+  d.reduced_balance(q1, r, static_cast<Mat4<S>*>(nullptr));
+  const Vec4<S> qm = S(0.5) * (d.q0 + q1);
+  return Vec<S, 1>(-qm.dot(r) / (d.h * qm.squaredNorm()));
+}
+
 /// Eq. (86b) with (101)–(102) inserted, without the constraint force: r = 2∂̄_v L − 2p⁰ − h∂̄_q L,
 /// and dr/dq¹ along v¹(q¹) (∂v¹/∂q¹ = 2/h), from the partial discrete derivatives.
 template <class D>
@@ -121,12 +139,7 @@ struct ReducedSystem {
 
   /// v¹ by eq. (101), p¹ = 2∂̄_v L − p⁰ by eq. (102).
   QS_HD EndPoint<S, n, m> end_point(const Vec<S, K>& x) const {
-    EndPoint<S, n, m> e;
-    e.q = x.template head<n>();
-    e.v = end_velocity(d, e.q);
-    e.p = d.end_momentum(e.q);
-    e.lambda = x.template tail<m>();
-    return e;
+    return end_point_at(d, Vec<S, n>(x.template head<n>()), Vec<S, m>(x.template tail<m>()));
   }
 };
 
@@ -222,15 +235,8 @@ struct NullSpaceSystem {
 
   /// q¹, v¹, p¹ as in the reduced form; λ from the component of eq. (86b) along q^{n+1/2}.
   QS_HD EndPoint<S, 4, 1> end_point(const Vec3<S>& theta) const {
-    EndPoint<S, 4, 1> e;
-    e.q = orientation(theta);
-    e.v = end_velocity(d, e.q);
-    e.p = d.end_momentum(e.q);
-    Vec4<S> r;
-    d.reduced_balance(e.q, r, static_cast<Mat4<S>*>(nullptr));
-    const Vec4<S> qm = S(0.5) * (d.q0 + e.q);
-    e.lambda[0] = -qm.dot(r) / (d.h * qm.squaredNorm());
-    return e;
+    const Vec4<S> q1 = orientation(theta);
+    return end_point_at(d, q1, midpoint_multiplier(d, q1));
   }
 };
 

@@ -31,9 +31,6 @@ class MidpointLie {
   LieGroupSettings<S> settings;
 
   QS_HD explicit MidpointLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  void validate() const { quatstep::validate(settings.newton); }
-
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
     if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
     s.e = k.quaternion;
@@ -66,6 +63,13 @@ class MidpointLie {
     s = next;
     return out;
   }
+};
+
+struct MidpointLieMethod {
+  static constexpr MethodInfo info{"midpoint_lie", "MidpointLie<Model>", "midpoint_lie.hpp",
+                                   "Krysl LIEMID[I] (docs/errata.md R2)", "2", "spatial angular momentum (torque-free)"};
+  template <class Model, int>
+  using Integrator = MidpointLie<Model>;
 };
 
 }  // namespace quatstep

@@ -9,14 +9,13 @@
 #pragma once
 
 #include <limits>
-#include <stdexcept>
-#include <string>
 
 #include "quatstep/integrators/hht_parameters.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/quaternion.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -24,6 +23,12 @@ template <class S>
 struct SimoVuQuocSettings {
   S alpha = S(-0.2);  ///< numerical damping, ∈ [−1/3, 0]. Default: −0.2.
   NewtonSettings<S> newton{};
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k("alpha", alpha, "numerical damping; beta = (1-alpha)^2/4, gamma = (1-2 alpha)/2 (Sherif eq. 19)", alpha_range);
+    newton.describe(k);
+  }
 };
 
 template <class Model>
@@ -48,13 +53,6 @@ class SimoVuQuoc {
   HhtParameters<S> p;
 
   QS_HD explicit SimoVuQuoc(const SimoVuQuocSettings<S>& s = {}) : settings(s), p(s.alpha) {}
-
-  /// Host-side check of the settings (device code cannot throw): α ∈ [−1/3, 0], Newton settings sane.
-  void validate() const {
-    if (!alpha_in_range(p.alpha))
-      throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
-    quatstep::validate(settings.newton);
-  }
 
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     s.e = k.quaternion;
@@ -145,6 +143,14 @@ class SimoVuQuoc {
       return svq.p.gamma * h * dx.template lpNorm<Eigen::Infinity>() / scale;
     }
   };
+};
+
+struct SimoVuQuocMethod {
+  static constexpr MethodInfo info{"simo_vu_quoc", "SimoVuQuoc<Model>", "simo_vu_quoc.hpp",
+                                   "Sherif eqs. 29–31 with HHT weighting (Simo & Vu-Quoc's Lie-group HHT)", "2",
+                                   "unit length by construction"};
+  template <class Model, int>
+  using Integrator = SimoVuQuoc<Model>;
 };
 
 }  // namespace quatstep

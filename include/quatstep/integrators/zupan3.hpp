@@ -17,6 +17,7 @@
 #include "quatstep/state_components.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/quaternion.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -37,6 +38,11 @@ struct Zupan3Coefficients {
 template <class S>
 struct Zupan3Settings {
   NewtonSettings<S> newton{};  ///< for each of the two 3-unknown stage solves
+
+  template <class Keys>
+  void describe(Keys& k) {
+    newton.describe(k);
+  }
 };
 
 template <class Model>
@@ -123,8 +129,6 @@ class Zupan3 {
 
   QS_HD explicit Zupan3(const Zupan3Settings<S>& s = {}) : settings(s) {}
   /// Host-side check of the settings (device code cannot throw).
-  void validate() const { quatstep::validate(settings.newton); }
-
   /// Angular acceleration from Euler's equations at (e, Ω, t), Zupan eq. (21).
   QS_HD static bool angular_acceleration(const Model& model, const Vec4<S>& e, const Vec3<S>& w, S t, Vec3<S>& wd) {
     const Lu<S, 3> lu(model.inertia);
@@ -151,6 +155,16 @@ class Zupan3 {
 
   /// The embedded local error estimate of the last step (errata Z7), radians.
   QS_HD static S local_error(const State& s) { return s.local_error; }
+
+  static constexpr Channel channels[] = {
+      {"local_error", 1,
+       "geodesic angle [rad] between the second- and third-order orientation of the step that ended at the sample "
+       "(docs/errata.md Z7; 0 at t_start)",
+       true}};
+  template <class W>
+  QS_HD void observe(const Model&, const State& s, W& w) const {
+    w(s.local_error);
+  }
 
   /// What the two implicit stages give: Ω, α at t_n + τh and the second-order result at t_{n+1}.
   struct Stages {
@@ -195,9 +209,10 @@ class Zupan3 {
         quat_mul<S>(s.e, quat_exp<S>(corr + S(0.5) * h * (c.b1 * s.w + c.b2 * st.w_tau + c.b3 * st.w))));
     // errata Z5: third-order Ω, α^{n+1} re-evaluated from eq. (21) at the third-order orientation
     Vec3<S> a_end;
-    angular_acceleration(model, next.e, st.w, t + h, a_end);
+    if (!angular_acceleration(model, next.e, st.w, t + h, a_end)) return {Status::singular_jacobian, out.iterations};
     next.w = s.w + h * (c.b1 * s.wd + c.b2 * st.a_tau + c.b3 * a_end);
-    angular_acceleration(model, next.e, next.w, t + h, next.wd);  // consistent α for the next step
+    if (!angular_acceleration(model, next.e, next.w, t + h, next.wd))  // consistent α for the next step
+      return {Status::singular_jacobian, out.iterations};
     next.local_error = rotation_vector<S>(quat_mul<S>(quat_conj(st.e), next.e)).norm();  // errata Z7
     if constexpr (Model::translates) translate(model, s, next, t, h);
     if (!all_finite(next)) return {Status::non_finite, out.iterations};
@@ -216,6 +231,14 @@ class Zupan3 {
     next.r = s.r + h * (c.b1 * s.v + c.b2 * v_tau + c.b3 * v_1);                           // eq. (18)
     next.v = s.v + h * (c.b1 * s.a + c.b2 * a_tau + c.b3 * next.a);                        // eq. (18) for v
   }
+};
+
+struct Zupan3Method {
+  static constexpr MethodInfo info{"zupan3", "Zupan3<Model>", "zupan3.hpp",
+                                   "Zupan & Zupan eqs. 10–21 with docs/errata.md Z1–Z5 (third-order TR-BDF2)",
+                                   "3, free local error estimate (docs/errata.md Z7)", "unit length"};
+  template <class Model, int>
+  using Integrator = Zupan3<Model>;
 };
 
 }  // namespace quatstep

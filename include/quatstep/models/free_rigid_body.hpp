@@ -7,7 +7,9 @@
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
+#include "quatstep/models/rigid_body_parameters.hpp"
 #include "quatstep/models/rotational_force.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -53,7 +55,8 @@ struct FreeRigidBody {
     M.template bottomRightCorner<4, 4>() = rot;
     return M;
   }
-  QS_HD MatN mass_matrix(const VecN& ql, const VecN& qr) const {
+  /// diag(m I₃, 4 G(e_l)ᵀ J G(e_r)), bilinear in the Euler parameters as HeavyTop's.
+  QS_HD MatN bilinear_mass_matrix(const VecN& ql, const VecN& qr) const {
     return mass_matrix_block(euler_parameters::mass(inertia, e_of(ql), e_of(qr)));
   }
   QS_HD VecN mass_times(const VecN& ql, const VecN& qr, const VecN& a) const {
@@ -125,7 +128,7 @@ struct FreeRigidBody {
     v.template head<3>() = k.velocity;
     v.template tail<4>() = euler_parameters::rate_from_body(k.quaternion, k.omega_body);
   }
-  QS_HD RigidBodyObservables<S> observe(const RigidBodyKinematics<S>& k) const {
+  QS_HD RigidBodyObservables<S> observables(const RigidBodyKinematics<S>& k) const {
     RigidBodyObservables<S> o;
     const Vec3<S> Jw = inertia * k.omega_body;
     o.energy = S(0.5) * k.omega_body.dot(Jw) + S(0.5) * mass * k.velocity.squaredNorm() -
@@ -133,6 +136,85 @@ struct FreeRigidBody {
     o.angular_momentum = rotation_matrix(k.quaternion) * Jw + mass * k.position.cross(k.velocity);
     o.constraint_violation = Eigen::numext::abs(k.quaternion.squaredNorm() - S(1));
     return o;
+  }
+
+  // ---------------------------------------------------------------- sampled channels (channels.hpp)
+  static constexpr Channel channels[] = {rigid_body_channels::quaternion,       rigid_body_channels::omega_body,
+                                         rigid_body_channels::position,         rigid_body_channels::velocity,
+                                         rigid_body_channels::energy,           rigid_body_channels::angular_momentum,
+                                         rigid_body_channels::constraint_violation};
+  /// The values of `channels`, in order, to w.
+  template <class W>
+  QS_HD void observe(const RigidBodyKinematics<S>& k, W& w) const {
+    const RigidBodyObservables<S> o = observables(k);
+    w(k.quaternion), w(k.omega_body), w(k.position), w(k.velocity), w(o.energy), w(o.angular_momentum),
+        w(o.constraint_violation);
+  }
+};
+
+/// The library-path check of a body built in code (host/body_validation.hpp): "field: problem" or "".
+template <class S>
+std::string model_problem(const FreeRigidBody<S>& m) {
+  if (!(m.mass > S(0)) || !std::isfinite(double(m.mass))) return "mass: must be finite and > 0";
+  if (!validation::all_finite(m.gravity)) return "gravity: not finite";
+  if (std::string p = validation::inertia_problem(m.inertia); !p.empty()) return "inertia: " + p;
+  return {};
+}
+
+// ---------------------------------------------------------------- registry entry
+/// A free rigid body's numbers in a scenario.
+struct FreeRigidBodyParameters {
+  std::array<double, 3> inertia{};
+  double mass = 1;
+  std::array<double, 3> force{};
+  ProfileParameters force_profile;
+  RotationLoadParameters loads;
+  RotationInitialParameters initial;
+  std::array<double, 3> position{};
+  std::array<double, 3> velocity{};
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes",
+               keys::positive);
+    k("model.mass", mass, "mass", keys::positive);
+    k("model.force", force, "constant spatial force at the centre of mass (the constant of its profile)");
+    force_profile.describe(k, "model.force_profile");
+    loads.describe(k);
+    initial.describe(k);
+    k("initial.position", position, "centre of mass, spatial axes");
+    k("initial.velocity", velocity, "velocity of the centre of mass, spatial axes");
+  }
+};
+
+/// [model] type = "free_rigid_body".
+struct FreeRigidBodyModel {
+  static constexpr ModelInfo info{"free_rigid_body", "FreeRigidBody<S>", "free_rigid_body.hpp",
+                                  "translation of the centre of mass and rotation about it; gravity and a force "
+                                  "profile at the centre of mass, torques as for heavy_top"};
+  template <class S>
+  using Model = FreeRigidBody<S>;
+  using Parameters = FreeRigidBodyParameters;
+
+  /// The rules across keys (each key's own range is checked from describe()).
+  static std::optional<validation::Problem> check(const Parameters& p) {
+    if (std::string m = validation::principal_moments_problem(p.inertia); !m.empty())
+      return validation::Problem{"model.inertia", m};
+    return p.initial.problem();
+  }
+  template <class S>
+  static FreeRigidBody<S> build(const Parameters& p) {
+    FreeRigidBody<S> m;
+    m.inertia = vec3<S>(p.inertia).asDiagonal();
+    m.mass = S(p.mass);
+    m.gravity = vec3<S>(p.loads.gravity);
+    m.force_profile = time_profile<S>(p.force, p.force_profile);
+    set_torques(p.loads, m.loads);
+    return m;
+  }
+  template <class S>
+  static RigidBodyKinematics<S> initial(const Parameters& p) {
+    return initial_kinematics<S>(p.initial, p.position, p.velocity);
   }
 };
 

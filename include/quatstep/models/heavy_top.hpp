@@ -8,7 +8,9 @@
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
+#include "quatstep/models/rigid_body_parameters.hpp"
 #include "quatstep/models/rotational_force.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -54,7 +56,9 @@ struct HeavyTop {
   }
 
   // ---------------------------------------------------------------- DAE interface (Sherif eq. 57)
-  QS_HD Mat4<S> mass_matrix(const Vec4<S>& ql, const Vec4<S>& qr) const {
+  /// M(q_l, q_r) = 4 G(q_l)ᵀ J G(q_r), bilinear (M(q, q) is the mass matrix; the second-order HHT
+  /// shifts the left factor). Not the one-argument mass_matrix(q) of the generic Livens models.
+  QS_HD Mat4<S> bilinear_mass_matrix(const Vec4<S>& ql, const Vec4<S>& qr) const {
     return euler_parameters::mass(inertia, ql, qr);
   }
   QS_HD Vec4<S> mass_times(const Vec4<S>& ql, const Vec4<S>& qr, const Vec4<S>& a) const {
@@ -94,13 +98,85 @@ struct HeavyTop {
     q = k.quaternion;
     v = euler_parameters::rate_from_body(q, k.omega_body);
   }
-  QS_HD RigidBodyObservables<S> observe(const RigidBodyKinematics<S>& k) const {
+  QS_HD RigidBodyObservables<S> observables(const RigidBodyKinematics<S>& k) const {
     RigidBodyObservables<S> o;
     const Vec3<S> Jw = inertia * k.omega_body;
     o.energy = S(0.5) * k.omega_body.dot(Jw) + loads.potential(k.quaternion);
     o.angular_momentum = rotation_matrix(k.quaternion) * Jw;
     o.constraint_violation = Eigen::numext::abs(k.quaternion.squaredNorm() - S(1));
     return o;
+  }
+
+  // ---------------------------------------------------------------- sampled channels (channels.hpp)
+  static constexpr Channel channels[] = {rigid_body_channels::quaternion, rigid_body_channels::omega_body,
+                                         rigid_body_channels::energy, rigid_body_channels::angular_momentum,
+                                         rigid_body_channels::constraint_violation};
+  /// The values of `channels`, in order, to w.
+  template <class W>
+  QS_HD void observe(const RigidBodyKinematics<S>& k, W& w) const {
+    const RigidBodyObservables<S> o = observables(k);
+    w(k.quaternion), w(k.omega_body), w(o.energy), w(o.angular_momentum), w(o.constraint_violation);
+  }
+};
+
+/// The library-path check of a top built in code (host/body_validation.hpp): "field: problem" or "".
+template <class S>
+std::string model_problem(const HeavyTop<S>& m) {
+  if (!(m.loads.mass >= S(0)) || !std::isfinite(double(m.loads.mass))) return "mass: must be finite and >= 0";
+  if (!validation::all_finite(m.loads.lever)) return "center_of_mass: not finite";
+  if (!validation::all_finite(m.loads.gravity)) return "gravity: not finite";
+  if (std::string p = validation::positive_definite_problem(m.inertia); !p.empty()) return "inertia: " + p;
+  return {};
+}
+
+// ---------------------------------------------------------------- registry entry
+/// A heavy top's numbers in a scenario.
+struct HeavyTopParameters {
+  std::array<double, 3> inertia{};
+  double mass = 0;
+  std::array<double, 3> center_of_mass{};
+  RotationLoadParameters loads;
+  RotationInitialParameters initial;
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes",
+               keys::positive);
+    k("model.mass", mass, "mass; > 0 when center_of_mass is not zero", keys::non_negative);
+    k("model.center_of_mass", center_of_mass, "fixed point -> centre of mass, body axes");
+    loads.describe(k);
+    initial.describe(k);
+  }
+};
+
+/// [model] type = "heavy_top".
+struct HeavyTopModel {
+  static constexpr ModelInfo info{"heavy_top", "HeavyTop<S>", "heavy_top.hpp",
+                                  "rigid body about a fixed point, gravity at the centre of mass (Sherif §10.1, "
+                                  "Kinon §5.4); with a zero lever a torque-driven body about its centre of mass"};
+  template <class S>
+  using Model = HeavyTop<S>;
+  using Parameters = HeavyTopParameters;
+
+  /// The rules across keys (each key's own range is checked from describe()).
+  static std::optional<validation::Problem> check(const Parameters& p) {
+    if (std::string m = validation::principal_moments_problem(p.inertia); !m.empty())
+      return validation::Problem{"model.inertia", m};
+    if (p.center_of_mass != std::array<double, 3>{} && !(p.mass > 0))
+      return validation::Problem{"model.mass", validation::format(p.mass) + ", must be > 0 when model.center_of_mass is not zero"};
+    return p.initial.problem();
+  }
+  /// The inertia in the file is about the centre of mass; the model's about the fixed point.
+  template <class S>
+  static HeavyTop<S> build(const Parameters& p) {
+    auto m = HeavyTop<S>::from_center_of_mass(vec3<S>(p.inertia), S(p.mass), vec3<S>(p.center_of_mass),
+                                              vec3<S>(p.loads.gravity));
+    set_torques(p.loads, m.loads);
+    return m;
+  }
+  template <class S>
+  static RigidBodyKinematics<S> initial(const Parameters& p) {
+    return initial_kinematics<S>(p.initial);
   }
 };
 

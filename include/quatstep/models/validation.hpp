@@ -1,6 +1,7 @@
-// Host-side checks of per-body input, for library users who build ensembles in code (the CLI
-// validates scenario files before this). Each returns an empty string or a message naming the
-// field and the problem; the caller adds the body index.
+// The per-body rules of the rigid-body models, written once: the scenario checks (each model entry's
+// check(), on the numbers of a scenario file) and the library checks (model_problem() next to each
+// model, on models built in code, host/body_validation.hpp) both call these. Each returns an empty
+// string or the problem, without the field's name (the caller knows which key or field it was).
 #pragma once
 
 #include <cmath>
@@ -9,62 +10,70 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "quatstep/models/free_rigid_body.hpp"
-#include "quatstep/models/heavy_top.hpp"
+#include "quatstep/config.hpp"
 
 namespace quatstep::validation {
 
-/// Quaternions within this distance of unit norm are accepted (and should be normalised by the
-/// caller); the integrators keep |‖e‖ − 1| at round-off from there.
+/// Quaternions within this distance of unit norm are accepted (and normalised); the integrators
+/// keep |‖e‖ − 1| at round-off from there.
 inline constexpr double unit_tolerance = 1e-6;
+
+/// A problem of one body's input: the key or field, and what is wrong.
+struct Problem {
+  std::string key, message;
+};
 
 template <class Derived>
 bool all_finite(const Eigen::MatrixBase<Derived>& m) {
   return m.array().isFinite().all();
 }
 
-template <class S>
-std::string inertia_problem(const Mat3<S>& J, const char* field) {
+inline std::string format(double x) {
   std::ostringstream os;
-  if (!all_finite(J)) return os << field << ": not finite", os.str();
-  if (!J.isApprox(J.transpose(), S(1e-12))) return os << field << ": not symmetric", os.str();
+  os << x;
+  return os.str();
+}
+
+/// Principal moments of inertia of a real body: each > 0 and I1 + I2 ≥ I3 for every ordering
+/// (relative slack 1e-12 for round-off).
+template <class V>
+std::string principal_moments_problem(const V& I) {
+  for (int c = 0; c < 3; ++c)
+    if (!(I[c] > 0)) return "component " + std::to_string(c) + " is " + format(I[c]) + ", must be > 0";
+  for (int c = 0; c < 3; ++c)
+    if (I[(c + 1) % 3] + I[(c + 2) % 3] < I[c] * (1 - 1e-12))
+      return "moments (" + format(I[0]) + ", " + format(I[1]) + ", " + format(I[2]) +
+             ") violate the triangle inequality I1 + I2 >= I3 (no real body has them)";
+  return {};
+}
+
+/// An inertia tensor about the centre of mass: finite, symmetric, and principal moments of a real
+/// body.
+template <class S>
+std::string inertia_problem(const Mat3<S>& J) {
+  if (!all_finite(J)) return "not finite";
+  if (!J.isApprox(J.transpose(), S(1e-12))) return "not symmetric";
+  return principal_moments_problem(Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues());
+}
+
+/// An inertia tensor about a fixed point: finite and positive definite (the parallel-axis term may
+/// break the triangle inequality there).
+template <class S>
+std::string positive_definite_problem(const Mat3<S>& J) {
+  if (!all_finite(J)) return "not finite";
   const Vec3<S> ev = Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues();
-  if (!(ev[0] > S(1e-12) * ev[2])) return os << field << ": not positive definite (eigenvalues " << ev.transpose() << ")", os.str();
-  // Principal moments of a real body satisfy the triangle inequality I1 + I2 ≥ I3.
-  if (ev[0] + ev[1] < ev[2] * (S(1) - S(1e-12)))
-    return os << field << ": principal moments " << ev.transpose() << " violate I1 + I2 >= I3", os.str();
+  if (!(ev[0] > S(1e-12) * ev[2])) return "not positive definite";
   return {};
 }
 
-template <class S>
-std::string kinematics_problem(const RigidBodyKinematics<S>& k) {
-  std::ostringstream os;
-  if (!all_finite(k.quaternion)) return "quaternion: not finite";
-  const S norm = k.quaternion.norm();
-  if (std::abs(norm - S(1)) > S(unit_tolerance)) return os << "quaternion: not unit (norm " << norm << ")", os.str();
-  if (!all_finite(k.omega_body)) return "omega_body: not finite";
-  if (!all_finite(k.position)) return "position: not finite";
-  if (!all_finite(k.velocity)) return "velocity: not finite";
+/// A finite quaternion within unit_tolerance of unit norm.
+template <class V>
+std::string unit_quaternion_problem(const V& q) {
+  double norm2 = 0;
+  for (int c = 0; c < 4; ++c) norm2 += double(q[c]) * double(q[c]);
+  const double norm = std::sqrt(norm2);
+  if (!(std::abs(norm - 1) <= unit_tolerance)) return "not a unit quaternion (norm " + format(norm) + ")";
   return {};
-}
-
-template <class S>
-std::string model_problem(const HeavyTop<S>& m) {
-  if (!(m.loads.mass >= S(0)) || !std::isfinite(m.loads.mass)) return "mass: must be finite and >= 0";
-  if (!all_finite(m.loads.lever)) return "center_of_mass: not finite";
-  if (!all_finite(m.loads.gravity)) return "gravity: not finite";
-  // About the fixed point the parallel-axis term may break the triangle inequality; only
-  // positive definiteness is required there.
-  const Vec3<S> ev = Eigen::SelfAdjointEigenSolver<Mat3<S>>(m.inertia, Eigen::EigenvaluesOnly).eigenvalues();
-  if (!all_finite(m.inertia) || !(ev[0] > S(1e-12) * ev[2])) return "inertia: not positive definite";
-  return {};
-}
-
-template <class S>
-std::string model_problem(const FreeRigidBody<S>& m) {
-  if (!(m.mass > S(0)) || !std::isfinite(m.mass)) return "mass: must be finite and > 0";
-  if (!all_finite(m.gravity)) return "gravity: not finite";
-  return inertia_problem(m.inertia, "inertia");
 }
 
 }  // namespace quatstep::validation
