@@ -4,10 +4,8 @@
 // One annotation for everything callable on both sides (cf. EIGEN_DEVICE_FUNC).
 #if defined(__CUDACC__)
 #define QS_HD __host__ __device__
-#define QS_INLINE __forceinline__
 #else
 #define QS_HD
-#define QS_INLINE inline
 #endif
 
 // Unrolling, in device code, of a loop whose trip count is at most `n` (a constant expression,

@@ -26,15 +26,9 @@ struct Lu {
   QS_HD Lu() = default;
   QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) : lu(a) { factorize(); }
 
-  /// Factorise A = Pᵀ L U. A pivot that is exactly zero, or non-finite, marks the matrix singular
-  /// (the caller reports it as a per-body failure).
-  QS_HD void factorize(const Eigen::Matrix<S, N, N>& a) {
-    lu = a;
-    factorize();
-  }
-
-  /// Factorise the matrix already held in `lu`, in place (the Newton driver assembles its Jacobian
-  /// there, so no second copy of the matrix is live).
+  /// Factorise A = Pᵀ L U of the matrix already held in `lu`, in place (the Newton driver assembles
+  /// its Jacobian there, so no second copy of the matrix is live). A pivot that is exactly zero, or
+  /// non-finite, marks the matrix singular (the caller reports it as a per-body failure).
   QS_HD void factorize() {
     using std::abs;
     singular = false;
