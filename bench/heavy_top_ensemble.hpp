@@ -1,4 +1,4 @@
-// The workload every benchmark here shares: Sherif §10.1 heavy top (errata S1/S2), h = 1e-4,
+// The workload every benchmark here shares: Sherif §10.1 heavy top (docs/errata.md S1/S2), h = 1e-4,
 // α = −0.2, ω0 = (0, 150, −4.61538) with a small per-body variation so that bodies differ.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Body-steps per second of each scheme on the same CPU ensemble: heavy tops (Sherif §10.1 disc
-// about a fixed point, errata S1–S2) with spins and tilts varied over the ensemble, h = 1e-3,
+// about a fixed point, docs/errata.md S1–S2) with spins and tilts varied over the ensemble, h = 1e-3,
 // 100 steps per iteration, OpenMP over bodies (CpuEnsemble). Counter `body_steps` is a rate.
 // Default settings: Newton tolerance 1e-10; α = −0.2 for Simo–Vu-Quoc and the modified HHT.
 //

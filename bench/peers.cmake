@@ -8,7 +8,7 @@ if(NOT Boost_FOUND OR NOT Thrust_FOUND)
   message(STATUS "quatstep: Boost.Odeint or Thrust not found, peer benchmarks skipped")
   return()
 endif()
-# Thrust for g++: host CPP, device OMP. Linked PRIVATE only (toolchain.md: its
+# Thrust for g++: host CPP, device OMP. Linked PRIVATE only (docs/toolchain.md: its
 # THRUST_DEVICE_SYSTEM=OMP must not reach .cu targets).
 thrust_create_target(quatstep_thrust_omp HOST CPP DEVICE OMP)
 # The test checks numbers, not parallelism: serial device system, immune to OpenMP barriers on a

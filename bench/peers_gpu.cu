@@ -39,7 +39,7 @@ const FreeRotationSpec spec{};
 
 std::string gpu_unusable_reason() {
   int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);  // no driver: an error, not 0 (toolchain.md)
+  const cudaError_t err = cudaGetDeviceCount(&count);  // no driver: an error, not 0 (docs/toolchain.md)
   if (err != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
   if (count == 0) return "no usable CUDA device: none present";
   return {};

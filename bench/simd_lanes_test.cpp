@@ -1,6 +1,6 @@
 // The lane-wise step (simd_step.hpp) reproduces the scalar CpuEnsemble bit for bit: every state
 // component, every body's Newton iteration count and status, for W = 2 and W = 4, including bodies
-// that fail at different steps (classical HHT with α = 0 loses the velocity constraint, errata S4).
+// that fail at different steps (classical HHT with α = 0 loses the velocity constraint, docs/errata.md S4).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -75,7 +75,7 @@ TEST(SimdLanes, ModifiedHhtAndHhtAreBitwiseScalar) {
 
 TEST(SimdLanes, FailingLanesStopLikeScalarBodies) {
   HhtSettings<double> s = hht_settings<double>(false);
-  s.alpha = 0.0;  // classical HHT, α = 0: diverges near t ≈ 0.35–0.43 s (errata S4)
+  s.alpha = 0.0;  // classical HHT, α = 0: diverges near t ≈ 0.35–0.43 s (docs/errata.md S4)
   const auto m = compare<4, VelocityUpdate::classical>(s, 5000);
   std::printf("classical HHT α = 0, 5000 steps: %d of %ld bodies failed, at %zu distinct steps\n", m.failed,
               long(bodies), m.failed_steps.size());

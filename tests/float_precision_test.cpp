@@ -2,7 +2,7 @@
 // double from the same initial state (values exactly representable in float): how far the float
 // trajectory strays from the double one, how well it keeps energy and the unit norm, and how many
 // Newton iterations it takes with the float default tolerance (newton.hpp).
-//   heavy top: Sherif §10.1 (errata S1–S2), h = 1e-4, 10^4 steps (t = 1);
+//   heavy top: Sherif §10.1 (docs/errata.md S1–S2), h = 1e-4, 10^4 steps (t = 1);
 //   free rotation: Kinon §5.3 (J = diag(6, 8, 3), Ω = (10, 20, 20)) as a FreeRigidBody that also
 //   translates, h = 1e-3, 10^4 steps (t = 10).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Classical HHT with α = 0 on the fast heavy top of Sherif §10.1 loses the velocity constraint
-// eᵀė = 0 (it grows like exp(ω t/2), errata S4) and must end as a per-body failure reported through
+// eᵀė = 0 (it grows like exp(ω t/2), docs/errata.md S4) and must end as a per-body failure reported through
 // the ensemble path: non-ok status, failed_step set, samples NaN after the failure and finite
 // before, never a crash or a NaN with status ok. A slow top in the same ensemble is unaffected.
 #include <gtest/gtest.h>
@@ -94,7 +94,7 @@ TEST(ClassicalHhtDivergence, WithoutTheDriftCheckNewtonFailsInTheErrataWindow) {
   std::printf("fast top without drift check: %s at t = %.4f; slow top: %s\n", to_string(o.status[fast]), t,
               to_string(o.status[slow]));
   EXPECT_NE(o.status[fast], Status::ok);  // measured newton_not_converged
-  // errata S4: divergence near 0.35–0.43 s. Measured t = 0.4071 (0.340–0.407 over h = 1e-3 … 1e-5).
+  // docs/errata.md S4: divergence near 0.35–0.43 s. Measured t = 0.4071 (0.340–0.407 over h = 1e-3 … 1e-5).
   EXPECT_GE(t, 0.33);
   EXPECT_LE(t, 0.45);
   EXPECT_EQ(o.status[slow], Status::ok);

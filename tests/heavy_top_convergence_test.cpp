@@ -1,7 +1,7 @@
 // Accuracy of the HHT family on the heavy top of Sherif §10.1 against the RK4 reference:
 // observed orders of e_ω (Sherif §10.1) from consecutive pairs of steps in the asymptotic range
-// h ≤ 1e-4 (errata S3: order 2 at α = 0 and for Simo–Vu-Quoc, order 1 for the modified HHT at α ≠ 0;
-// second_order_hht.md: order 2 again with the inertia shift), and method-to-method comparisons.
+// h ≤ 1e-4 (docs/errata.md S3: order 2 at α = 0 and for Simo–Vu-Quoc, order 1 for the modified HHT at α ≠ 0;
+// docs/second_order_hht.md: order 2 again with the inertia shift), and method-to-method comparisons.
 // Every run also checks |‖q‖ − 1| after each accepted step and, at h = 1e-4, the Newton iterations.
 #include <gtest/gtest.h>
 
@@ -93,7 +93,7 @@ TEST(HeavyTopAccuracy, ModifiedHhtWithoutDampingIsSecondOrder) {
 
 TEST(HeavyTopAccuracy, ModifiedHhtWithDampingIsFirstOrder) {
   const auto runs = measure("ModifiedHht a=-0.2", modified(-0.2, false), asymptotic_steps);
-  // errata S3. e_ω = 1.997, 1.076, 0.5588: orders 0.892, 0.945 (0.975 from 2.5e-5 to 1e-5):
+  // docs/errata.md S3. e_ω = 1.997, 1.076, 0.5588: orders 0.892, 0.945 (0.975 from 2.5e-5 to 1e-5):
   // the slope approaches 1 from below.
   expect_order("ModifiedHht a=-0.2", runs, asymptotic_steps, 1.0, 0.15);
   expect_unit_quaternions("ModifiedHht a=-0.2", runs);  // measured 2.2e-16
@@ -102,12 +102,12 @@ TEST(HeavyTopAccuracy, ModifiedHhtWithDampingIsFirstOrder) {
 
 TEST(HeavyTopAccuracy, SimoVuQuocWithDampingIsSecondOrder) {
   const auto runs = measure("SimoVuQuoc a=-0.2", simo_vu_quoc(-0.2), asymptotic_steps);
-  // errata S3. e_ω = 1.274e-2, 3.184e-3, 7.960e-4: orders 2.000, 2.000
+  // docs/errata.md S3. e_ω = 1.274e-2, 3.184e-3, 7.960e-4: orders 2.000, 2.000
   expect_order("SimoVuQuoc a=-0.2", runs, asymptotic_steps, 2.0, 0.1);
   expect_unit_quaternions("SimoVuQuoc a=-0.2", runs);  // measured ≤ 1.8e-14 (no renormalisation)
 }
 
-// second_order_hht.md. Measured at h = 1e-4, 5e-5, 2.5e-5 (orders 2.000 for every α):
+// docs/second_order_hht.md. Measured at h = 1e-4, 5e-5, 2.5e-5 (orders 2.000 for every α):
 //   α = −0.1: shift e_ω = 7.418e-3, 1.854e-3, 4.636e-4; Simo–Vu-Quoc 1.095e-2, 2.737e-3, 6.843e-4 (×1.48)
 //   α = −0.2: shift 6.246e-3, 1.561e-3, 3.902e-4; Simo–Vu-Quoc 1.274e-2, 3.184e-3, 7.960e-4 (×2.04)
 //   α = −0.3: shift 4.229e-3, 1.057e-3, 2.641e-4; Simo–Vu-Quoc 1.273e-2, 3.183e-3, 7.956e-4 (×3.01)

@@ -3,7 +3,7 @@
 //  - under gravity alone the centre of mass follows the exact parabola (Newmark with a constant
 //    acceleration is exact);
 //  - under a sinusoidal force the position converges with order 2 (α = 0 and α < 0 for the
-//    modified forms; the classical one at α = 0 loses the velocity constraint, errata S4);
+//    modified forms; the classical one at α = 0 loses the velocity constraint, docs/errata.md S4);
 //  - the rotation does not see the translation at all: the same body thrown 10⁴ times faster has
 //    bitwise the same orientation and Newton iterations (the stopping rule's velocity scale covers
 //    the Newton coordinates only).
@@ -34,7 +34,7 @@ TEST(HhtFreeBody, TranslationExactUnderGravity) {
     std::printf("alpha = %-8.4g modified |r - r(3)| = %.2e\n", alpha, e);
     EXPECT_LT(e, 1e-12) << "alpha = " << alpha;  // measured ≤ 2.9e-14 (T = 3, h = 0.1)
   }
-  // The classical form at α = 0 loses the velocity constraint within these 3 s (errata S4).
+  // The classical form at α = 0 loses the velocity constraint within these 3 s (docs/errata.md S4).
   for (double alpha : {-0.2, -1.0 / 3}) {
     const double e = position_error(Hht<B>(with_alpha(alpha)), 0.1, false);
     std::printf("alpha = %-8.4g classical |r - r(3)| = %.2e\n", alpha, e);

@@ -5,7 +5,7 @@
 //
 // Tolerance 1e-7, row-relative: the central differences carry ~1e-10 relative error (step 1e-6:
 // truncation ~1e-12, rounding ε/1e-6 ≈ 2e-10), so 1e-7 is a ~100× margin, while a missing or
-// wrong term (e.g. the inertia-shift correction of second_order_hht.md, visible at 1e-3) is far
+// wrong term (e.g. the inertia-shift correction of docs/second_order_hht.md, visible at 1e-3) is far
 // above it. Each test prints the largest mismatch it measured.
 #include <gtest/gtest.h>
 
@@ -375,7 +375,7 @@ using SimoVuQuocIntegrators = ::testing::Types<SimoVuQuoc<HeavyTop<double>>, Sim
 TYPED_TEST_SUITE(HhtNewtonJacobian, HhtIntegrators);
 TYPED_TEST_SUITE(NewtonJacobian, SimoVuQuocIntegrators);
 
-// Sherif eq. (65) with J₁ of eq. (60) or (69), and the inertia shift of second_order_hht.md.
+// Sherif eq. (65) with J₁ of eq. (60) or (69), and the inertia shift of docs/second_order_hht.md.
 TYPED_TEST(HhtNewtonJacobian, MatchesFiniteDifferencesOfTheResidual) {
   for (bool shift : {false, true})
     for (double h : kSteps) {

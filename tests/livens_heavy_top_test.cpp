@@ -1,4 +1,4 @@
-// Kinon & Betsch 2024 §5.4: heavy top in steady precession (Table 4, inertia as in errata K1).
+// Kinon & Betsch 2024 §5.4: heavy top in steady precession (Table 4, inertia as in docs/errata.md K1).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,7 +23,7 @@ Run<I> run(double h, double t_end) {
   return Run<I>(I(), problem.model(), problem.initial(), h, std::lround(t_end / h));
 }
 
-// Errata K1: J₁ = J₂ = J₀¹ + m l² ≈ 4.50622e-3, J₃ = J₀³ ≈ 5.30144e-4 (eq. 113 gives J₀¹ = J₀³).
+// docs/errata.md K1: J₁ = J₂ = J₀¹ + m l² ≈ 4.50622e-3, J₃ = J₀³ ≈ 5.30144e-4 (eq. 113 gives J₀¹ = J₀³).
 TEST(HeavyTop, InertiaAboutTheApex) {
   const Body top = problem.model();
   EXPECT_NEAR(top.inertia(0, 0), 4.50622e-3, 1e-8);
@@ -87,7 +87,7 @@ TEST(HeavyTop, VariantsAgree) {
               max_difference(reduced, nullspace));
 }
 
-// Fig. 13 / errata K4: at small h the midpoint rule MPL has the lower error (121) than EML. Measured
+// Fig. 13 / docs/errata.md K4: at small h the midpoint rule MPL has the lower error (121) than EML. Measured
 // at h = 6.25e-4: MPL 2.20e-4, EML 5.30e-4 (ratio 0.42); at h = 0.01 also MPL 6.8e-2 < EML 1.39e-1.
 TEST(HeavyTop, MidpointBelowEmlAtSmallSteps) {
   const double h = 6.25e-4;
@@ -104,7 +104,7 @@ Run<I> run_hamiltonian(double h, double t_end) {
 
 // Fig. 13 in one batch: error (121) at t = 0.1 for the four schemes of Table 1. Measured at
 // h = 6.25e-4: MPL 2.20e-4 < EML 5.30e-4 < MPH 7.89e-4 < EMH 1.18e-3 — Livens below Hamiltonian, MPL
-// lowest (as the paper says, errata K4); all second order (EMH 1.99–2.00, MPH 1.67–2.00 over h = 0.01 …).
+// lowest (as the paper says, docs/errata.md K4); all second order (EMH 1.99–2.00, MPH 1.67–2.00 over h = 0.01 …).
 // EMH conserves H (increments 9.4e-16 relative) and L₃ (7.8e-16); MPH does not (H increments 9.4e-11).
 TEST(HeavyTop, Figure13Ordering) {
   const double h = 6.25e-4;

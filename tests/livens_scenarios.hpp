@@ -22,7 +22,7 @@ struct FreeRotation {
 };
 
 /// §5.4, Table 4: a cone (height a, radius a/2) about its apex in steady precession.
-/// The parallel-axis term m l² goes on the transverse axes (errata K1).
+/// The parallel-axis term m l² goes on the transverse axes (docs/errata.md K1).
 struct HeavyTopPrecession {
   double rho = 2700, a = 0.1, g = 9.81, nutation = M_PI / 3, precession = 10;
   double radius = a / 2, l = 0.75 * a, mass = rho * M_PI * radius * radius * a / 3;

@@ -1,9 +1,9 @@
 // Single-axis spin-up under a constant body moment (Sherif §3–7): a body with inertia I·1 about
 // its centre (HeavyTop with zero lever), moment M about body x, exact solution ω(t) = ω₀ + t·M/I.
-//   - modified HHT, α = 0, and modified HHT with the inertia shift (second_order_hht.md), any α:
-//     exact to round-off (Sherif §7 eq. 42; second_order_hht.md);
-//   - classical HHT, α < 0: levels off at ω∞ = (4M/(|α| I h))^{1/3} (errata S5); α = 0: loses the
-//     velocity constraint (errata S4);
+//   - modified HHT, α = 0, and modified HHT with the inertia shift (docs/second_order_hht.md), any α:
+//     exact to round-off (Sherif §7 eq. 42; docs/second_order_hht.md);
+//   - classical HHT, α < 0: levels off at ω∞ = (4M/(|α| I h))^{1/3} (docs/errata.md S5); α = 0: loses the
+//     velocity constraint (docs/errata.md S4);
 //   - one step from a consistent state: the spin defects of Sherif eq. (28) and eqs. (41)–(42).
 #include <gtest/gtest.h>
 
@@ -102,7 +102,7 @@ TEST(SpinUp, ModifiedHhtWithInertiaShiftIsExactForEveryAlpha) {
 TEST(SpinUp, ClassicalHhtLevelsOffAtTheTerminalSpin) {
   for (double alpha : {-0.1, -0.2, -0.3}) {
     const SpinUp r = spin_up(Hht<Body>(settings(alpha, false)), kSteps, kStep);
-    const double terminal = std::cbrt(4.0 * kMoment / (std::abs(alpha) * kInertia * kStep));  // errata S5
+    const double terminal = std::cbrt(4.0 * kMoment / (std::abs(alpha) * kInertia * kStep));  // docs/errata.md S5
     std::printf(
         "  classical, alpha = %.1f: w(1e4 steps) = %.8f, w_inf = %.8f, ratio - 1 = %.2e, "
         "w(1e4) - w(8e3) = %.2e\n",
@@ -115,7 +115,7 @@ TEST(SpinUp, ClassicalHhtLevelsOffAtTheTerminalSpin) {
   }
 }
 
-// Errata S4: trapezoidal Newmark on Euler parameters (classical, α = 0) loses eᵀė = 0 exponentially;
+// docs/errata.md S4: trapezoidal Newmark on Euler parameters (classical, α = 0) loses eᵀė = 0 exponentially;
 // the step must report it as a failure rather than return a wrong spin.
 TEST(SpinUp, ClassicalHhtWithoutDampingReportsConstraintDrift) {
   const SpinUp r = spin_up(Hht<Body>(settings(0.0, false)), kSteps, kStep);

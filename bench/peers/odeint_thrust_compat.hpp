@@ -1,5 +1,5 @@
 // Boost.Odeint 1.74's Thrust backend against CUDA 13's Thrust (CCCL 3), for g++ and nvcc alike
-// (toolchain.md). Two problems, two fixes:
+// (docs/toolchain.md). Two problems, two fixes:
 //  1. odeint's functors are annotated __host__ __device__: for g++ these come from CUDA's
 //     crt/host_defines.h, which CCCL's Thrust includes; a Thrust without it gets them defined empty.
 //  2. thrust_algebra_dispatcher.hpp specialises algebra_dispatcher for thrust::cpp::vector and, under

@@ -6,7 +6,7 @@
 //     // weighted size of the correction dx that produced the iterate x (scales may use x, so that a
 //     // body starting from rest, where the old state gives no scale, still converges)
 //
-// Stopping rule (Negrut et al. §3.3, eqs. 42–45, read as in errata N3): after iteration k ≥ 2 the
+// Stopping rule (Negrut et al. §3.3, eqs. 42–45, read as in docs/errata.md N3): after iteration k ≥ 2 the
 // convergence rate ξ_k = ‖Δx_k‖/‖Δx_{k−1}‖ bounds the distance of the updated iterate from the
 // solution by ξ_k/(1−ξ_k)·‖Δx_k‖; the iteration stops once that bound is ≤ tolerance. A first
 // correction a thousand times below the tolerance is accepted without a rate (nothing to correct).

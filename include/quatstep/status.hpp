@@ -10,7 +10,7 @@ enum class Status : std::int32_t {
   newton_not_converged = 1,  ///< iteration cap reached without meeting the stopping rule
   singular_jacobian = 2,     ///< zero or non-finite pivot in the Newton matrix
   non_finite = 3,            ///< NaN/Inf in the state after a step
-  constraint_drift = 4,      ///< velocity-level constraint lost (classical HHT, Sherif/errata S4)
+  constraint_drift = 4,      ///< velocity-level constraint lost (classical HHT, Sherif; docs/errata.md S4)
   invalid_input = 5,         ///< rejected before the first step (non-unit quaternion, singular inertia, …)
 };
 

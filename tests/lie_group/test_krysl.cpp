@@ -1,6 +1,6 @@
 // Krysl's explicit Newmark for rotations: orders of Φ, Φ* (first) and Ξ (second), conservation
-// of the spatial angular momentum for torque-free motion by Φ, Φ*, Ξ and LIEMID[I] (errata R3),
-// bounded energy error of Ξ over 1e5 steps, and the slow top of errata R4.
+// of the spatial angular momentum for torque-free motion by Φ, Φ*, Ξ and LIEMID[I] (docs/errata.md R3),
+// bounded energy error of Ξ over 1e5 steps, and the slow top of docs/errata.md R4.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -131,7 +131,7 @@ TEST(Krysl, XiEnergyErrorBoundedOverHundredThousandSteps) {
   EXPECT_LT(last, 1e-4) << "relative energy error " << last;
 }
 
-/// The slow top of errata R4 and the body-frame tip of its symmetry axis at t = 10.
+/// The slow top of docs/errata.md R4 and the body-frame tip of its symmetry axis at t = 10.
 HeavyTop<double> slow_top() {
   HeavyTop<double> top;
   top.inertia = Vec3<double>(5, 5, 1).asDiagonal();  // about the fixed point
@@ -159,7 +159,7 @@ TEST(Krysl, SlowTopExplicitNewmarkTipErrorAbout3Point9TimesSmallerThanLieMidpoin
   const Vec3<double> ref = tip_at_10(Zupan3<B>(), 2.5e-4);
   const double e_xi = (tip_at_10(ExplicitNewmarkLie<B>(), 0.1) - ref).norm();
   const double e_mid = (tip_at_10(MidpointLie<B>(), 0.1) - ref).norm();
-  // measured: Ξ 0.372, LIEMID[I] 1.468, ratio 3.94 (errata R4: roughly 4×)
+  // measured: Ξ 0.372, LIEMID[I] 1.468, ratio 3.94 (docs/errata.md R4: roughly 4×)
   EXPECT_GT(e_mid / e_xi, 3.5) << "tip errors at t = 10: Ξ " << e_xi << ", LIEMID[I] " << e_mid;
 }
 

@@ -1,6 +1,6 @@
 // Zupan §IV.A: the third-order scheme against Simo–Vu-Quoc on a prescribed rotation, the paper's
-// figures (errata Z6: geodesic error maximised over all steps of [0, 5π]), convergence orders
-// (they need errata Z4 and Z5), and the embedded local error estimate (errata Z7).
+// figures (docs/errata.md Z6: geodesic error maximised over all steps of [0, 5π]), convergence orders
+// (they need docs/errata.md Z4 and Z5), and the embedded local error estimate (docs/errata.md Z7).
 #include <gtest/gtest.h>
 
 #include "quatstep/integrators/simo_vu_quoc.hpp"

@@ -1,4 +1,4 @@
-// EML (Kinon & Betsch 2024 eqs. 86a–86d, REML form, torque at t^{n+½} per errata K5) on Zupan
+// EML (Kinon & Betsch 2024 eqs. 86a–86d, REML form, torque at t^{n+½} per docs/errata.md K5) on Zupan
 // §IV.A case (ii), through the adapter of zupan_livens.hpp: second order, as the work–precision
 // comparison (bench/zupan_work_precision.cpp) assumes.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ using quatstep::testing::ZupanPrescribedBody;
 TEST(ZupanLivens, EmlIsSecondOrderOnCaseTwo) {
   const ZupanPrescribedBody body(2);
   const ZupanLivensEm eml;
-  // Errata Z6 error: max geodesic error over [0, 5π].
+  // The error of docs/errata.md Z6: the max geodesic error over [0, 5π].
   const double e0 = max_geodesic_error(eml, body, 0.02), e1 = max_geodesic_error(eml, body, 0.005);
   const double p = std::log(e0 / e1) / std::log(0.02 / 0.005);
   // measured: errors 1.831e-3 (h = 0.02), 1.145e-4 (h = 0.005), order 2.00. Without the adapter

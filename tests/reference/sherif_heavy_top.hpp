@@ -1,4 +1,4 @@
-// The heavy top of Sherif et al. 2019 §10.1, with the corrections of errata S1–S2: J about the
+// The heavy top of Sherif et al. 2019 §10.1, with the corrections of docs/errata.md S1–S2: J about the
 // centre of mass diag(0.234375, 0.46875, 0.234375), m = 15, x_cm = (0, 1, 0), g = (0, 0, −9.81),
 // hence J about the fixed point diag(15.234375, 0.46875, 15.234375); ω(0) = (0, 150, −4.61538),
 // q(0) = identity, t ∈ [0, 1].

@@ -1,6 +1,6 @@
 // A Livens scheme (Kinon & Betsch 2024) on ZupanPrescribedBody. LivensIntegrator reads a rigid
-// body's torques only from `model.loads` (RigidBodyForces, built once per step at t^{n+½}, errata
-// K5's choice), as TimeProfiles; the body's exact torque M(t) is no TimeProfile, and its `loads`
+// body's torques only from `model.loads` (RigidBodyForces, built once per step at t^{n+½}, the
+// choice of docs/errata.md K5), as TimeProfiles; the body's exact torque M(t) is no TimeProfile, and its `loads`
 // are zero, so LivensEm<ZupanPrescribedBody> would silently integrate the torque-free body.
 // Since M depends on time only and the scheme evaluates it at t^{n+½} alone, each step runs on a
 // HeavyTop whose spatial torque is the constant M(t^{n+½}): the same step as a profile equal to M

@@ -109,12 +109,12 @@ struct ZupanPrescribedBody : HeavyTop<double> {
   mutable RigidBodyLoads<double> prescribed;
 };
 
-/// Geodesic distance: the rotation angle of a⁻¹ ∘ b (errata Z6).
+/// Geodesic distance: the rotation angle of a⁻¹ ∘ b (docs/errata.md Z6).
 inline double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
   return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
 }
 
-/// Zupan §IV.A error (errata Z6): the geodesic error maximised over the N = floor(T/h) steps of
+/// Zupan §IV.A error (docs/errata.md Z6): the geodesic error maximised over the N = floor(T/h) steps of
 /// [0, T] started from the exact state; NaN if a step fails.
 template <class Integrator>
 double max_geodesic_error(const Integrator& integrator, const ZupanPrescribedBody& body, double h,

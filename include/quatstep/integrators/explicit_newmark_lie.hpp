@@ -1,8 +1,8 @@
-// Krysl's explicit Newmark for rotations (Krysl 2005, §3; errata R1, R3):
+// Krysl's explicit Newmark for rotations (Krysl 2005, §3; docs/errata.md R1, R3):
 //   Φ_h  (explicit midpoint Lie variant 2): impulse h T_t at the start of the step,
 //        (1/h) I Ψ = exp[−skew(Ψ/2)](Π_t + h T_t),  Π_{t+h} = exp[−skew Ψ](Π_t + h T_t);
 //   Φ*_h (variant 1, the adjoint): impulse h T_{t+h} at the end of the step,
-//        (1/h) I Ψ = exp[−skew(Ψ/2)] Π_t,  Π_{t+h} = exp[−skew Ψ] Π_t + h T_{t+h}   (errata R1);
+//        (1/h) I Ψ = exp[−skew(Ψ/2)] Π_t,  Π_{t+h} = exp[−skew Ψ] Π_t + h T_{t+h}   (docs/errata.md R1);
 //   Ξ_h = Φ*_{h/2} ∘ Φ_{h/2}, second order, explicit in the torque.
 // Both maps set R_{t+h} = R_t exp[skew Ψ], i.e. q_{t+h} = q_t ∘ exp((0, Ψ/2)); Ψ is a 3-unknown
 // Newton solve (incremental_rotation.hpp). The end torque of Φ* is the start torque of the next
@@ -42,7 +42,7 @@ QS_HD NewtonOutcome lie_phi_adjoint(const Model& model, const NewtonSettings<S>&
   if (out.status != Status::ok) return out;
   e = stored_orientation(sys.orientation(psi));
   torque_end = model.body_torque(e, t + h);
-  Pi = rotate_back(psi, Pi) + h * torque_end;  // errata R1: the end impulse is not rotated back
+  Pi = rotate_back(psi, Pi) + h * torque_end;  // docs/errata.md R1: the end impulse is not rotated back
   return out;
 }
 

@@ -1,11 +1,11 @@
 // The HHT-α family on the index-3 Euler-parameter DAE (Sherif eqs. 57–70, Negrut §2):
 //   Hht          classical Newmark on every coordinate (Sherif eqs. 17–18 / 59–60),
 //   ModifiedHht  Newmark on the body angular velocity for each quaternion block (Sherif eqs. 33–34),
-// each optionally with the inertia time shift of shared/notes/second_order_hht.md
-// (inertia_shift = true), which restores second order for α ≠ 0 (errata S3).
+// each optionally with the inertia time shift of docs/second_order_hht.md
+// (inertia_shift = true), which restores second order for α ≠ 0 (docs/errata.md S3).
 //
 // Unknowns x = (q̈_{n+1}, λ_{n+1}); residual Sherif eqs. (62)–(63) with the constraint rows scaled
-// by 1/(βh²) (Negrut eq. 13, errata S9); Jacobian Sherif eq. (65) with J₀ = βh² I (eq. 66) and
+// by 1/(βh²) (Negrut eq. 13, docs/errata.md S9); Jacobian Sherif eq. (65) with J₀ = βh² I (eq. 66) and
 // J₁ of eq. (68)–(69), assembled column by column from directional derivatives. The translation
 // of a free body (r in Sherif §9's ordering (r, e)) has a constant mass, no constraint and a force
 // that does not depend on the rotation, so its rows of eq. (62) are linear and decoupled: they are
@@ -31,10 +31,10 @@ enum class VelocityUpdate { classical, modified };
 template <class S>
 struct HhtSettings {
   S alpha = S(-0.2);           ///< numerical damping, ∈ [−1/3, 0]. Default: −0.2.
-  bool inertia_shift = false;  ///< second-order variant (second_order_hht.md). Default: false.
+  bool inertia_shift = false;  ///< second-order variant (docs/second_order_hht.md). Default: false.
   NewtonSettings<S> newton{};
   /// Largest |eᵀė|/|ė| accepted before the body is reported as having lost the velocity-level
-  /// constraint (errata S4: classical α = 0 diverges this way). Default: 1e-3.
+  /// constraint (docs/errata.md S4: classical α = 0 diverges this way). Default: 1e-3.
   S drift_tolerance = S(1e-3);
 
   template <class Keys>
@@ -128,7 +128,7 @@ class HhtFamily {
     return x;
   }
 
-  /// Finite state and, per quaternion block, |eᵀė| ≤ drift_tolerance·|ė| (errata S4).
+  /// Finite state and, per quaternion block, |eᵀė| ≤ drift_tolerance·|ė| (docs/errata.md S4).
   QS_HD Status check(const State& s) const {
     if (!all_finite(s)) return Status::non_finite;
     for (int b = 0; b < Model::n_quaternions; ++b) {
@@ -209,10 +209,10 @@ class HhtFamily {
       const S alpha = hht.p.alpha;
       if (!hht.settings.inertia_shift) return model.mass_times(q1, q1, a);
       if constexpr (Update == VelocityUpdate::modified) {
-        // second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
+        // docs/second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
         return model.mass_times(shifted(q1), q1, a);
       } else {
-        // second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
+        // docs/second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
         return (S(1) + alpha) * model.mass_times(q1, q1, a) - alpha * model.mass_times(s0.q, s0.q, a);
       }
     }
@@ -228,7 +228,7 @@ class HhtFamily {
                alpha * model.mass_times(s0.q, s0.q, da);
       }
     }
-    /// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of second_order_hht.md.
+    /// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of docs/second_order_hht.md.
     QS_HD VecN shifted(const VecN& q1) const { return (S(1) + hht.p.alpha) * q1 - hht.p.alpha * s0.q; }
 
     /// Sherif eq. (62) (the Newton rows) and the scaled constraint rows of Negrut eq. (13).

@@ -1,11 +1,11 @@
 // The implicit equation for the incremental rotation vector Ψ shared by Krysl's first-order maps
-// Φ, Φ* and the implicit midpoint Lie rule LIEMID[I] (Krysl §3, errata R1–R2):
+// Φ, Φ* and the implicit midpoint Lie rule LIEMID[I] (Krysl §3, docs/errata.md R1–R2):
 //
 //   (1/h) I Ψ = exp[−skew(Ψ/2)] b + (h/2) T_mid(Ψ),
 //
 // b the body-frame angular momentum at t plus the impulse taken at the start of the step
 // (Φ: Π_t + h T_t, Φ* and LIEMID: Π_t). The midpoint torque term is present only for LIEMID[I]:
-// T_mid = T(q_t ∘ exp(Ψ/4), t + h/2), the body torque at the geodesic midpoint (errata R2).
+// T_mid = T(q_t ∘ exp(Ψ/4), t + h/2), the body torque at the geodesic midpoint (docs/errata.md R2).
 // The new orientation is q_{t+h} = q_t ∘ exp((0, Ψ/2)) (R_{t+h} = R_t exp[skew Ψ]).
 #pragma once
 
@@ -67,7 +67,7 @@ struct IncrementalRotation {
     R = model.inertia * psi / h - rb;
     Jac = model.inertia / h - S(0.5) * d_rb;
     if (midpoint_torque) {
-      // errata R2: − (h/2) T(q_t ∘ exp(Ψ/4), t + h/2); ∂/∂Ψ through the midpoint orientation
+      // docs/errata.md R2: − (h/2) T(q_t ∘ exp(Ψ/4), t + h/2); ∂/∂Ψ through the midpoint orientation
       const Vec4<S> em = orientation(psi, S(0.5));
       R -= S(0.5) * h * model.body_torque(em, t_mid);
       Jac -= S(0.25) * h * (model.body_torque_dphi(em, t_mid) * so3_right_jacobian<S>(half));

@@ -1,15 +1,15 @@
 // The partitioned discrete derivatives of a rigid body in Euler parameters (Kinon & Betsch 2024
 // §4.3), one Discretization for the systems of livens_system.hpp:
 //   T(q, v) = T̃(Ω) = ½ Ω·J Ω,  Ω(q, v) = 2G(q)v = −2G(v)q            (Kinon eqs. 38, 43, 45)
-//   ∂̄_q T = (∂Ω/∂q)ᵀ J Ω̄ = −2G(v^{n+½})ᵀ J Ω̄,  ∂̄_v T = 2G(q^{n+½})ᵀ J Ω̄  (eq. 87, errata K2)
+//   ∂̄_q T = (∂Ω/∂q)ᵀ J Ω̄ = −2G(v^{n+½})ᵀ J Ω̄,  ∂̄_v T = 2G(q^{n+½})ᵀ J Ω̄  (eq. 87, docs/errata.md K2)
 // with Ω̄ chosen by the rule:
-//   energy_momentum (EML)  Ω̄ = ½(Ω⁰ + Ω¹) = G(q⁰)v⁰ + G(q¹)v¹          (eq. 88, errata K2)
+//   energy_momentum (EML)  Ω̄ = ½(Ω⁰ + Ω¹) = G(q⁰)v⁰ + G(q¹)v¹          (eq. 88, docs/errata.md K2)
 //   midpoint (MPL)         Ω̄ = Ω(q^{n+½}, v^{n+½})                      (eq. 132)
 // The EML rule satisfies the directionality (89) exactly, since Ω is bilinear and T̃ quadratic.
 // Gravity and prescribed torques: rigid_body_forces.hpp (for a quadratic V the Gonzalez discrete
 // gradient, eq. 71, is exactly ∇V(q^{n+½}), so EML and MPL share it; torques at t^{n+½}, q^{n+½},
-// errata K5's choice).
-// Constraint g(q) = ½(q·q − 1) (eq. 30, so λ is twice Sherif's), ∇̄g = q^{n+½} (eq. 93).
+// the choice of docs/errata.md K5).
+// Constraint g(q) = ½(q·q − 1) (eq. 30, so λ is twice Sherif's eq. 61 λ, docs/errata.md S7), ∇̄g = q^{n+½} (eq. 93).
 //
 // Reduced form (REML, eq. 103) in closed form: with v^{n+½} = (q¹ − q⁰)/h (eq. 101), G bilinear and
 // antisymmetric (G(a)b = −G(b)a, G(a)a = 0, App. C eq. 136),

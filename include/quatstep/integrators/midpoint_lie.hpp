@@ -1,4 +1,4 @@
-// Krysl's implicit midpoint Lie rule LIEMID[I] (Krysl 2005, §3; errata R2):
+// Krysl's implicit midpoint Lie rule LIEMID[I] (Krysl 2005, §3; docs/errata.md R2):
 //   (1/h) I Ψ = exp[−skew(Ψ/2)] Π_t + (h/2) T_mid,   T_mid = T(q_t ∘ exp(Ψ/4), t + h/2),
 //   q_{t+h} = q_t ∘ exp((0, Ψ/2)),
 //   Π_{t+h} = exp[−skew Ψ] Π_t + h exp[−skew(Ψ/2)] T_mid
@@ -53,7 +53,7 @@ class MidpointLie {
     const Vec3<S> half = S(0.5) * psi;
     const Vec3<S> torque_mid = model.body_torque(sys.orientation(psi, S(0.5)), sys.t_mid);
     next.e = stored_orientation(sys.orientation(psi));
-    next.Pi = rotate_back(psi, s.Pi) + h * rotate_back(half, torque_mid);  // errata R2
+    next.Pi = rotate_back(psi, s.Pi) + h * rotate_back(half, torque_mid);  // docs/errata.md R2
     if constexpr (Model::translates) {
       // Krysl §2 midpoint: p_{t+h} = p_t + h f(t + h/2), u_{t+h} = u_t + h (v_t + v_{t+h})/2
       next.v = s.v + h * model.translational_force(sys.t_mid) / model.mass;

@@ -1,11 +1,11 @@
-// Zupan & Zupan's third-order TR-BDF2 scheme for rotations in quaternions (Zupan §III, errata Z1–Z7):
+// Zupan & Zupan's third-order TR-BDF2 scheme for rotations in quaternions (Zupan §III, docs/errata.md Z1–Z7):
 //   stage 1 (trapezoidal to t_n + τh), unknown Ω̄ = (Ω^n + Ω^{n+τ})/2                 (eqs. 12–13)
 //   stage 2 (BDF2-like to t_{n+1}), unknown Ω̄ = wΩ^n + wΩ^{n+τ} + (τ/2)Ω^{n+1}        (eqs. 16–17, Z1)
 //   stage 3 (explicit, third order)                                                   (eqs. 18–20, Z2–Z5)
 // τ = 2 − √2, w = √2/4. Each implicit stage has the same shape: q = q^n ∘ exp((0, c h Ω̄/2)),
 // Ω = Ω₀ + c_Ω Ω̄, α = α₀ + c_α Ω̄, residual J α + Ω × JΩ − T(q, t_stage) (eq. 21), so one
 // Newton system (Step) serves both. The difference between the third-order and the stage-2
-// (second-order) orientation is kept in the state as a free local error estimate (errata Z7).
+// (second-order) orientation is kept in the state as a free local error estimate (docs/errata.md Z7).
 // Translation (free bodies): the same stages on (r, v, a) with the force a function of time only,
 // solved in closed form (eqs. 10–11, 14–15, 18).
 #pragma once
@@ -21,7 +21,7 @@
 
 namespace quatstep {
 
-/// TR-BDF2 coefficients of Zupan eq. (9), with the corrected third-order weights (errata Z2).
+/// TR-BDF2 coefficients of Zupan eq. (9), with the corrected third-order weights (docs/errata.md Z2).
 template <class S>
 struct Zupan3Coefficients {
   S tau, w, b1, b2, b3;
@@ -94,7 +94,7 @@ class Zupan3 {
       const S k = S(4) / (c.tau * h);
       return Step(m, s, t + c.tau * h, c.tau * h, -s.w, S(2), Vec3<S>(-s.wd - k * s.w), k, h);
     }
-    /// Stage 2, Zupan eq. (16) with errata Z1, given Ω^{n+τ}, α^{n+τ} of stage 1.
+    /// Stage 2, Zupan eq. (16) with docs/errata.md Z1, given Ω^{n+τ}, α^{n+τ} of stage 1.
     QS_HD static Step second(const Model& m, const State& s, const Vec3<S>& w_tau, const Vec3<S>& a_tau, S t, S h) {
       const Zupan3Coefficients<S> c;
       const S k = S(4) / (c.tau * c.tau * h), g = S(2) * c.w / c.tau;
@@ -153,7 +153,7 @@ class Zupan3 {
     return RigidBodyKinematics<S>::of(s.e, s.w, s.r, s.v);
   }
 
-  /// The embedded local error estimate of the last step (errata Z7), radians.
+  /// The embedded local error estimate of the last step (docs/errata.md Z7), radians.
   QS_HD static S local_error(const State& s) { return s.local_error; }
 
   static constexpr Channel channels[] = {
@@ -201,19 +201,19 @@ class Zupan3 {
     Stages st;
     const NewtonOutcome out = stages(model, s, t, h, st);
     if (out.status != Status::ok) return out;
-    // Stage 3: Zupan eqs. (19)–(20) with errata Z3, Z4: Corr = h²/(24τ(τ−1)) Ω^n × (τ²Ω^{n+1} − Ω^{n+τ})
+    // Stage 3: Zupan eqs. (19)–(20) with docs/errata.md Z3, Z4: Corr = h²/(24τ(τ−1)) Ω^n × (τ²Ω^{n+1} − Ω^{n+τ})
     const S tau = c.tau;
     State next = s;
     const Vec3<S> corr = h * h / (S(24) * tau * (tau - S(1))) * s.w.cross(tau * tau * st.w - st.w_tau);
     next.e = stored_orientation(
         quat_mul<S>(s.e, quat_exp<S>(corr + S(0.5) * h * (c.b1 * s.w + c.b2 * st.w_tau + c.b3 * st.w))));
-    // errata Z5: third-order Ω, α^{n+1} re-evaluated from eq. (21) at the third-order orientation
+    // docs/errata.md Z5: third-order Ω, α^{n+1} re-evaluated from eq. (21) at the third-order orientation
     Vec3<S> a_end;
     if (!angular_acceleration(model, next.e, st.w, t + h, a_end)) return {Status::singular_jacobian, out.iterations};
     next.w = s.w + h * (c.b1 * s.wd + c.b2 * st.a_tau + c.b3 * a_end);
     if (!angular_acceleration(model, next.e, next.w, t + h, next.wd))  // consistent α for the next step
       return {Status::singular_jacobian, out.iterations};
-    next.local_error = rotation_vector<S>(quat_mul<S>(quat_conj(st.e), next.e)).norm();  // errata Z7
+    next.local_error = rotation_vector<S>(quat_mul<S>(quat_conj(st.e), next.e)).norm();  // docs/errata.md Z7
     if constexpr (Model::translates) translate(model, s, next, t, h);
     if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;

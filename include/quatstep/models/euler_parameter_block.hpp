@@ -29,7 +29,7 @@ QS_HD Vec4<S> mass_times_derivative(const Mat3<S>& J, const Vec4<S>& el, const V
 
 /// Gyroscopic generalized force, Sherif eq. (9) taken literally: −8 Gᵀ G Ġᵀ J G ė with Ġ = G(ė)
 /// (off the velocity constraint eᵀė = 0 this differs from −2Gᵀ(ω × Jω); the classical HHT lives
-/// there, errata S4, so the literal form is kept), at (e, ė) and linearised there. From
+/// there, docs/errata.md S4, so the literal form is kept), at (e, ė) and linearised there. From
 /// GᵀG = |e|² I₄ − e eᵀ and u = G(ė)ᵀ J G(e) ė = G(ė)ᵀ p, p = J G(e) ė = −J G(ė) e:
 ///   force  = −8 (|e|² u − (eᵀu) e),
 /// and along (δe, δė), with δp = J (G(e) δė − G(ė) δe) and δu = G(δė)ᵀ p + G(ė)ᵀ δp:

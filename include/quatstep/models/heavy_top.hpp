@@ -27,7 +27,7 @@ struct HeavyTop {
   RigidBodyLoads<S> loads;                ///< loads.lever = centre of mass in body axes
 
   /// Principal inertia about the centre of mass shifted to the fixed point (parallel axes;
-  /// errata S2): J_O = J_cm + m(|x|² I − x xᵀ).
+  /// docs/errata.md S2): J_O = J_cm + m(|x|² I − x xᵀ).
   QS_HD static HeavyTop from_center_of_mass(const Vec3<S>& principal_inertia_cm, S mass,
                                             const Vec3<S>& center_of_mass, const Vec3<S>& gravity) {
     HeavyTop t;

@@ -17,7 +17,7 @@ struct RigidBodyLoads {
 
   /// Body-frame torque τ(e, t) = lever × (m Rᵀ g) + τ_b(t) + Rᵀ τ_s(t).
   /// Time-dependent torques are evaluated at the time the integrator asks for (Sherif eq. 20 uses
-  /// t_{n+1} for the n+1 terms, errata S8). Zero profiles are skipped.
+  /// t_{n+1} for the n+1 terms, docs/errata.md S8). Zero profiles are skipped.
   QS_HD Vec3<S> torque(const Vec4<S>& e, S t) const {
     Vec3<S> tau = lever.cross(to_body(e, Vec3<S>(mass * gravity)));
     if (!body_torque.is_zero()) tau += body_torque(t);
