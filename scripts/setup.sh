@@ -32,9 +32,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# h5py for reading the output in Python (README); not needed by the build or the tests.
-if command -v python3 >/dev/null && ! python3 -c "import h5py" 2>/dev/null; then
-  python3 -m pip install -q h5py numpy || echo "setup: could not install h5py (only needed to read results in Python)"
+# h5py for reading the output in Python (README), matplotlib for python/quatstep/plot.py, pytest (with
+# --tests) for python/tests; none of them is needed by the C++ build or its tests.
+python_packages=(h5py numpy matplotlib)
+[[ $mode == tests ]] && python_packages+=(pytest)
+if command -v python3 >/dev/null && ! python3 -c "import $(IFS=,; echo "${python_packages[*]}")" 2>/dev/null; then
+  python3 -m pip install -q "${python_packages[@]}" || echo "setup: could not install ${python_packages[*]} (only needed for Python)"
 fi
 
 # nvcc is optional: found on PATH or in the default CUDA location, the CUDA targets build too.
