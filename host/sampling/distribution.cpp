@@ -57,8 +57,18 @@ Vec3d cap_direction(const Vec3d& a, double half_angle, double u1, double u2) {
   return (1 - p.t) * a + std::sqrt(p.t * (2 - p.t)) * p.w;
 }
 
-std::string inertia_problem(const std::array<double, 3>& moments) {
-  return validation::inertia_problem<double>(Vec3d(moments[0], moments[1], moments[2]).asDiagonal(), "drawn moments");
+/// Why principal moments are not a body, or "". validation::inertia_problem, the models' own test,
+/// decides every accepted body; the clear rejections (most redrawn ones) are answered first with a
+/// message of their own, since formatting its message costs ten times the draw.
+std::string inertia_problem(const std::array<double, 3>& m) {
+  std::array<double, 3> s = m;
+  std::sort(s.begin(), s.end());
+  const auto text = [&] {
+    return "drawn moments [" + format_number(m[0]) + ", " + format_number(m[1]) + ", " + format_number(m[2]) + "]";
+  };
+  if (!(s[0] > 0) || !std::isfinite(s[2])) return text() + ": must be finite and > 0";
+  if (s[0] + s[1] < s[2] * (1 - 1e-9)) return text() + " violate I1 + I2 >= I3";  // far beyond its 1e-12
+  return validation::inertia_problem<double>(Vec3d(m[0], m[1], m[2]).asDiagonal(), "drawn moments");
 }
 
 template <class... F>
