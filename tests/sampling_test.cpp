@@ -268,7 +268,9 @@ TEST(Laws, RotationConeFillsTheCapUniformly) {
       ASSERT_GE(cosines[i], std::cos(theta) - 1e-15);
       // Without spin q = r ∘ q0 with r about an axis ⟂ a0: r's vector part has no a0 component.
       const Vec4<double> r = quat_mul(q, quat_conj(q0));
-      if (!spin) ASSERT_NEAR(Vec3<double>(r[1], r[2], r[3]).dot(a0), 0, 1e-15);
+      if (!spin) {
+        ASSERT_NEAR(Vec3<double>(r[1], r[2], r[3]).dot(a0), 0, 1e-15);
+      }
     }
     // Uniform on the cap: cos of the angle to a0 uniform on [cos θ, 1].
     EXPECT_LT(ks_statistic(cosines, [&](double c) { return (c - std::cos(theta)) / (1 - std::cos(theta)); }), ks_critical);

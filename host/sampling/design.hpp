@@ -31,7 +31,7 @@ namespace quatstep::sampling {
 struct DesignEntry {
   std::string key;
   Distribution distribution;
-  std::string mass_key;  ///< body_shape only: the key that receives the drawn mass; empty for none
+  std::string mass_key{};  ///< body_shape only: the key that receives the drawn mass; empty for none
 };
 
 class JointDesign {

@@ -68,9 +68,9 @@ void ExactSum::add(double x) {
   if (biased != 0) m |= std::uint64_t(1) << 52;       // normal: implicit bit
   const int p = biased == 0 ? 0 : biased - 1;          // x = m·2^(p − 1074)
   const int i = p / limb_bits, shift = p % limb_bits;
-  const unsigned __int128 v = static_cast<unsigned __int128>(m) << shift;  // < 2^85: three limbs
-  const auto d0 = std::int64_t(std::uint64_t(v) & 0xffffffffu), d1 = std::int64_t(std::uint64_t(v >> 32) & 0xffffffffu),
-             d2 = std::int64_t(std::uint64_t(v >> 64));
+  // m·2^shift < 2^85 in three 32-bit pieces: the low 64 bits and what is shifted out above them.
+  const std::uint64_t low = m << shift, high = shift ? m >> (64 - shift) : 0;
+  const auto d0 = std::int64_t(low & 0xffffffffu), d1 = std::int64_t(low >> 32), d2 = std::int64_t(high);
   if (bits >> 63) {
     limb_[i] -= d0, limb_[i + 1] -= d1, limb_[i + 2] -= d2;
   } else {
