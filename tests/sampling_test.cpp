@@ -120,6 +120,21 @@ TEST(CounterRng, ConversionsAreExactAndCoverTheirIntervals) {
   }
 }
 
+TEST(CounterRng, UniformsPassMomentAndKolmogorovSmirnovTests) {
+  // One stream read in sequence, and the first value of many bodies' streams (what draws use).
+  RandomStream stream(42, 0, stream_id("model.x"));
+  std::vector<double> sequence(draws), across(draws), closed(draws);
+  for (int i = 0; i < draws; ++i) {
+    sequence[i] = stream.open_unit();
+    closed[i] = stream.closed_open_unit();
+    across[i] = RandomStream(42, std::uint64_t(i), stream_id("model.x")).open_unit();
+  }
+  for (const auto* x : {&sequence, &across, &closed}) {
+    expect_moments(*x, 0.5, 1.0 / 12, 1.0 / 80);
+    EXPECT_LT(ks_statistic(*x, [](double v) { return v; }), ks_critical);
+  }
+}
+
 TEST(CounterRng, StreamsDifferInEveryInput) {
   const auto first = [](std::uint64_t seed, std::uint64_t body, std::uint32_t stream) {
     return RandomStream(seed, body, stream).open_unit();
