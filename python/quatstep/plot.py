@@ -222,11 +222,13 @@ def trajectory_plots(f, out, bodies, wanted):
     t = tr.time
     written = []
 
-    # The chosen bodies, whole (nt × len(bodies) per dataset: a column read).
-    omega = np.stack([f["omega_body"][:, b] for b in bodies], axis=1)
-    energy = np.stack([f["energy"][:, b] for b in bodies], axis=1)
-    quaternion = np.stack([f["quaternion"][:, b] for b in bodies], axis=1)
-    momentum = np.stack([f["angular_momentum"][:, b] for b in bodies], axis=1) if "angular_momentum" in f else None
+    # The chosen bodies over the whole run: one pass over each dataset (h5py reads increasing indices).
+    bodies = sorted(set(bodies))
+
+    def columns(name):
+        return f[name][:, bodies] if name in f else None
+
+    omega, energy, quaternion, momentum = (columns(n) for n in ("omega_body", "energy", "quaternion", "angular_momentum"))
     fig, ax = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
     for k, b in enumerate(bodies):
         status = int(tr.status[b])
