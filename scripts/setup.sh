@@ -17,7 +17,9 @@ esac
 
 packages=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libhdf5-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
-          libboost-dev)  # Boost.Odeint: the peer baselines in bench/ (bench/README.md, "Peers")
+          libboost-dev     # Boost.Odeint: the peer baselines in bench/ (bench/README.md, "Peers"); Boost.Random's
+                           # Sobol points, Boost.Math's erfc_inv, Boost.Multiprecision's cpp_int (host/sampling, host/statistics)
+          librandom123-dev)  # Philox4x32-10 counter-based random numbers (host/sampling/counter_rng.hpp)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -30,9 +32,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# h5py for reading the output in Python (README); not needed by the build or the tests.
-if command -v python3 >/dev/null && ! python3 -c "import h5py" 2>/dev/null; then
-  python3 -m pip install -q h5py numpy || echo "setup: could not install h5py (only needed to read results in Python)"
+# h5py for reading the output in Python (README), matplotlib for python/quatstep/plot.py, pytest (with
+# --tests) for python/tests; none of them is needed by the C++ build or its tests.
+python_packages=(h5py numpy matplotlib)
+[[ $mode == tests ]] && python_packages+=(pytest)
+if command -v python3 >/dev/null && ! python3 -c "import $(IFS=,; echo "${python_packages[*]}")" 2>/dev/null; then
+  python3 -m pip install -q "${python_packages[@]}" || echo "setup: could not install ${python_packages[*]} (only needed for Python)"
 fi
 
 # nvcc is optional: found on PATH or in the default CUDA location, the CUDA targets build too.

@@ -1,0 +1,65 @@
+// Everything a scenario draws, in the order the file gives it: keys drawn independently (each with its
+// own law and seed) and joint designs over several keys. What the scenario parser builds from its
+// [[ensemble.random]] tables and applies to each body.
+//
+//   SamplingPlan plan;
+//   plan.add("model.inertia", Distribution::principal_inertia(Distribution::normal(mean, sd),
+//                                                             InvalidPolicy::redraw), seed);
+//   plan.add("initial.quaternion", Distribution::uniform_rotation(), seed);
+//   plan.add(JointDesign::sobol("design 0", {{"initial.omega_body", law}}), seed);
+//   plan.validate();                    // before any integration: SamplingError naming the key
+//   BodyDraw d = plan.draw(17);         // body 17's values: key → value, in plan order
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sampling/design.hpp"
+#include "sampling/distribution.hpp"
+
+namespace quatstep::sampling {
+
+struct Assignment {
+  std::string key;
+  std::vector<double> value;
+};
+
+/// One body's drawn values, and how many invalid draws were thrown away for it (all keys).
+struct BodyDraw {
+  std::vector<Assignment> values;
+  int redraws = 0;
+};
+
+class SamplingPlan {
+ public:
+  /// `key` drawn from its own stream (seed, body, key). mass_key: for a body_shape, the key that
+  /// receives the drawn mass (e.g. "model.mass"); empty for none. The law must already have the
+  /// key's dimension (Distribution::for_dimension).
+  void add(std::string key, Distribution distribution, std::uint64_t seed, std::string mass_key = {});
+  /// A joint design, its streams keyed by (seed, design name).
+  void add(JointDesign design, std::uint64_t seed);
+
+  /// Before any drawing: every law's check(); no key drawn twice (that includes mass keys); no two
+  /// entries on the same stream (equal seeds and equal FNV hashes of different names would correlate
+  /// them: change a seed). Throws a SamplingError naming the key.
+  void validate() const;
+  /// Body `body`'s values. An invalid body (invalid = fail) is a SamplingError "model.inertia: body 17: …".
+  BodyDraw draw(index_t body) const;
+
+ private:
+  struct Independent {
+    std::string key;
+    Distribution distribution;
+    std::uint64_t seed;
+    std::string mass_key;
+  };
+  struct Design {
+    JointDesign design;
+    std::uint64_t seed;
+  };
+  std::vector<std::variant<Independent, Design>> entries_;
+};
+
+}  // namespace quatstep::sampling

@@ -1,0 +1,90 @@
+// Observables: small functions of one body's sampled channels at one sample time (and, for drifts,
+// of the same body's values at sample 0). Channels are looked up by name in the run's ChannelLayout,
+// so a model that declares other channels needs no change here.
+//
+//   component(channel, c)        component c of a channel: energy, omega_body[2], constraint_violation,
+//                                newton_iterations, ... ("any channel component")
+//   norm(channel)                Euclidean norm: |ω|, |L|
+//   relative_drift(channel)      (x − x₀)/|x₀| for a scalar channel, ‖x − x₀‖/‖x₀‖ for a vector one
+//                                (x₀ at sample 0): energy drift, spatial angular momentum drift.
+//                                x₀ = 0 gives ±inf or NaN: counted as non-finite, left out
+//   nutation(b, a)               the angle in [0, π] between the body axis b carried to space by the
+//                                body's quaternion, R(q)·b, and the spatial axis a, as
+//                                atan2(|R b × a|, R b · a) with the project's portable atan2
+//                                (math/angle.hpp): accurate near 0 and π, where acos is not
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "quatstep/ensemble.hpp"
+
+namespace quatstep::statistics {
+
+/// A sampled channel: `components` numbers starting at `offset` of a body's channel block.
+struct Channel {
+  std::string name;
+  int offset;
+  int components;
+};
+
+class ChannelLayout {
+ public:
+  /// Names unique and nonempty, offsets >= 0, components >= 1; otherwise StatisticsError.
+  explicit ChannelLayout(std::vector<Channel> channels);
+  /// The channels of ensemble.hpp (channel::): quaternion (4, scalar first), omega_body (3), energy,
+  /// angular_momentum (3, spatial), constraint_violation, local_error, generalized_energy.
+  static ChannelLayout rigid_body();
+
+  /// The channel `name`, or a StatisticsError listing the sampled channels.
+  const Channel& find(const std::string& name) const;
+  const std::vector<Channel>& channels() const { return channels_; }
+
+ private:
+  std::vector<Channel> channels_;
+};
+
+class Observable {
+ public:
+  enum class Kind { component, norm, relative_drift, nutation };
+
+  /// `name`: the observable's group name in the output (letters, digits, '_', '-', '.').
+  static Observable component(std::string name, std::string channel, int component = 0);
+  static Observable norm(std::string name, std::string channel);
+  static Observable relative_drift(std::string name, std::string channel);
+  /// body_axis, spatial_axis: nonzero (normalised here).
+  static Observable nutation(std::string name, const std::array<double, 3>& body_axis,
+                             const std::array<double, 3>& spatial_axis, std::string quaternion_channel = "quaternion");
+
+  const std::string& name() const { return name_; }
+  Kind kind() const { return kind_; }
+  /// What it computes, e.g. "relative_drift(energy)" (the output's `definition` attribute).
+  std::string definition() const;
+
+  /// A copy resolved against the run's channels: a StatisticsError names the observable and the
+  /// channel when it is not sampled or too short.
+  Observable bind(const ChannelLayout& layout) const;
+  /// Numbers per body kept from sample 0 (the drift's x₀); 0 for the others.
+  int initial_width() const { return kind_ == Kind::relative_drift ? components_ : 0; }
+  /// Bound observables only. `body` points at a body's first channel number; component c of the
+  /// block lies at body[c·stride] (the [channel][body] layout of a SampleView sample).
+  void capture_initial(const double* body, index_t stride, double* initial) const;
+  double evaluate(const double* body, index_t stride, const double* initial) const;
+
+ private:
+  Observable(Kind kind, std::string name, std::string channel);
+  Kind kind_;
+  std::string name_, channel_;
+  int component_ = 0;
+  std::array<double, 3> body_axis_{}, spatial_axis_{};
+  int offset_ = -1;      ///< bound: the channel's offset (plus component_ for Kind::component)
+  int components_ = 0;   ///< bound: the channel's components
+};
+
+/// The standard set for rigid bodies (ChannelLayout::rigid_body()): energy, energy_drift, omega_norm,
+/// omega_body_x/y/z, nutation (body z against spatial z), angular_momentum_x/y/z,
+/// angular_momentum_norm, angular_momentum_drift, constraint_violation.
+std::vector<Observable> rigid_body_observables();
+
+}  // namespace quatstep::statistics

@@ -1,0 +1,341 @@
+"""Plots of a quatstep result file.
+
+    python3 python/quatstep/plot.py RESULT.h5 [--out DIR] [--bodies 0,1,2] [--observables a,b]
+
+Writes PNG files into DIR (default: RESULT's name without .h5, plus "_plots") and prints their paths.
+Both layouts of the HDF5 file are understood, alone or together:
+
+* Full trajectories (host/hdf5_output.hpp): /time (nt), /quaternion (nt×N×4), /omega_body (nt×N×3),
+  /energy (nt×N), /angular_momentum (nt×N×3, spatial), /status (N), /failed_step (N), attribute
+  stride. Written: ``trajectories.png`` (the chosen bodies: |ω| and ω components, energy, nutation
+  angle of body z against spatial z, |L|), ``drift.png`` (energy drift (E − E0)/|E0| and momentum
+  drift ‖L − L0‖/‖L0‖ of the chosen bodies inside the ensemble's min–max envelope), and for
+  energy_drift, omega_norm, nutation and angular_momentum_drift ``ensemble_<name>.png`` (bands over
+  time computed here from the healthy bodies) and ``final_histogram.png``.
+* Statistics (host/statistics.hpp): /time, /statistics/<observable>/{count, mean, std, min, max,
+  quantiles (levels), histogram (edges), below, above}. Written: ``statistics_<observable>.png``
+  (mean ± std inside the min–max band, the quantile fan with the median, the healthy-body count)
+  and ``histogram_<observable>.png`` (the last sample with values), and ``statistics_drift.png``
+  (the largest |drift| over the ensemble on a log scale) when energy_drift or
+  angular_momentum_drift are there.
+
+A body counts at sample j while it is healthy (status 0, or failed at a step >= j·stride) and its
+value is finite, as in the statistics the library writes. Large trajectory files are read a block
+of samples at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import numpy as np  # noqa: E402
+
+BLOCK_VALUES = 1 << 24  # numbers read from a trajectory dataset at once (128 MiB of doubles)
+DRIFTS = ("energy_drift", "angular_momentum_drift")
+
+
+# ---------------------------------------------------------------- trajectory observables
+def nutation(q):
+    """Angle between body z carried to space, R(q)·e_z, and spatial z (q: ...×4, scalar first)."""
+    e0, e1, e2, e3 = (q[..., i] for i in range(4))
+    x, y = 2 * (e1 * e3 + e0 * e2), 2 * (e2 * e3 - e0 * e1)
+    z = e0 * e0 + e3 * e3 - e1 * e1 - e2 * e2
+    return np.arctan2(np.hypot(x, y), z)
+
+
+def relative_drift(x, x0, vector=False):
+    """(x − x0)/|x0| for a scalar channel, ‖x − x0‖/‖x0‖ over the last axis for a vector one."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if vector:
+            return np.linalg.norm(x - x0, axis=-1) / np.linalg.norm(x0, axis=-1)
+        return (x - x0) / np.abs(x0)
+
+
+class Trajectories:
+    """The full-trajectory layout, read a block of samples at a time."""
+
+    def __init__(self, f):
+        self.f = f
+        self.time = f["time"][:]
+        self.nt = len(self.time)
+        self.n = f["energy"].shape[1]
+        self.stride = int(f.attrs.get("stride", 1))
+        self.status = f["status"][:] if "status" in f else np.zeros(self.n, dtype=np.int32)
+        self.failed_step = f["failed_step"][:] if "failed_step" in f else np.full(self.n, -1)
+
+    def healthy(self, j0, j1):
+        """Mask (j1 − j0)×N of the bodies healthy at samples j0 … j1 − 1."""
+        j = np.arange(j0, j1)[:, None]
+        return (self.status[None, :] == 0) | (self.failed_step[None, :] >= j * self.stride)
+
+    def blocks(self):
+        rows = max(1, BLOCK_VALUES // max(1, self.n * 4))
+        for j0 in range(0, self.nt, rows):
+            yield j0, min(self.nt, j0 + rows)
+
+    def observables(self, j0, j1):
+        """name → (j1 − j0)×N values of the ensemble observables at samples j0 … j1 − 1."""
+        f = self.f
+        e, e0 = f["energy"][j0:j1], f["energy"][0]
+        out = {"energy_drift": relative_drift(e, e0[None, :])}
+        out["omega_norm"] = np.linalg.norm(f["omega_body"][j0:j1], axis=-1)
+        out["nutation"] = nutation(f["quaternion"][j0:j1])
+        if "angular_momentum" in f:
+            out["angular_momentum_drift"] = relative_drift(f["angular_momentum"][j0:j1], f["angular_momentum"][0][None], vector=True)
+        return out
+
+
+LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def ensemble_bands(tr):
+    """name → dict of per-sample count, mean, std, min, max, quantiles (nt×5) over the healthy bodies."""
+    bands = {}
+    for j0, j1 in tr.blocks():
+        healthy = tr.healthy(j0, j1)
+        for name, values in tr.observables(j0, j1).items():
+            v = np.where(healthy & np.isfinite(values), values, np.nan)
+            count = np.sum(np.isfinite(v), axis=1)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # rows without a healthy body give NaN
+                row = {
+                    "count": count,
+                    "mean": np.nanmean(v, axis=1),
+                    "std": np.nanstd(v, axis=1, ddof=1),
+                    "min": np.nanmin(v, axis=1),
+                    "max": np.nanmax(v, axis=1),
+                    "quantiles": np.nanquantile(v, LEVELS, axis=1).T,
+                }
+            b = bands.setdefault(name, {k: [] for k in row})
+            for k, x in row.items():
+                b[k].append(x)
+    return {name: {k: np.concatenate(x) for k, x in b.items()} for name, b in bands.items()}
+
+
+# ---------------------------------------------------------------- drawing
+def band_axes(ax, t, s, levels, label):
+    """mean ± std inside the min–max band (ax[0]), the quantile fan (ax[1]), the count (ax[2])."""
+    ax[0].fill_between(t, s["min"], s["max"], color="tab:blue", alpha=0.15, lw=0, label="min–max")
+    ax[0].fill_between(t, s["mean"] - s["std"], s["mean"] + s["std"], color="tab:blue", alpha=0.35, lw=0, label="mean ± std")
+    ax[0].plot(t, s["mean"], color="tab:blue", lw=1.2, label="mean")
+    ax[0].set_ylabel(label)
+    ax[0].legend(loc="best", fontsize="small")
+    q = s.get("quantiles")
+    if q is not None and q.size and len(levels):
+        levels = np.asarray(levels)
+        order = np.argsort(levels)
+        levels, q = levels[order], q[:, order]
+        for i in range(len(levels) // 2):  # symmetric pairs from the outside in
+            lo, hi = levels[i], levels[len(levels) - 1 - i]
+            ax[1].fill_between(t, q[:, i], q[:, len(levels) - 1 - i], color="tab:orange", alpha=0.15 + 0.5 * (i + 1) / len(levels),
+                               lw=0, label=f"{100 * lo:g}–{100 * hi:g} %")
+        median = np.flatnonzero(np.isclose(levels, 0.5))
+        if median.size:
+            ax[1].plot(t, q[:, median[0]], color="tab:red", lw=1.2, label="median")
+        ax[1].set_ylabel(label)
+        ax[1].legend(loc="best", fontsize="small")
+    else:
+        ax[1].text(0.5, 0.5, "no quantiles in the file", ha="center", va="center", transform=ax[1].transAxes)
+    ax[2].plot(t, s["count"], color="k", lw=1)
+    ax[2].set_ylabel("healthy bodies")
+    ax[2].set_xlabel("t")
+    ax[2].set_ylim(bottom=0)
+
+
+def band_figure(path, t, s, levels, name, definition=""):
+    fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True, gridspec_kw={"height_ratios": [3, 3, 1]})
+    band_axes(ax, t, s, levels, name)
+    fig.suptitle(name + (f"   [{definition}]" if definition else ""))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def histogram_figure(path, edges, counts, title, below=0, above=0):
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.stairs(counts, edges, fill=True, color="tab:blue", alpha=0.7)
+    ax.set_xlabel(title)
+    ax.set_ylabel("bodies")
+    note = f"{int(np.sum(counts))} in range" + (f", {int(below)} below, {int(above)} above" if below or above else "")
+    ax.set_title(note, fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def statistics_plots(f, out, wanted):
+    time = f["time"][:]
+    group = f["statistics"]
+    levels = group.attrs.get("levels", np.array([]))
+    written, drifts = [], {}
+    for name in sorted(group):
+        if wanted and name not in wanted:
+            continue
+        g = group[name]
+        s = {k: g[k][:] for k in ("count", "mean", "std", "min", "max") if k in g}
+        if "quantiles" in g:
+            s["quantiles"] = g["quantiles"][:]
+            levels_here = g["quantiles"].attrs.get("levels", levels)
+        else:
+            levels_here = []
+        definition = g.attrs.get("definition", "")
+        definition = definition.decode() if isinstance(definition, bytes) else str(definition)
+        written.append(band_figure(os.path.join(out, f"statistics_{name}.png"), time, s, levels_here, name, definition))
+        if "histogram" in g:
+            h = g["histogram"]
+            with_values = np.flatnonzero(s["count"] > 0)
+            last = int(with_values[-1]) if with_values.size else len(time) - 1
+            below = g["below"][last] if "below" in g else 0
+            above = g["above"][last] if "above" in g else 0
+            written.append(histogram_figure(os.path.join(out, f"histogram_{name}.png"), h.attrs["edges"], h[last],
+                                            f"{name} at t = {time[last]:g}", below, above))
+        if name in DRIFTS:
+            drifts[name] = np.maximum(np.abs(s["min"]), np.abs(s["max"]))
+    if drifts:
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        for name, d in drifts.items():
+            ax.semilogy(time, np.where(d > 0, d, np.nan), label=f"max |{name}|")
+        ax.set_xlabel("t")
+        ax.set_ylabel("largest relative drift over the ensemble")
+        ax.legend()
+        fig.tight_layout()
+        path = os.path.join(out, "statistics_drift.png")
+        fig.savefig(path)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def trajectory_plots(f, out, bodies, wanted):
+    tr = Trajectories(f)
+    bodies = [b for b in bodies if 0 <= b < tr.n] or [0]
+    t = tr.time
+    written = []
+
+    # The chosen bodies over the whole run: one pass over each dataset (h5py reads increasing indices).
+    bodies = sorted(set(bodies))
+
+    def columns(name):
+        return f[name][:, bodies] if name in f else None
+
+    omega, energy, quaternion, momentum = (columns(n) for n in ("omega_body", "energy", "quaternion", "angular_momentum"))
+    fig, ax = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    for k, b in enumerate(bodies):
+        status = int(tr.status[b])
+        label = f"body {b}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[b])})")
+        line = ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), label=label)[0]
+        for c, style in zip(range(3), ("--", ":", "-.")):
+            ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
+        ax[0, 1].plot(t, energy[:, k], color=line.get_color())
+        ax[1, 0].plot(t, np.degrees(nutation(quaternion[:, k])), color=line.get_color())
+        if momentum is not None:
+            ax[1, 1].plot(t, np.linalg.norm(momentum[:, k], axis=-1), color=line.get_color())
+    ax[0, 0].set_ylabel("|ω| (solid), ω_x, ω_y, ω_z (dashed, dotted, dash-dot)")
+    ax[0, 1].set_ylabel("energy")
+    ax[1, 0].set_ylabel("nutation of body z from spatial z [deg]")
+    ax[1, 1].set_ylabel("|L| (spatial angular momentum)")
+    ax[0, 0].legend(fontsize="small")
+    for a in ax[1]:
+        a.set_xlabel("t")
+    fig.tight_layout()
+    path = os.path.join(out, "trajectories.png")
+    fig.savefig(path)
+    plt.close(fig)
+    written.append(path)
+
+    bands = ensemble_bands(tr)
+
+    # Drift of the chosen bodies inside the ensemble envelope.
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.5), sharex=True)
+    panels = [("energy_drift", relative_drift(energy, energy[0][None]), "(E − E0)/|E0|")]
+    if momentum is not None:
+        panels.append(("angular_momentum_drift", relative_drift(momentum, momentum[0][None], vector=True), "‖L − L0‖/‖L0‖"))
+    for a, (name, mine, label) in zip(ax, panels):
+        b = bands[name]
+        a.fill_between(t, b["min"], b["max"], color="0.85", lw=0, label=f"ensemble min–max ({tr.n} bodies)")
+        for k, body in enumerate(bodies):
+            a.plot(t, mine[:, k], lw=1, label=f"body {body}")
+        a.set_ylabel(label)
+        a.set_xlabel("t")
+        a.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+        a.legend(fontsize="small")
+    if len(panels) < len(ax):
+        ax[-1].set_visible(False)
+    fig.tight_layout()
+    path = os.path.join(out, "drift.png")
+    fig.savefig(path)
+    plt.close(fig)
+    written.append(path)
+
+    # Ensemble bands and final-time histograms, computed here from the healthy bodies.
+    labels = {"energy_drift": "(E − E0)/|E0|", "omega_norm": "|ω|", "nutation": "nutation [rad]",
+              "angular_momentum_drift": "‖L − L0‖/‖L0‖"}
+    for name, b in bands.items():
+        if wanted and name not in wanted:
+            continue
+        written.append(band_figure(os.path.join(out, f"ensemble_{name}.png"), t, b, LEVELS, labels[name],
+                                   "from the trajectories"))
+    last = tr.nt - 1
+    final = tr.observables(last, last + 1)
+    healthy = tr.healthy(last, last + 1)[0]
+    fig, ax = plt.subplots(1, len(final), figsize=(4 * len(final), 4))
+    for a, (name, v) in zip(np.atleast_1d(ax), final.items()):
+        v = v[0][healthy & np.isfinite(v[0])]
+        a.hist(v, bins=max(5, min(60, int(np.sqrt(v.size)) if v.size else 5)), color="tab:blue", alpha=0.7)
+        a.set_xlabel(labels[name])
+        a.set_title(f"t = {t[last]:g}, {v.size} healthy bodies", fontsize="small")
+    np.atleast_1d(ax)[0].set_ylabel("bodies")
+    fig.tight_layout()
+    path = os.path.join(out, "final_histogram.png")
+    fig.savefig(path)
+    plt.close(fig)
+    written.append(path)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="plot.py", description="PNG plots of a quatstep result file (trajectories and/or statistics).")
+    parser.add_argument("result", help="HDF5 file written by quatstep")
+    parser.add_argument("--out", help="directory for the PNG files (default: RESULT without .h5, plus _plots)")
+    parser.add_argument("--bodies", default="0,1,2", help="bodies whose trajectories are drawn (default: 0,1,2)")
+    parser.add_argument("--observables", help="comma-separated observables to plot (default: all)")
+    args = parser.parse_args(argv)
+
+    try:
+        bodies = [int(b) for b in args.bodies.split(",") if b.strip()]
+    except ValueError:
+        parser.error(f"--bodies: '{args.bodies}' is not a comma-separated list of body indices")
+    wanted = set(args.observables.split(",")) if args.observables else set()
+    out = args.out or os.path.splitext(args.result)[0] + "_plots"
+    os.makedirs(out, exist_ok=True)
+    try:
+        f = h5py.File(args.result, "r")
+    except OSError as e:
+        print(f"plot.py: {args.result}: cannot open as HDF5 ({e})", file=sys.stderr)
+        return 1
+    with f:
+        written = []
+        if "statistics" in f:
+            written += statistics_plots(f, out, wanted)
+        if "energy" in f and "quaternion" in f:
+            written += trajectory_plots(f, out, bodies, wanted)
+        if not written:
+            print(f"plot.py: {args.result}: neither trajectories (/energy, /quaternion) nor /statistics", file=sys.stderr)
+            return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

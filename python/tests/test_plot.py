@@ -1,0 +1,149 @@
+"""python/quatstep/plot.py on generated files of both layouts (statistics and full trajectories), and on
+a real run when QUATSTEP_EXE names the quatstep command: every PNG it reports exists and shows
+something (a real image of plots, not a blank canvas).
+
+Run:  python3 -m pytest python/tests
+"""
+
+import os
+import subprocess
+import sys
+
+import h5py
+import matplotlib.image
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from quatstep import plot  # noqa: E402  (python/ on the path first)
+
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def expect_real_images(paths):
+    assert paths, "no PNG written"
+    for path in paths:
+        assert os.path.getsize(path) > 10_000, path
+        image = matplotlib.image.imread(path)
+        assert image.shape[0] >= 300 and image.shape[1] >= 400, (path, image.shape)
+        grey = image[..., :3].mean(axis=-1)
+        assert np.mean(grey < 0.9) > 0.01, f"{path}: almost blank"  # lines, bands, text
+        assert grey.std() > 0.05, f"{path}: no contrast"
+
+
+def run(argv, capsys):
+    assert plot.main(argv) == 0
+    return capsys.readouterr().out.split()
+
+
+def write_statistics(path, nt=60, levels=(0.05, 0.25, 0.5, 0.75, 0.95)):
+    """The layout of host/statistics.hpp with plausible numbers: a drift growing like √t, a spread
+    nutation angle, bodies failing along the way."""
+    rng = np.random.default_rng(1)
+    t = np.linspace(0, 2, nt)
+    with h5py.File(path, "w") as f:
+        f["time"] = t
+        g = f.create_group("statistics")
+        g.attrs["levels"] = np.array(levels)
+        g.attrs["bodies"] = np.int64(1000)
+        for name, centre, spread in (("energy_drift", 1e-12 * t, 1e-12 * np.sqrt(t) + 1e-15),
+                                     ("nutation", 0.3 + 0.1 * np.sin(5 * t), 0.05 + 0.02 * t),
+                                     ("angular_momentum_drift", 2e-13 * t, 1e-13 * t + 1e-16)):
+            o = g.create_group(name)
+            o.attrs["definition"] = f"synthetic({name})"
+            o["count"] = (1000 - 3 * np.arange(nt)).astype(np.int64)
+            o["nonfinite"] = np.zeros(nt, dtype=np.int64)
+            o["mean"], o["std"] = centre, spread
+            o["min"], o["max"] = centre - 3 * spread, centre + 3 * spread
+            z = np.array([-1.645, -0.674, 0, 0.674, 1.645])
+            q = o.create_dataset("quantiles", data=centre[:, None] + spread[:, None] * z[None, :])
+            q.attrs["levels"] = np.array(levels)
+            if name == "nutation":
+                edges = np.linspace(0, 1, 21)
+                h = o.create_dataset("histogram", data=rng.integers(0, 100, size=(nt, 20)).astype(np.int64))
+                h.attrs["edges"] = edges
+                o["below"] = np.zeros(nt, dtype=np.int64)
+                o["above"] = np.full(nt, 4, dtype=np.int64)
+
+
+def write_trajectories(path, nt=80, n=12, stride=10):
+    """The layout of host/hdf5_output.hpp: spinning bodies, body 2 failing at step 395 (NaN from sample
+    40 on), body 5 rejected before the run."""
+    t = np.arange(nt) * 0.01 * stride
+    rng = np.random.default_rng(2)
+    w = np.zeros((nt, n, 3))
+    w[..., 2] = 5 + rng.normal(0, 0.1, n)[None, :]
+    w[..., 0] = 0.2 * np.cos(3 * t)[:, None]
+    w[..., 1] = 0.2 * np.sin(3 * t)[:, None]
+    angle = 0.1 * t[:, None] * (1 + np.arange(n))[None, :] / n
+    q = np.zeros((nt, n, 4))
+    q[..., 0], q[..., 1] = np.cos(angle / 2), np.sin(angle / 2)
+    energy = 0.5 * (w ** 2).sum(-1) * (1 + 1e-10 * t[:, None] * rng.normal(size=n)[None, :])
+    momentum = w + 1e-9 * t[:, None, None]
+    status = np.zeros(n, dtype=np.int32)
+    failed = np.full(n, -1, dtype=np.int64)
+    status[2], failed[2] = 1, 395
+    status[5] = 5
+    for a in (w, q, energy, momentum):
+        a[40:, 2] = np.nan
+        a[:, 5] = np.nan
+    with h5py.File(path, "w") as f:
+        f["time"], f["quaternion"], f["omega_body"], f["energy"], f["angular_momentum"] = t, q, w, energy, momentum
+        f["constraint_violation"] = np.zeros((nt, n))
+        f["status"], f["failed_step"] = status, failed
+        f["newton_iterations"] = np.full(n, 2 * nt * stride, dtype=np.int64)
+        f.attrs["stride"] = np.int64(stride)
+        f.attrs["dt"] = 0.01
+
+
+def test_statistics_layout(tmp_path, capsys):
+    path = tmp_path / "stats.h5"
+    write_statistics(path)
+    written = run([str(path), "--out", str(tmp_path / "png")], capsys)
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == ["histogram_nutation.png", "statistics_angular_momentum_drift.png", "statistics_drift.png",
+                     "statistics_energy_drift.png", "statistics_nutation.png"]
+    expect_real_images(written)
+
+
+def test_trajectory_layout(tmp_path, capsys):
+    path = tmp_path / "run.h5"
+    write_trajectories(path)
+    written = run([str(path), "--out", str(tmp_path / "png"), "--bodies", "0,2,5"], capsys)
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == ["drift.png", "ensemble_angular_momentum_drift.png", "ensemble_energy_drift.png",
+                     "ensemble_nutation.png", "ensemble_omega_norm.png", "final_histogram.png", "trajectories.png"]
+    expect_real_images(written)
+
+
+def test_ensemble_bands_follow_the_health_rule(tmp_path):
+    """The bands count a body while it is healthy: body 2 until sample 39 (failed at step 395, stride
+    10), body 5 never; and agree with numpy on the healthy values."""
+    path = tmp_path / "run.h5"
+    write_trajectories(path)
+    with h5py.File(path, "r") as f:
+        bands = plot.ensemble_bands(plot.Trajectories(f))
+        w = f["omega_body"][:]
+    count = bands["omega_norm"]["count"]
+    assert list(count[:40]) == [11] * 40 and list(count[40:]) == [10] * 40
+    healthy = [i for i in range(12) if i != 5]
+    norm = np.linalg.norm(w[10][healthy], axis=-1)
+    assert bands["omega_norm"]["mean"][10] == pytest.approx(norm.mean(), rel=1e-14)
+    assert bands["omega_norm"]["quantiles"][10][2] == pytest.approx(np.median(norm), rel=1e-14)
+
+
+def test_unusable_file_is_an_error(tmp_path, capsys):
+    path = tmp_path / "empty.h5"
+    with h5py.File(path, "w") as f:
+        f["something"] = np.zeros(3)
+    assert plot.main([str(path), "--out", str(tmp_path / "png")]) == 1
+    assert "neither trajectories" in capsys.readouterr().err
+    assert plot.main([str(tmp_path / "missing.h5")]) == 1
+
+
+@pytest.mark.skipif(not os.environ.get("QUATSTEP_EXE"), reason="QUATSTEP_EXE (the quatstep command) not set")
+def test_a_real_run(tmp_path, capsys):
+    result = tmp_path / "heavy_top.h5"
+    subprocess.run([os.environ["QUATSTEP_EXE"], "run", os.path.join(REPOSITORY, "examples", "heavy_top.toml"),
+                    "--output", str(result)], check=True, capture_output=True)
+    expect_real_images(run([str(result), "--out", str(tmp_path / "png")], capsys))
