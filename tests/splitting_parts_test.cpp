@@ -197,19 +197,25 @@ TEST(AxisOrder, NoSquishPutsTheSmallestMomentOutermostAndBreaksTiesByMomentum) {
   EXPECT_EQ(order[2], 0);
 }
 
-TEST(AxisOrder, SymmetricSplittingTakesTheSymmetryAxisOutsideTheClosestInverseMoments) {
+TEST(AxisOrder, SymmetricSplittingTakesTheLeastErrorEstimate) {
   int order[3];
-  // Sherif's top: axes 0 and 2 equal, symmetry axis 1
-  SymmetricSplittingFlow::order_axes(Vec3<double>(15.234375, 0.46875, 15.234375), Vec3<double>::Zero().eval(), order);
+  const Vec3<double> none = Vec3<double>::Zero();
+  // symmetric bodies: the symmetry axis as s, so that B is the identity (prolate and oblate)
+  SymmetricSplittingFlow::order_axes(Vec3<double>(15.234375, 0.46875, 15.234375), none, order);
   EXPECT_EQ(order[2], 1);
-  // J = (6, 8, 3): 1/6 and 1/8 closest; the spherical part takes the smaller moment, 6
-  SymmetricSplittingFlow::order_axes(Vec3<double>(6, 8, 3), Vec3<double>::Zero().eval(), order);
-  EXPECT_EQ(order[0], 0);
-  EXPECT_EQ(order[1], 1);
+  SymmetricSplittingFlow::order_axes(Vec3<double>(1, 1, 2), none, order);
   EXPECT_EQ(order[2], 2);
-  // (1, 2, 3): the moments 1–2 and 2–3 are equally close; the inverse moments 1/2 and 1/3 closest
-  SymmetricSplittingFlow::order_axes(Vec3<double>(1, 2, 3), Vec3<double>::Zero().eval(), order);
-  EXPECT_EQ(order[2], 0);
+  // J = (6, 8, 3): estimates (s, a) = (1, 0): 7.2e-5, the least; (0, 1): 1.1e-4; (2, 0): 1.1e-4
+  SymmetricSplittingFlow::order_axes(Vec3<double>(6, 8, 3), none, order);
+  EXPECT_EQ(order[0], 0);
+  EXPECT_EQ(order[1], 2);
+  EXPECT_EQ(order[2], 1);
+  EXPECT_NEAR(SymmetricSplittingFlow::error_estimate(1.0 / 8, 1.0 / 6, 1.0 / 3), 7.234e-5, 1e-8);
+  // J = (1, 2, 3): (s, a, b) = (2, 1, 0)
+  SymmetricSplittingFlow::order_axes(Vec3<double>(1, 2, 3), none, order);
+  EXPECT_EQ(order[0], 1);
+  EXPECT_EQ(order[1], 0);
+  EXPECT_EQ(order[2], 2);
 }
 
 }  // namespace

@@ -6,17 +6,15 @@
 //
 // Axis order (order_axes): outermost the axis of the smallest principal moment, innermost the
 // largest; equal moments ordered by the initial |L_k|, larger outside. The order changes the error
-// by up to 10⁴×; measured (geodesic error at t = 1, h = 0.01, against RK4 at h = 2.5e-5, over the
-// six orders, torque-free bodies with I_k uniform in [1, 3] and |Ω| ≤ 20, 200 bodies):
-//   smallest moment outermost:       the best order for 58 % of the bodies, on average (geometric
-//                                    mean) 1.29× the best order's error, at worst 14×;
-//   largest |Ω_k| outermost:         22 %, 2.2×, at worst 50×;
-//   largest energy L_k²/I_k outside: 18 %, 2.3×, at worst 50×;
-//   largest moment outermost:        10 %, 2.0×, at worst 40×.
-// With I_k in [0.1, 3]: 67 %, 1.20× (worst 41×) for the rule, 2.5× (worst 706×) for largest |Ω_k|.
-// The rule's bad cases are near-symmetric bodies, where SymmetricSplitting is far more accurate.
-// Sherif's top (moments 15.23, 0.469, 15.23, spin 150 about the small one) at h = 1e-3: 2.4e-6 rad
-// with the rule, 1.2e-2 with the spin axis in the middle.
+// by up to 10⁴×. Measured (bench/symplectic.md, "Axis orders": 200 torque-free bodies per set,
+// order 2, h = 0.01, t = 1, error over the best of the six orders for that body; share of bodies
+// where the rule is the best, geometric mean, worst):
+//   moments uniform in [1, 3]:    the rule 62 %, 1.19, 5.9; largest |Ω_k| outermost 25 %, 2.11, 23;
+//                                 largest L_k²/I_k outermost 23 %, 2.04, 56; largest moment 9 %, 1.92, 20
+//   moments uniform in [0.1, 3]:  61 %, 1.18, 9.1; 22 %, 2.37, 83; 19 %, 2.35, 184; 13 %, 2.06, 27
+//   near-symmetric bodies:        1.35 and 1.40, against 1.47–2.48 for the others.
+// Sherif's top (moments 15.23, 0.469, 15.23, spin 150 rad/s about the small one), order 4, h = 1e-3:
+// 2.5e-8 rad with the rule, 5.7e-5 with the spin axis in the middle (tests/symplectic_structure_test.cpp).
 #pragma once
 
 #include "quatstep/integrators/rigid_body_splitting.hpp"
