@@ -52,15 +52,18 @@ QS_HD void axis_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   p += cosine_minus_one * p + sine * pk;
 }
 
-/// Exact flow over t of f = c |L|²/2: (q, p) ← (q ∘ r, p ∘ r), r = exp(½ t c L) = (cos a, sin a · u), as
-/// q + q ∘ (r − 1) with cos a − 1 = −a² (1 − cos a)/a² (see axis_flow).
+/// Exact flow over t of f = c |L|²/2: (q, p) ← (q ∘ r, p ∘ r), r = exp(½ t c L) = (cos a, sin a · v/a),
+/// v = ½ t c L, as q + q ∘ (r − 1) (see axis_flow), from one sincos of a/2:
+///   cos a − 1 = −2 sin²(a/2),   sin a / a = cos(a/2) · sin(a/2)/(a/2)   (1 at a = 0).
 template <class S>
 QS_HD void spherical_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   using std::sqrt;
   const Vec3<S> v = S(0.5) * (t * c) * body_momentum(q, p);
-  const S a2 = v.squaredNorm(), a = sqrt(a2);
-  const Vec4<S> r_minus_one(-a2 * detail::one_minus_cos_over_x2(a), detail::sinc(a) * v[0], detail::sinc(a) * v[1],
-                            detail::sinc(a) * v[2]);
+  const S half = S(0.5) * sqrt(v.squaredNorm());
+  S sh, ch;
+  math::sincos(half, sh, ch);
+  const S sinc = half > S(0) ? ch * (sh / half) : S(1);  // sin a / a; sin x/x is accurate for any x > 0
+  const Vec4<S> r_minus_one(S(-2) * sh * sh, sinc * v[0], sinc * v[1], sinc * v[2]);
   q += quat_mul(q, r_minus_one);
   p += quat_mul(p, r_minus_one);
 }
