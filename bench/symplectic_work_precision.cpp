@@ -15,11 +15,12 @@
 // shared by no method here. RK4: peers::Rk4Step where it applies (principal axes, constant body
 // torque), symplectic_rk4.hpp (the same scheme with the full inertia and the gravity moment) on the
 // tops. Steps n = 10·round(2^{k/2}) over [0, 1] until the error is below 1e-11 or n reaches its
-// cap. Time: the step loop of one body (checkpoints included), fastest of ≥ 5 runs and ≥ 0.1 s;
-// "time to reach" an error is interpolated log–log between the two runs that bracket it.
+// cap. Time: CPU time of the thread (CLOCK_THREAD_CPUTIME_ID) for the step loop of one body,
+// checkpoints included, fastest of ≥ 5 runs and ≥ 0.1 s: on the shared machine wall time doubled
+// for long runs whenever the other processes took the core, CPU time does not. "Time to reach" an
+// error is interpolated log–log between the two runs that bracket it.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -130,13 +131,19 @@ struct Curve {
   std::vector<Point> points;
 };
 
+double thread_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 Point measure(const Run& run, const Problem& problem, long n) {
   double best = INFINITY, total = 0;
   Orientations q;
   for (int runs = 0; runs < 5 || total < 0.1; ++runs) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = thread_cpu_seconds();
     q = run(n);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double dt = thread_cpu_seconds() - t0;
     best = std::min(best, dt), total += dt;
   }
   return {n, problem.error(q), best};
@@ -153,6 +160,16 @@ Curve sweep(const std::string& method, const Run& run, const Problem& problem, l
     if (c.points.back().error < 1e-11) break;
   }
   return c;
+}
+
+/// Median over the runs of ≥ 100 steps of the CPU time per step.
+double median_step_seconds(const Curve& c) {
+  std::vector<double> t;
+  for (const Point& p : c.points)
+    if (p.steps >= 100) t.push_back(p.seconds / p.steps);
+  if (t.empty()) return NAN;
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 /// Time to reach `target`, log–log between the bracketing runs; NaN if never reached, and
@@ -174,8 +191,8 @@ double time_to_reach(const Curve& c, double target, bool& bound) {
   return NAN;
 }
 
+/// µs, "≤" for an upper bound.
 std::string format_time(double seconds, bool bound) {
-  if (std::isnan(seconds)) return "not reached";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%s%.3g", bound ? "≤ " : "", 1e6 * seconds);
   return buf;
@@ -206,8 +223,9 @@ void work_precision(Report& r, const Problem& problem, const Run& rk4, const cha
     curves.push_back(sweep("SymmetricSplitting, order " + std::to_string(order),
                            splitting_run<SymmetricSplitting<Top>>(problem, order), problem, 100000));
   }
-  r.add("\n### %s\n\nTime per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over it:\n\n"
-        "| method | 1e-3 rad | × | 1e-6 rad | × | 1e-9 rad | × |\n|---|---:|---:|---:|---:|---:|---:|\n",
+  r.add("\n### %s\n\nCPU time per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over "
+        "it (×):\n\n"
+        "| method | 1e-3 rad | × | 1e-6 rad | × | 1e-9 rad | × | ns/step |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
         problem.p.name);
   double rk4_time[3];
   for (int t = 0; t < 3; ++t) {
@@ -219,12 +237,13 @@ void work_precision(Report& r, const Problem& problem, const Run& rk4, const cha
     for (int t = 0; t < 3; ++t) {
       bool bound;
       const double time = time_to_reach(c, targets[t], bound);
-      r.add(" | %s | %.3g", format_time(time, bound).c_str(), rk4_time[t] / time);
+      if (std::isnan(time)) r.add(" | not reached | –");
+      else r.add(" | %s | %.3g", format_time(time, bound).c_str(), rk4_time[t] / time);
     }
-    r.add(" |\n");
+    r.add(" | %.0f |\n", 1e9 * median_step_seconds(c));
     for (const Point& p : c.points) {
       char buf[256];
-      std::snprintf(buf, sizeof buf, "%s,%s,%ld,%.6g,%.6e,%.6e\n", problem.p.name, c.method.c_str(), p.steps,
+      std::snprintf(buf, sizeof buf, "\"%s\",\"%s\",%ld,%.6g,%.6e,%.6e\n", problem.p.name, c.method.c_str(), p.steps,
                     end_time / p.steps, p.error, p.seconds);
       r.csv += buf;
     }
@@ -381,7 +400,7 @@ struct BodySet {
 
 void axis_orders(Report& r, const BodySet& set) {
   const int bodies = 200;
-  RuleStats ns[4] = {{"smallest moment outermost (NoSquish's rule)"}, {"largest |Ω_k| outermost"},
+  RuleStats ns[4] = {{"smallest moment outermost (NoSquish's rule)"}, {"largest \\|Ω_k\\| outermost"},
                      {"largest L_k²/I_k outermost"}, {"largest moment outermost"}};
   RuleStats sym[4] = {{"least error estimate (SymmetricSplitting's rule)"}, {"s the smallest moment, a the middle"},
                       {"s outside the closest inverse moments, a the pair's smaller"},
@@ -481,8 +500,9 @@ int main(int argc, char** argv) {
     }
   }
   Report r;
-  r.add("<!-- generated by: symplectic_work_precision --markdown bench/symplectic_tables.md --csv "
-        "bench/symplectic_work_precision.csv -->\nMachine: %s.\n", machine().c_str());
+  r.add("<!-- generated by build/bench/symplectic_work_precision --markdown FILE --csv "
+        "bench/symplectic_work_precision.csv (bench/symplectic_work_precision.cpp) -->\nMachine: %s.\n",
+        machine().c_str());
 
   // The heavy-top RK4 is the peer's scheme: on a body both run, they agree to round-off.
   {
