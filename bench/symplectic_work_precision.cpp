@@ -113,7 +113,8 @@ Run rk4_run(const Problem& problem, Step step) {
 Run peer_rk4_run(const Problem& problem) {
   const Top& m = problem.p.model;
   const peers::RotationParams<double> params{m.inertia.diagonal(), m.loads.body_torque.constant};
-  return rk4_run(problem, [params](peers::RotationState<double>& x, double, double h) { peers::Rk4Step()(params, x, h); });
+  return rk4_run(problem,
+                 [params](peers::RotationState<double>& x, double, double h) { peers::Rk4Step()(params, x, h); });
 }
 
 Run heavy_top_rk4_run(const Problem& problem) {
@@ -302,7 +303,8 @@ void long_run(Report& r) {
       const RigidBodyObservables<double> o = p.model.observe(integrator.kinematics(p.model, s));
       return std::pair{o.energy, o.angular_momentum};
     };
-    row(name, h, drift_over_decades(observe, [&](long k, double step) { integrator.step(p.model, s, k * step, step); }, h));
+    auto advance = [&](long k, double step) { integrator.step(p.model, s, k * step, step); };
+    row(name, h, drift_over_decades(observe, advance, h));
   };
   for (int order : {2, 4, 6}) {
     SplittingSettings<double> settings;

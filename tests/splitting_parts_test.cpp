@@ -26,7 +26,8 @@ TEST(PrincipalAxes, DecomposeARotatedInertiaToRoundOff) {
   for (int k = 0; k < 200; ++k) {
     const Mat3<double> j = rnd.inertia();  // principal values 1.2, 2.3, 2.9
     const PrincipalAxes<double> p = principal_axes(j);
-    reconstruction = std::max(reconstruction, (p.axes * p.moments.asDiagonal() * p.axes.transpose() - j).norm() / j.norm());
+    const Mat3<double> back = p.axes * p.moments.asDiagonal() * p.axes.transpose();
+    reconstruction = std::max(reconstruction, (back - j).norm() / j.norm());
     orthogonality = std::max(orthogonality, (p.axes.transpose() * p.axes - Mat3<double>::Identity()).norm());
     Vec3<double> sorted = p.moments;
     std::sort(sorted.data(), sorted.data() + 3);
@@ -158,7 +159,9 @@ struct RecordKeys {
   std::string name, doc;
   keys::Range range{};
   int* member = nullptr;
-  void operator()(const char* n, int& m, const char* d, const keys::Range& r) { name = n, doc = d, range = r, member = &m; }
+  void operator()(const char* n, int& m, const char* d, const keys::Range& r) {
+    name = n, doc = d, range = r, member = &m;
+  }
 };
 
 TEST(SplittingSettings, OrderIsTheOneKeyAndOnly2_4_6Validate) {

@@ -98,7 +98,8 @@ struct OneStepMap {
 
 /// max |Jᵀ Ω J − Ω| for the Jacobian J of one step at x (Ω the canonical symplectic form of R⁸).
 template <class I>
-double symplecticity_defect(const I& integrator, const RigidBodyProblem& p, double h, const Vec<double, 8>* at = nullptr) {
+double symplecticity_defect(const I& integrator, const RigidBodyProblem& p, double h,
+                            const Vec<double, 8>* at = nullptr) {
   OneStepMap<I> map{integrator, p, {}, h};
   EXPECT_EQ(integrator.initialize(p.model, p.initial, 0.0, map.start), Status::ok);
   Vec<double, 8> x;
@@ -146,7 +147,8 @@ double momentum_drift(const I& integrator, const RigidBodyProblem& p, double h, 
   double worst = 0;
   for (long k = 0; k < steps; ++k) {
     EXPECT_EQ(integrator.step(p.model, s, k * h, h).status, Status::ok);
-    worst = std::max(worst, (p.model.observe(integrator.kinematics(p.model, s)).angular_momentum - l0).norm() / l0.norm());
+    const Vec3<double> l = p.model.observe(integrator.kinematics(p.model, s)).angular_momentum;
+    worst = std::max(worst, (l - l0).norm() / l0.norm());
   }
   return worst;
 }
@@ -254,8 +256,9 @@ Vec3<double> round_off_drift(const RigidBodyProblem& p, double h) {
     EXPECT_EQ(integrator.step(top, s, S(k) * S(h), S(h)).status, Status::ok);
     if (k % 100 != 99) continue;
     const auto o = top.observe(integrator.kinematics(top, s));
-    worst = worst.cwiseMax(Vec3<double>(std::abs(double(s.q.norm()) - 1), std::abs(double(o.energy / o0.energy) - 1),
-                                        double((o.angular_momentum - o0.angular_momentum).norm() / o0.angular_momentum.norm())));
+    const double momentum = double((o.angular_momentum - o0.angular_momentum).norm() / o0.angular_momentum.norm());
+    worst = worst.cwiseMax(
+        Vec3<double>(std::abs(double(s.q.norm()) - 1), std::abs(double(o.energy / o0.energy) - 1), momentum));
   }
   return worst;
 }
@@ -339,7 +342,8 @@ TEST(SplittingStructure, FloatTracksDoubleAndKeepsItsInvariants) {
     for (long k = 0; k < 100000; ++k) {
       ASSERT_EQ(integrator.step(top, s, float(k) * 1e-3f, 1e-3f).status, Status::ok);
       const auto kin = integrator.kinematics(top, s);
-      if (k + 1 == 1000) error_at_1 = geodesic_angle(ref.quaternion(ref.index_of(1.0)), kin.quaternion.template cast<double>());
+      if (k + 1 == 1000)
+        error_at_1 = geodesic_angle(ref.quaternion(ref.index_of(1.0)), kin.quaternion.template cast<double>());
       energy = std::max(energy, double(std::abs(top.observe(kin).energy / e0 - 1)));
       norm = std::max(norm, double(std::abs(s.q.norm() - 1)));
     }
@@ -382,7 +386,10 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
   const double h = 0.01;
   std::vector<FreeRigidBody<double>> models;
   std::vector<RigidBodyKinematics<double>> initial;
-  for (int i = 0; i < n; ++i) models.push_back(testing::shaken_body(i)), initial.push_back(testing::shaken_body_start(i));
+  for (int i = 0; i < n; ++i) {
+    models.push_back(testing::shaken_body(i));
+    initial.push_back(testing::shaken_body_start(i));
+  }
   CpuEnsemble<I> ens(integrator, models, 0.0, h);
   std::vector<double> buf((steps / stride + 1) * channel::count * n);
   const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride};

@@ -9,8 +9,8 @@
 //   order 2: s = 1, γ = 1 (Störmer–Verlet / Strang);
 //   order 4: s = 3, Yoshida's triple jump, γ₁ = γ₃ = 1/(2 − 2^{1/3}), γ₂ = 1 − 2γ₁ (HLW eq. II.4.4);
 //   order 6: s = 9, Kahan & Li's s9odr6a (HLW eq. V.3.12). Against Yoshida's 7-stage solution A
-//     (HLW eq. V.3.11) it was measured 5–7× more accurate at equal step on torque-free bodies, so
-//     1.1–1.5× more accurate at equal work (sixth order, 9/7 the stages).
+//     (HLW eq. V.3.11) it was 5–7× more accurate at equal step on three random torque-free bodies
+//     (a prototype of SymmetricSplitting, order 2 inside), so 1.1–1.5× at equal work (9/7 the stages).
 #pragma once
 
 #include <stdexcept>
