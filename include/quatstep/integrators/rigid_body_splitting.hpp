@@ -32,8 +32,6 @@
 // r += dt·v; a force that depends on time only gives it the composition's order.
 #pragma once
 
-#include <type_traits>
-
 #include "quatstep/integrators/composition.hpp"
 #include "quatstep/integrators/free_rotation_flows.hpp"
 #include "quatstep/integrators/principal_axes.hpp"
