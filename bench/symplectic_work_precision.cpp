@@ -224,7 +224,7 @@ void work_precision(Report& r, const Problem& problem, const Run& rk4, const cha
     curves.push_back(sweep("SymmetricSplitting, order " + std::to_string(order),
                            splitting_run<SymmetricSplitting<Top>>(problem, order), problem, 100000));
   }
-  r.add("\n### %s\n\nCPU time per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over "
+  r.add("\n#### %s\n\nCPU time per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over "
         "it (×):\n\n"
         "| method | 1e-3 rad | × | 1e-6 rad | × | 1e-9 rad | × | ns/step |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
         problem.p.name);
@@ -277,7 +277,7 @@ std::array<Drift, 4> drift_over_decades(Observe observe, Advance advance, double
 
 void long_run(Report& r) {
   const RigidBodyProblem p = testing::free_asymmetric_body();
-  r.add("\n### (c) Long run: torque-free asymmetric body, t ∈ [0, 10³]\n\n"
+  r.add("\n#### (c) Long run: torque-free asymmetric body, t ∈ [0, 10³]\n\n"
         "Max |E/E₀ − 1| and |L − L₀|/|L₀| (spatial momentum) up to t, sampled every step:\n\n"
         "| method | h | ΔE, t = 1 | 10 | 10² | 10³ | ΔL, t = 1 | 10 | 10² | 10³ |\n"
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -516,7 +516,7 @@ int main(int argc, char** argv) {
           "asymmetric body (1000 steps).\n",
           worst);
   }
-  r.add("\n## Work–precision\n");
+  r.add("\n### Work–precision\n");
   {
     const Problem a(testing::sherif_top());
     work_precision(r, a, heavy_top_rk4_run(a), "RK4 (heavy-top RK4)");
@@ -534,7 +534,7 @@ int main(int argc, char** argv) {
     work_precision(r, c, peer_rk4_run(c), "RK4 (peer)");
   }
   long_run(r);
-  r.add("\n## Axis orders\n\nTorque-free bodies of bench/peers/free_rotation_ensemble.hpp (seed 1, 200 bodies, "
+  r.add("\n### Axis orders\n\nTorque-free bodies of bench/peers/free_rotation_ensemble.hpp (seed 1, 200 bodies, "
         "|Ω| ≤ 20, random orientation; moments as stated), order 2, h = 0.01, t = 1, orientation error against RK4 "
         "with 2¹⁶ steps; each rule against the best of all orders for that body.\n");
   axis_orders(r, {"Principal moments of the peers' ensemble, uniform in [1, 3]", 1.0, 0});
