@@ -43,6 +43,7 @@ template <class Model, VelocityUpdate Update>
 class HhtFamily {
  public:
   using ModelType = Model;
+  static constexpr VelocityUpdate update = Update;
   using Scalar = typename Model::Scalar;
   using S = Scalar;
   static constexpr int n = Model::n;
