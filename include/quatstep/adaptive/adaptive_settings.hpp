@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quatstep/adaptive/predictor.hpp"
 #include "quatstep/config.hpp"
 #include "quatstep/settings_keys.hpp"
 
@@ -61,11 +62,13 @@ struct AdaptiveSettings {
     k("h_initial", h_initial, "first step tried [s]", keys::positive);
     k("h_min", h_min, "a body whose error test fails at this step fails with step_size_too_small [s]", keys::positive);
     k("h_max", h_max, "largest step [s]", keys::positive);
-    k("safety", safety, "safety factor of the step-size rule (Negrut eq. 37b)", keys::between(0.0, 1.0, "in [0, 1]"));
+    k("safety", safety, "safety factor of the step-size rule (Negrut eq. 37b)",
+      keys::Range{0.0, 1.0, false, true, "in (0, 1]"});
     k("growth_limit", growth_limit, "largest ratio of consecutive steps", keys::between(1.0, keys::infinity, ">= 1"));
-    k("shrink_limit", shrink_limit, "smallest ratio of consecutive steps", keys::between(0.0, 1.0, "in [0, 1]"));
+    k("shrink_limit", shrink_limit, "smallest ratio of consecutive steps, and the factor after a failed corrector",
+      keys::Range{0.0, 1.0, false, false, "in (0, 1)"});
     k("predictor_degree", predictor_degree, "highest degree of the extrapolating Newton predictor (Negrut §3.5)",
-      keys::between(0.0, 3.0, "in [0, 3]"));
+      keys::between(0.0, max_predictor_degree, "in [0, 3]"));
   }
 
   /// Host-side check (device code cannot throw); the message names the key.
@@ -85,7 +88,8 @@ struct AdaptiveSettings {
     if (!(safety > S(0) && safety <= S(1))) fail("safety", safety, "must be in (0, 1]");
     if (!(growth_limit >= S(1))) fail("growth_limit", growth_limit, "must be >= 1");
     if (!(shrink_limit > S(0) && shrink_limit < S(1))) fail("shrink_limit", shrink_limit, "must be in (0, 1)");
-    if (predictor_degree < 0 || predictor_degree > 3) fail("predictor_degree", predictor_degree, "must be in [0, 3]");
+    if (predictor_degree < 0 || predictor_degree > max_predictor_degree)
+      fail("predictor_degree", predictor_degree, "must be in [0, 3]");
   }
 };
 
