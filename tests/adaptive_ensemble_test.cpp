@@ -19,6 +19,7 @@
 #include "quatstep/quatstep.hpp"
 #include "reference/heavy_top_reference.hpp"
 #include "reference/sherif_heavy_top.hpp"
+#include "support/adaptive_problems.hpp"
 #include "support/adaptive_run.hpp"
 
 namespace quatstep {
@@ -56,8 +57,8 @@ struct SpinEnsemble {
   std::vector<HeavyTopReference> references;
   SpinEnsemble() {
     for (int i = 0; i < bodies; ++i) {
-      models[i].inertia = Vec3<double>(6, 8, 3).asDiagonal();
-      start[i].omega_body = std::pow(100.0, double(i) / (bodies - 1)) / 100 * Vec3<double>(10, 20, 20);
+      models[i] = testing::torque_free_body();
+      start[i].omega_body = std::pow(100.0, double(i) / (bodies - 1)) / 100 * testing::torque_free_start().omega_body;
       references.emplace_back(models[i], start[i], 1e-5, std::lround(end_time / 1e-5));
     }
   }

@@ -1,8 +1,8 @@
 // Tolerance sweeps of the adaptive HHT steps (include/quatstep/adaptive/): global error and step
 // count against the tolerance ε for each control mode, on
 //   - the heavy top of Sherif §10.1 (docs/errata.md S1/S2), t ∈ [0, 1],
-//   - a spin-up of an asymmetric body (J = diag(6, 8, 3)) from a slow tumble under a constant body
-//     torque plus a sharp sinusoidal one, τ = (1, 0.5, 6) + (0, 0, 20) sin(20 t), t ∈ [0, 3].
+//   - the spin-up of support/adaptive_problems.hpp (a constant body torque plus a sharp sinusoidal
+//     one), t ∈ [0, 3].
 // The global error is the largest |e − e_ref| of the Euler parameters over the samples every 0.01
 // (dense output) against RK4 references. Slopes are least-squares fits over the sweep.
 //
@@ -23,6 +23,7 @@
 #include "quatstep/quatstep.hpp"
 #include "reference/heavy_top_reference.hpp"
 #include "reference/sherif_heavy_top.hpp"
+#include "support/adaptive_problems.hpp"
 #include "support/adaptive_run.hpp"
 
 namespace quatstep {
@@ -46,22 +47,9 @@ const Problem& heavy_top() {
   return p;
 }
 
-Top spin_up_body() {
-  Top body;
-  body.inertia = Vec3<double>(6, 8, 3).asDiagonal();
-  body.loads.body_torque.constant = {1, 0.5, 6};
-  body.loads.body_torque.amplitude = {0, 0, 20};
-  body.loads.body_torque.frequency = 20;
-  return body;
-}
-RigidBodyKinematics<double> spin_up_start() {
-  RigidBodyKinematics<double> k;
-  k.omega_body = {0.5, 0.2, 1};
-  return k;
-}
 const Problem& spin_up() {
-  static const HeavyTopReference ref(spin_up_body(), spin_up_start(), 1e-5, 300000);  // |ω(3)| = 7.7 rad/s
-  static const Problem p{spin_up_body(), spin_up_start(), 3.0, ref};
+  static const HeavyTopReference ref(testing::spin_up_body(), testing::spin_up_start(), 1e-5, 300000);
+  static const Problem p{testing::spin_up_body(), testing::spin_up_start(), 3.0, ref};
   return p;
 }
 
