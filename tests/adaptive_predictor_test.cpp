@@ -24,7 +24,7 @@ template <class F>
 History history_of(const std::vector<double>& times, F f) {
   History h;
   h.reset();
-  for (size_t k = 0; k + 1 < times.size(); ++k) h.accept<2>(times[k], f(times[k]), times[k + 1], f(times[k + 1]), 3);
+  for (size_t k = 0; k + 1 < times.size(); ++k) h.accept<2>(f(times[k]), times[k + 1] - times[k], f(times[k + 1]), 3);
   return h;
 }
 
@@ -35,10 +35,10 @@ TEST(AdaptivePredictor, ExtrapolatesACubicExactlyOnUnevenSteps) {
   EXPECT_EQ(h.count, 3);
   EXPECT_EQ(h.degree, 3) << "on a cubic only degree 3 extrapolated the last step exactly";
   const double tn = times.back(), t1 = 0.61;
-  const Vec<double, 2> p = h.predict(tn, cubic(tn), t1);
+  const Vec<double, 2> p = h.predict(cubic(tn), t1 - tn);
   EXPECT_LE((p - cubic(t1)).norm(), 1e-12) << (p - cubic(t1)).transpose();
   Vec<double, 2> every[History::points + 1];
-  EXPECT_EQ(h.extrapolate(tn, cubic(tn), t1, 3, every), 3);
+  EXPECT_EQ(h.extrapolate(cubic(tn), t1 - tn, 3, every), 3);
   EXPECT_GE((every[2] - cubic(t1)).norm(), 1e-3) << "degree 2 cannot";
 }
 

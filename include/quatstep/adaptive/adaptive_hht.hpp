@@ -10,6 +10,12 @@
 // (docs/errata.md S4) is a divergence that no step cures, and fails at once; a step whose test still
 // fails at h_min fails with step_size_too_small (or, if its corrector failed there, with the
 // corrector's status).
+//
+// What the controls give (tests/adaptive_tolerance_test.cpp): with a second-order method (α = 0, or
+// inertia_shift = true) the global error goes as ε^(2/3) under error per step and as ε under error
+// per unit step. The plain methods at α ≠ 0 are first order (docs/errata.md S3): their velocity's
+// local error is O(h²), which no position estimate sees, and their global error goes as ε^(1/2) per
+// unit step. Use the inertia shift with α ≠ 0.
 #pragma once
 
 #include "quatstep/adaptive/adaptive_settings.hpp"
@@ -37,19 +43,25 @@ class AdaptiveHht {
   /// What persists between launches, struct-of-arrays storable.
   struct State {
     IntegratorState now;       ///< at t
-    IntegratorState previous;  ///< at t_previous, the start of the last accepted step (dense output)
-    S t, t_previous;
+    IntegratorState previous;  ///< at t − h_last, the start of the last accepted step (dense output)
+    S t;          ///< time of `now`: t + t_low is the sum of the accepted steps (Kahan)
+    S t_low;      ///< the rounding error of t
+    S h_last;     ///< size of the last accepted step (0 before the first)
     S h;          ///< the next step to try
     S successes;  ///< consecutive accepted steps (halve_double rule)
     History history;
 
-    static constexpr int size = 2 * IntegratorState::size + 4 + History::size;
+    static constexpr int scalars = 5;
+    static constexpr int size = 2 * IntegratorState::size + scalars + History::size;
     QS_HD S& operator[](int i) {
       constexpr int m = IntegratorState::size;
       if (i < m) return now[i];
       if (i < 2 * m) return previous[i - m];
-      if (i < 2 * m + 4) return i == 2 * m ? t : i == 2 * m + 1 ? t_previous : i == 2 * m + 2 ? h : successes;
-      return history[i - 2 * m - 4];
+      if (i < 2 * m + scalars) {
+        const int j = i - 2 * m;
+        return j == 0 ? t : j == 1 ? t_low : j == 2 ? h_last : j == 3 ? h : successes;
+      }
+      return history[i - 2 * m - scalars];
     }
     QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
   };
@@ -77,7 +89,8 @@ class AdaptiveHht {
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t0, State& st) const {
     const Status status = integrator.initialize(model, k, t0, st.now);
     st.previous = st.now;
-    st.t = st.t_previous = t0;
+    st.t = t0;
+    st.t_low = st.h_last = S(0);
     st.h = settings.h_initial;
     st.successes = S(0);
     st.history.reset();
@@ -85,7 +98,8 @@ class AdaptiveHht {
   }
 
   /// One accepted step from st.t: attempts of size st.h, smaller after each rejection, until the
-  /// accuracy test passes; then st.h is the next step's size. On failure st is left as it was.
+  /// accuracy test passes; then st.h is the next step's size. On failure the time and the states
+  /// are left as they were.
   QS_FLATTEN QS_HD StepOutcome step(const Model& model, State& st) const {
     StepOutcome out{Status::ok, S(0), 0, 0};
     bool rejected = false;
@@ -94,7 +108,7 @@ class AdaptiveHht {
       const IntegratorState start = step_start(st, h);
       IntegratorState next = start;
       const Vec<S, K> xn = Integrator::unknowns(st.now);
-      const Vec<S, K> x0 = st.history.predict(st.t, xn, st.t + h);
+      const Vec<S, K> x0 = st.history.predict(xn, h);
       NewtonOutcome solved = integrator.step(model, next, st.t, h, x0);
       out.iterations += solved.iterations;
       if (solved.status != Status::ok && solved.status != Status::constraint_drift && st.history.degree > S(0)) {
@@ -116,12 +130,13 @@ class AdaptiveHht {
         decision = decide_step(settings, e, h, solved.iterations, rejected, st.successes);
       }
       if (decision.accept) {
-        st.history.template accept<Integrator::nr>(st.t, xn, st.t + h, Integrator::unknowns(next),
-                                                   settings.predictor_degree);
+        st.history.template accept<Integrator::nr>(xn, h, Integrator::unknowns(next), settings.predictor_degree);
         st.previous = start;
         st.now = next;
-        st.t_previous = st.t;
-        st.t = st.t + h;
+        const S y = h + st.t_low, t1 = st.t + y;  // Kahan: t + t_low += h
+        st.t_low = y - (t1 - st.t);                 // what the rounded sum t1 left out
+        st.t = t1;
+        st.h_last = h;
         st.h = clamp_step(decision.factor * h);
         out.h = h;
         return out;
@@ -136,9 +151,11 @@ class AdaptiveHht {
     }
   }
 
-  /// The integrator's state at τ ∈ [t_previous, t] (dense output, for common output times).
+  /// The integrator's state at τ ∈ [t − h_last, t] (dense output, for common output times).
   QS_HD IntegratorState sample(const State& st, S tau) const {
-    return dense_output<Model>(st.previous, st.t_previous, st.now, st.t, tau);
+    if (!(st.h_last > S(0))) return st.now;
+    const S theta = S(1) + ((tau - st.t) - st.t_low) / st.h_last;  // τ − (t + t_low) over the step
+    return dense_output<Model>(st.previous, st.now, st.h_last, theta);
   }
 
  private:
@@ -150,7 +167,7 @@ class AdaptiveHht {
   /// step, where x_{n−1} is that step's own start.
   QS_HD IntegratorState step_start(const State& st, S h) const {
     IntegratorState start = st.now;
-    const S h0 = st.t - st.t_previous, alpha = integrator.p.alpha;
+    const S h0 = st.h_last, alpha = integrator.p.alpha;
     if (alpha != S(0) && h0 > S(0) && h != h0) {
       const S r = alpha * (h - h0) / h0;
       start.a += r * (st.now.a - st.previous.a);

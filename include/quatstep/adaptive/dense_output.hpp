@@ -1,5 +1,5 @@
-// Dense output of an adaptive step: the state at any τ in [t_0, t_1] from the states at both ends,
-// so that bodies with their own steps are sampled at common output times.
+// Dense output of an adaptive step: the state at any τ = t_0 + θH of a step of size H from the
+// states at both ends, so that bodies with their own steps are sampled at common output times.
 //
 // Positions by the cubic Hermite interpolant of (q, q̇) at both ends, velocities by its derivative:
 // interpolation errors O(H⁴) and O(H³) for a step H, below the O(H³) local error of the HHT family.
@@ -11,11 +11,9 @@
 
 namespace quatstep {
 
-/// The state of `Model`'s DAE form at τ ∈ [t0, t1] between the states s0 at t0 and s1 at t1.
+/// The state of `Model`'s DAE form at θ ∈ [0, 1] of the step of size H from s0 to s1.
 template <class Model, class State, class S>
-QS_HD State dense_output(const State& s0, S t0, const State& s1, S t1, S tau) {
-  const S H = t1 - t0;
-  const S th = H > S(0) ? (tau - t0) / H : S(1);
+QS_HD State dense_output(const State& s0, const State& s1, S H, S th) {
   const S th2 = th * th, th3 = th2 * th;
   // cubic Hermite basis and its derivative in θ
   const S h00 = S(2) * th3 - S(3) * th2 + S(1), h10 = th3 - S(2) * th2 + th, h01 = S(3) * th2 - S(2) * th3,
@@ -23,7 +21,7 @@ QS_HD State dense_output(const State& s0, S t0, const State& s1, S t1, S tau) {
   const S d00 = S(6) * (th2 - th), d10 = S(3) * th2 - S(4) * th + S(1), d11 = S(3) * th2 - S(2) * th;
   State s;
   s.q = h00 * s0.q + h10 * H * s0.v + h01 * s1.q + h11 * H * s1.v;
-  s.v = H > S(0) ? (d00 * (s0.q - s1.q) / H + d10 * s0.v + d11 * s1.v) : s1.v;
+  s.v = d00 * (s0.q - s1.q) / H + d10 * s0.v + d11 * s1.v;
   s.a = (S(1) - th) * s0.a + th * s1.a;
   s.lambda = (S(1) - th) * s0.lambda + th * s1.lambda;
   QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
