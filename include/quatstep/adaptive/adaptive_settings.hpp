@@ -55,7 +55,7 @@ struct AdaptiveSettings {
   void describe(Keys& k) {
     k("control", control, "what the step-size rule holds at the tolerance: the error per step (Negrut eq. 37), "
                           "per unit time, or Chrono's halve/double rule", keys::Choices<ErrorControl>(error_control_names));
-    k("rotation_atol", rotation_atol, "absolute tolerance on the Euler parameters", keys::non_negative);
+    k("rotation_atol", rotation_atol, "absolute tolerance on the Euler parameters", keys::positive);
     k("rotation_rtol", rotation_rtol, "relative tolerance on the Euler parameters", keys::non_negative);
     k("translation_atol", translation_atol, "absolute tolerance on positions [m]", keys::non_negative);
     k("translation_rtol", translation_rtol, "relative tolerance on positions", keys::non_negative);
