@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "ensemble_factory.hpp"
@@ -29,44 +31,29 @@
 namespace quatstep::bench {
 namespace {
 
-struct Case {
-  const char* name;
-  const char* integrator;  ///< the [integrator] table's lines
-};
-constexpr Case cases[] = {
-    {"modified_hht_shift", "method = \"modified_hht\"\ninertia_shift = true\n"},
-    {"modified_hht", "method = \"modified_hht\"\n"},
-    {"hht", "method = \"hht\"\n"},
-    {"simo_vu_quoc", "method = \"simo_vu_quoc\"\n"},
-    {"zupan3", "method = \"zupan3\"\n"},
-    {"explicit_newmark_lie", "method = \"explicit_newmark_lie\"\n"},
-    {"midpoint_lie", "method = \"midpoint_lie\"\n"},
-    {"livens_em_reml", "method = \"livens_em\"\n"},
-    {"livens_midpoint", "method = \"livens_midpoint\"\n"},
-    {"livens_hamiltonian_em", "method = \"livens_hamiltonian_em\"\n"},
-    {"hamiltonian_midpoint", "method = \"hamiltonian_midpoint\"\n"},
-};
-
-std::string heavy_top_scenario(const Case& c, index_t bodies, const char* precision, Backend backend) {
+std::string heavy_top_scenario(const IntegratorCase& c, index_t bodies, const char* precision, Backend backend) {
   std::ostringstream s;
   s << "[model]\ntype = \"heavy_top\"\ninertia = [0.234375, 0.46875, 0.234375]\nmass = 15.0\n"
        "center_of_mass = [0.0, 1.0, 0.0]\ngravity = [0.0, 0.0, -9.81]\n"
        "[initial]\nomega_body = [0.0, 150.0, -4.61538]\n"
-    << "[integrator]\n" << c.integrator << "[run]\nprecision = \"" << precision << "\"\nbackend = \""
+    << "[integrator]\nmethod = \"" << method_views()[c.method].info.name << "\"\n" << c.keys << "[run]\nprecision = \"" << precision << "\"\nbackend = \""
     << to_string(backend) << "\"\n[time]\ndt = 1e-4\nt_end = 1.0\n[ensemble]\nsize = " << bodies << "\n"
     << "[[ensemble.sweep]]\nkey = \"initial.omega_body\"\nfrom = [0.0, 150.0, -4.61538]\nto = [0.0, 150.15, -4.61538]\n";
   return s.str();
 }
 
-/// The flops of one step of the scenario's integrator on the heavy top.
+/// The flops of one step of the scenario's integrator on the heavy top (step_flops.hpp).
 double scenario_flops_per_step(const Scenario& sc) {
-  return with_integrator_class<HeavyTop<Counted>>(sc.integrator, [&](auto tag) {
-    using Integrator = typename decltype(tag)::type;
-    return flops_per_step(build::make_integrator<Integrator>(sc.integrator));
-  });
+  return with_registered_integrator<Counted, double>(
+      sc.model, sc.integrator.method, sc.integrator.variant, [&](auto model_tag, auto tag) -> double {
+        if constexpr (std::is_same_v<tag_type<decltype(model_tag)>, HeavyTopModel>)
+          return flops_per_step(build::make_integrator<tag_type<decltype(tag)>>(sc.integrator));
+        else
+          throw std::logic_error("flops are counted on the heavy top");
+      });
 }
 
-void throughput(benchmark::State& state, const Case& c, Backend backend, const char* precision) {
+void throughput(benchmark::State& state, const IntegratorCase& c, Backend backend, const char* precision) {
   const index_t n = state.range(0);
   std::unique_ptr<Ensemble> ensemble;
   double flops = 0;
@@ -78,7 +65,7 @@ void throughput(benchmark::State& state, const Case& c, Backend backend, const c
     state.SkipWithError(e.what());
     return;
   }
-  const SampleView<double> none{nullptr, n, 0, 0, 1};
+  const SampleView<double> none{nullptr, n, 0, 0, 1, 0};
   ensemble->initialize(none);
   // At most 1e5 steps per launch: at N = 1e3 a launch of 1e9 body-steps is 1e6 steps of one
   // under-filled wave (seconds per benchmark) and would measure nothing more.
@@ -104,8 +91,9 @@ const bool registered = [] {
   const std::string reason = cuda::device_unusable_reason();
   benchmark::AddCustomContext("gpu", reason.empty() ? cuda::device_description() : "none (" + reason + ")");
   // The CPU stops at 1e5 bodies: 1e7 would take minutes per iteration.
+  static const std::vector<IntegratorCase> cases = integrator_cases();  // every registered integrator
   for (const auto& [backend, max_bodies] : {std::pair{Backend::cuda, 10'000'000}, std::pair{Backend::cpu, 100'000}})
-    for (const Case& c : cases)
+    for (const IntegratorCase& c : cases)
       for (const char* precision : {"double", "float"})
         benchmark::RegisterBenchmark((std::string(to_string(backend)) + "/" + precision + "/" + c.name).c_str(),
                                      [&c, backend = backend, precision](benchmark::State& s) {

@@ -300,7 +300,7 @@ void long_run(Report& r) {
     typename decltype(integrator)::State s;
     integrator.initialize(p.model, p.initial, 0.0, s);
     auto observe = [&] {
-      const RigidBodyObservables<double> o = p.model.observe(integrator.kinematics(p.model, s));
+      const RigidBodyObservables<double> o = p.model.observables(integrator.kinematics(p.model, s));
       return std::pair{o.energy, o.angular_momentum};
     };
     auto advance = [&](long k, double step) { integrator.step(p.model, s, k * step, step); };

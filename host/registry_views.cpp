@@ -124,6 +124,19 @@ const std::vector<ModelView>& model_views() {
   return views;
 }
 
+std::vector<IntegratorCase> integrator_cases() {
+  std::vector<IntegratorCase> cases;
+  for (const MethodView& m : method_views()) {
+    const std::string name = m.info.name;
+    for (std::size_t v = 0; v < m.variants.size(); ++v)
+      cases.push_back({m.has_variants() ? name + "_" + m.variants[v].name : name, m.index, int(v),
+                       v > 0 ? "variant = \"" + std::string(m.variants[v].name) + "\"\n" : ""});
+    for (const Configuration& c : m.configurations)
+      cases.push_back({name + "_" + c.name, m.index, 0, std::string(c.settings) + "\n"});
+  }
+  return cases;
+}
+
 std::string quoted(const std::vector<std::string>& names) {
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";

@@ -45,6 +45,17 @@ struct ModelView {
 const std::vector<MethodView>& method_views();
 const std::vector<ModelView>& model_views();
 
+/// An integrator the registry builds: a method in one of its variants with its default settings,
+/// or one of its notable configurations — what the CPU/GPU agreement tests and the GPU benchmark walk.
+struct IntegratorCase {
+  std::string name;  ///< "modified_hht", "livens_em_full", "modified_hht_shift"
+  int method;        ///< in method_views()
+  int variant;       ///< in the method's variants
+  std::string keys;  ///< [integrator] lines beyond `method`: the variant or the configuration
+};
+/// Every method × variant, then every method's configurations.
+std::vector<IntegratorCase> integrator_cases();
+
 /// The names of a list of views (methods, models) or variants.
 template <class View>
 std::vector<std::string> names_of(const std::vector<View>& views) {

@@ -107,7 +107,7 @@ TEST(Registry, SettingsKeysAreCheckedAgainstTheirRanges) {
     keys::check(s);
     FAIL() << "alpha = 0.5 accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "integrator.alpha = 0.5: must be in [-1/3, 0]");
+    EXPECT_EQ(std::string(e.what()), "integrator.alpha: 0.5, must be in [-1/3, 0]");
   }
   HhtSettings<float> f;
   f.alpha = float(-1.0 / 3);  // below −1/3 in double, the bound itself in float

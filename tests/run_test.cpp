@@ -376,6 +376,17 @@ TEST(RunScenario, LivensSchemesMatchTheCoreWithTheGeneralizedEnergy) {
   expect_run_matches_core("method = 'livens_midpoint'", LivensMidpoint<FreeRigidBody<double>>(), energy);
 }
 
+TEST(RunScenario, ExplicitSplittingsMatchTheCore) {
+  SplittingSettings<double> second;
+  second.order = 2;
+  expect_run_matches_core("method = 'no_squish'", NoSquish<HeavyTop<double>>());  // default order 4
+  expect_run_matches_core("method = 'no_squish'\norder = 2", NoSquish<FreeRigidBody<double>>(second));
+  SplittingSettings<double> sixth;
+  sixth.order = 6;
+  expect_run_matches_core("method = 'symmetric_splitting'\norder = 6", SymmetricSplitting<HeavyTop<double>>(sixth));
+  expect_run_matches_core("method = 'symmetric_splitting'", SymmetricSplitting<FreeRigidBody<double>>());
+}
+
 TEST(RunScenario, HamiltonianSchemesMatchTheCoreWithTheGeneralizedEnergy) {
   const std::vector<std::string> energy = {"generalized_energy"};
   expect_run_matches_core("method = 'hamiltonian_em'", HamiltonianEm<HeavyTop<double>>(), energy);

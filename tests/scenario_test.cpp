@@ -189,7 +189,7 @@ TEST(ScenarioValid, AlphaBoundsAreInclusive) {
 TEST(ScenarioValid, EveryRegisteredMethodByNameWithItsOwnNewtonDefaults) {
   // Every method of the registry parses by its name; its settings defaults are those of its
   // default-constructed settings struct, in the run's precision.
-  ASSERT_EQ(method_views().size(), 10u) << "a method was added or removed: extend the expectations below";
+  ASSERT_EQ(method_views().size(), 12u) << "a method was added or removed: extend the expectations below";
   for (const MethodView& m : method_views()) {
     const Scenario sc = parse_scenario(edit(valid, "\"modified_hht\"", std::string("\"") + m.info.name + "\""), "x.toml");
     EXPECT_EQ(sc.integrator.method, m.index) << m.info.name;
@@ -344,6 +344,12 @@ TEST(ScenarioRejects, IntegratorSettings) {
   EXPECT_REJECTED(edit(valid, "method =", "newton_tolerance = 0\nmethod ="), "integrator.newton_tolerance", "must be > 0");
   EXPECT_REJECTED(edit(valid, "method =", "newton_max_iterations = 0\nmethod ="), "integrator.newton_max_iterations",
                   "must be in [1, 1000]");
+  // A rule of the settings struct beyond the ranges (SplittingSettings::validate).
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"no_squish\"\norder = 3"), "integrator.order", "3, must be 2, 4 or 6");
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"symmetric_splitting\"\norder = 8"), "integrator.order",
+                  "8, must be 2, 4 or 6");
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"no_squish\"\nnewton_tolerance = 1e-10"),
+                  "integrator.newton_tolerance", "not used by method 'no_squish'");
 }
 
 TEST(ScenarioRejects, KeysTheMethodDoesNotUse) {

@@ -174,12 +174,12 @@ TEST(SplittingSettings, OrderIsTheOneKeyAndOnly2_4_6Validate) {
   for (int order : {2, 4, 6}) {
     s.order = order;
     EXPECT_TRUE(k.range.contains(order));
-    EXPECT_NO_THROW(NoSquish<HeavyTop<double>>(s).validate());
+    EXPECT_NO_THROW(keys::check(NoSquish<HeavyTop<double>>(s).settings));
   }
   for (int order : {1, 3, 5, 8}) {
     s.order = order;
     try {
-      SymmetricSplitting<HeavyTop<double>>(s).validate();
+      keys::check(SymmetricSplitting<HeavyTop<double>>(s).settings);
       ADD_FAILURE() << "order " << order << " accepted";
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("integrator.order"), std::string::npos) << e.what();

@@ -143,11 +143,11 @@ template <class I>
 double momentum_drift(const I& integrator, const RigidBodyProblem& p, double h, long steps) {
   typename I::State s;
   EXPECT_EQ(integrator.initialize(p.model, p.initial, 0.0, s), Status::ok);
-  const Vec3<double> l0 = p.model.observe(integrator.kinematics(p.model, s)).angular_momentum;
+  const Vec3<double> l0 = p.model.observables(integrator.kinematics(p.model, s)).angular_momentum;
   double worst = 0;
   for (long k = 0; k < steps; ++k) {
     EXPECT_EQ(integrator.step(p.model, s, k * h, h).status, Status::ok);
-    const Vec3<double> l = p.model.observe(integrator.kinematics(p.model, s)).angular_momentum;
+    const Vec3<double> l = p.model.observables(integrator.kinematics(p.model, s)).angular_momentum;
     worst = std::max(worst, (l - l0).norm() / l0.norm());
   }
   return worst;
@@ -171,11 +171,11 @@ template <class I>
 std::pair<double, double> energy_error_windows(const I& integrator, const RigidBodyProblem& p, double h, long steps) {
   typename I::State s;
   EXPECT_EQ(integrator.initialize(p.model, p.initial, 0.0, s), Status::ok);
-  const double e0 = p.model.observe(integrator.kinematics(p.model, s)).energy;
+  const double e0 = p.model.observables(integrator.kinematics(p.model, s)).energy;
   double first = 0, last = 0;
   for (long k = 0; k < steps; ++k) {
     EXPECT_EQ(integrator.step(p.model, s, k * h, h).status, Status::ok);
-    const double err = std::abs(p.model.observe(integrator.kinematics(p.model, s)).energy / e0 - 1);
+    const double err = std::abs(p.model.observables(integrator.kinematics(p.model, s)).energy / e0 - 1);
     if (k < steps / 10) first = std::max(first, err);
     if (k >= steps - steps / 10) last = std::max(last, err);
   }
@@ -250,12 +250,12 @@ Vec3<double> round_off_drift(const RigidBodyProblem& p, double h) {
   const SymmetricSplitting<HeavyTop<S>> integrator(with_order<SymmetricSplitting<HeavyTop<S>>>(2));
   typename SymmetricSplitting<HeavyTop<S>>::State s;
   EXPECT_EQ(integrator.initialize(top, k0, S(0), s), Status::ok);
-  const auto o0 = top.observe(integrator.kinematics(top, s));
+  const auto o0 = top.observables(integrator.kinematics(top, s));
   Vec3<double> worst = Vec3<double>::Zero();
   for (long k = 0; k < 1000000; ++k) {
     EXPECT_EQ(integrator.step(top, s, S(k) * S(h), S(h)).status, Status::ok);
     if (k % 100 != 99) continue;
-    const auto o = top.observe(integrator.kinematics(top, s));
+    const auto o = top.observables(integrator.kinematics(top, s));
     const double momentum = double((o.angular_momentum - o0.angular_momentum).norm() / o0.angular_momentum.norm());
     worst = worst.cwiseMax(
         Vec3<double>(std::abs(double(s.q.norm()) - 1), std::abs(double(o.energy / o0.energy) - 1), momentum));
@@ -337,14 +337,14 @@ TEST(SplittingStructure, FloatTracksDoubleAndKeepsItsInvariants) {
   auto run = [&](const auto& integrator, const char* name) {
     typename std::decay_t<decltype(integrator)>::State s;
     ASSERT_EQ(integrator.initialize(top, k0, 0.0f, s), Status::ok);
-    const float e0 = top.observe(integrator.kinematics(top, s)).energy;
+    const float e0 = top.observables(integrator.kinematics(top, s)).energy;
     double energy = 0, norm = 0, error_at_1 = 0;
     for (long k = 0; k < 100000; ++k) {
       ASSERT_EQ(integrator.step(top, s, float(k) * 1e-3f, 1e-3f).status, Status::ok);
       const auto kin = integrator.kinematics(top, s);
       if (k + 1 == 1000)
         error_at_1 = geodesic_angle(ref.quaternion(ref.index_of(1.0)), kin.quaternion.template cast<double>());
-      energy = std::max(energy, double(std::abs(top.observe(kin).energy / e0 - 1)));
+      energy = std::max(energy, double(std::abs(top.observables(kin).energy / e0 - 1)));
       norm = std::max(norm, double(std::abs(s.q.norm() - 1)));
     }
     std::printf("float %s, h = 1e-3: error at t = 1 %.2g rad; over 10⁵ steps max |ΔE/E| %.2g, max ||q| − 1| %.2g\n",
@@ -391,8 +391,9 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
     initial.push_back(testing::shaken_body_start(i));
   }
   CpuEnsemble<I> ens(integrator, models, 0.0, h);
-  std::vector<double> buf((steps / stride + 1) * channel::count * n);
-  const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride};
+  constexpr int scalars = sample_scalars<I>();
+  std::vector<double> buf((steps / stride + 1) * scalars * n);
+  const SampleView<double> out{buf.data(), n, 0, steps / stride + 1, stride, scalars};
   ens.initialize(initial, out);
   ens.advance(steps, out);
   for (int i = 0; i < n; ++i) {
@@ -402,7 +403,7 @@ void expect_ensemble_matches_direct_loop(const I& integrator) {
     EXPECT_EQ(ens.status()[i], Status::ok);
     const auto e = ens.state(i);
     for (int c = 0; c < I::State::size; ++c) EXPECT_EQ(e[c], s[c]) << "body " << i << " component " << c;
-    EXPECT_EQ(out(steps / stride, channel::quaternion, i), integrator.kinematics(models[i], s).quaternion[0]);
+    EXPECT_EQ(out(steps / stride, sample_offset<I>("quaternion"), i), integrator.kinematics(models[i], s).quaternion[0]);
   }
 }
 

@@ -13,7 +13,7 @@
 //   stats.add(0, {buffer, n, 0, n, status, failed_step});   // sample 0 also keeps the drifts' x₀
 //   write_row(0, stats.summarize(0)); stats.release(0);
 //   ... after each advance, for each sample j of the window:
-//   stats.add(j, {buffer + (j − first)·channel::count·n, n, 0, n, status, failed_step}); ...
+//   stats.add(j, {buffer + (j − first)·scalars·n, n, 0, n, status, failed_step}); ...
 #pragma once
 
 #include <cstdint>

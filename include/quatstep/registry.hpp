@@ -15,7 +15,9 @@
 #include "quatstep/integrators/livens_em.hpp"
 #include "quatstep/integrators/livens_midpoint.hpp"
 #include "quatstep/integrators/midpoint_lie.hpp"
+#include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/integrators/simo_vu_quoc.hpp"
+#include "quatstep/integrators/symmetric_splitting.hpp"
 #include "quatstep/integrators/zupan3.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
 #include "quatstep/models/heavy_top.hpp"
@@ -27,6 +29,6 @@ using Models = TypeList<HeavyTopModel, FreeRigidBodyModel>;
 
 using Methods = TypeList<HhtMethod, ModifiedHhtMethod, SimoVuQuocMethod, Zupan3Method, ExplicitNewmarkLieMethod,
                          MidpointLieMethod, LivensEmMethod, LivensMidpointMethod, HamiltonianEmMethod,
-                         HamiltonianMidpointMethod>;
+                         HamiltonianMidpointMethod, NoSquishMethod, SymmetricSplittingMethod>;
 
 }  // namespace quatstep

@@ -85,16 +85,16 @@ struct Choices {
 
 namespace quatstep::keys {
 
-/// A settings value that breaks its key's rule: what() is "integrator.alpha = 0.5: must be in
+/// A settings value that breaks its key's rule: what() is "integrator.alpha: 0.5, must be in
 /// [-1/3, 0]"; key and problem apart for the scenario parser's "FILE: key 'K': problem".
 struct KeyError : std::invalid_argument {
   std::string key, problem;
-  KeyError(std::string k, std::string p) : std::invalid_argument(k + " = " + p), key(std::move(k)), problem(std::move(p)) {}
-  /// "0.5: must be in [-1/3, 0]" from a value and the rule it breaks.
+  KeyError(std::string k, std::string p) : std::invalid_argument(k + ": " + p), key(std::move(k)), problem(std::move(p)) {}
+  /// "0.5, must be in [-1/3, 0]" from a value and the rule it breaks (the parser's wording).
   template <class T>
   static KeyError of(const std::string& key, const T& value, const std::string& rule) {
     std::ostringstream os;
-    os << value << ": must be " << rule;
+    os << value << ", must be " << rule;
     return KeyError(key, os.str());
   }
 };

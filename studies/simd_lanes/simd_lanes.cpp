@@ -36,7 +36,7 @@ void scalar(benchmark::State& state, bool inertia_shift) {
   const Workload w(state.range(0));
   CpuEnsemble<HhtFamily<HeavyTop<double>, U>> e(HhtFamily<HeavyTop<double>, U>(full_newton(inertia_shift)),
                                                 w.models, 0.0, step_size);
-  const SampleView<double> none{nullptr, e.bodies(), 0, 0, 1};
+  const SampleView<double> none{nullptr, e.bodies(), 0, 0, 1, 0};
   measure_throughput(
       state, e, 1, [&] { e.initialize(w.initial, none); }, [&](index_t steps) { e.advance(steps, none); });
 }

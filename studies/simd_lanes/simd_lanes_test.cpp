@@ -39,9 +39,9 @@ Mismatch compare(HhtSettings<double> settings, index_t steps) {
   const std::vector<HeavyTop<double>> models(bodies, sherif_top<double>());
   CpuEnsemble<HhtFamily<HeavyTop<double>, U>> scalar(integrator, models, 0.0, step_size);
   LaneEnsemble<W, U> lanes(integrator, models, 0.0, step_size);
-  scalar.initialize(initial_states(), SampleView<double>{nullptr, bodies, 0, 0, 1});
+  scalar.initialize(initial_states(), SampleView<double>{nullptr, bodies, 0, 0, 1, 0});
   lanes.initialize(initial_states());
-  scalar.advance(steps, SampleView<double>{nullptr, bodies, 0, 0, 1});
+  scalar.advance(steps, SampleView<double>{nullptr, bodies, 0, 0, 1, 0});
   lanes.advance(steps);
   Mismatch m;
   for (index_t i = 0; i < bodies; ++i) {

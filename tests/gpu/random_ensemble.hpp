@@ -15,30 +15,11 @@
 
 namespace quatstep::testing {
 
-/// An integrator the scenario factory builds: a method in one of its variants with its default
-/// settings, or one of its notable configurations (registry/entry.hpp).
-struct IntegratorCase {
-  std::string name;  ///< test-name suffix: "modified_hht", "livens_em_full", "modified_hht_shift"
-  int method;        ///< in method_views()
-  int variant;       ///< in the method's variants
-  std::string keys;  ///< extra [integrator] lines
-};
+using quatstep::IntegratorCase;
 /// gtest prints a test's parameter by this (instead of the struct's bytes).
 inline void PrintTo(const IntegratorCase& c, std::ostream* os) { *os << c.name; }
 
-/// Every method × variant, then every method's configurations.
-inline std::vector<IntegratorCase> all_integrators() {
-  std::vector<IntegratorCase> cases;
-  for (const MethodView& m : method_views()) {
-    const std::string name = m.info.name;
-    for (std::size_t v = 0; v < m.variants.size(); ++v)
-      cases.push_back({m.has_variants() ? name + "_" + m.variants[v].name : name, m.index, int(v),
-                       v > 0 ? "variant = \"" + std::string(m.variants[v].name) + "\"\n" : ""});
-    for (const Configuration& c : m.configurations)
-      cases.push_back({name + "_" + c.name, m.index, 0, std::string(c.settings) + "\n"});
-  }
-  return cases;
-}
+inline std::vector<IntegratorCase> all_integrators() { return integrator_cases(); }
 
 /// Every model, by its index in model_views().
 inline std::vector<int> all_models() {

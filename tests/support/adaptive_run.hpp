@@ -26,14 +26,15 @@ std::vector<AdaptiveBodyResult> run_adaptive(const Stepper& stepper, const std::
   using S = typename Stepper::Scalar;
   using State = typename Stepper::State;
   const index_t bodies = index_t(models.size());
-  std::vector<S> soa(State::size * bodies), out(channel::count * bodies * (samples + 1));
+  constexpr int scalars = sample_scalars<Stepper>();
+  std::vector<S> soa(State::size * bodies), out(scalars * bodies * (samples + 1));
   std::vector<Status> status(bodies, Status::ok);
   std::vector<index_t> iterations(bodies), failed(bodies), accepted(bodies), rejected(bodies);
   std::vector<S> smallest(bodies), largest(bodies);
   const SoaView<S> view{soa.data(), bodies};
   const BodyRecord record{status.data(), iterations.data(), failed.data()};
   const AdaptiveRecord<S> steps{accepted.data(), rejected.data(), smallest.data(), largest.data()};
-  const SampleView<S> all{out.data(), bodies, 0, samples + 1, 1};
+  const SampleView<S> all{out.data(), bodies, 0, samples + 1, 1, scalars};
   for (index_t i = 0; i < bodies; ++i)
     initialize_body_adaptive(stepper, models[i], initial[i], view, record, steps, i, t0, all);
   for (index_t first = 0; first < samples; first += launch_samples) {
@@ -48,8 +49,8 @@ std::vector<AdaptiveBodyResult> run_adaptive(const Stepper& stepper, const std::
     for (index_t j = 0; j <= samples; ++j) {
       Vec4<double> q;
       Vec3<double> w;
-      for (int c = 0; c < 4; ++c) q[c] = double(all(j, channel::quaternion + c, i));
-      for (int c = 0; c < 3; ++c) w[c] = double(all(j, channel::omega_body + c, i));
+      for (int c = 0; c < 4; ++c) q[c] = double(all(j, sample_offset<Stepper>("quaternion") + c, i));
+      for (int c = 0; c < 3; ++c) w[c] = double(all(j, sample_offset<Stepper>("omega_body") + c, i));
       r.quaternion.push_back(q);
       r.omega.push_back(w);
     }

@@ -81,7 +81,7 @@ class AdaptiveHht {
 
   /// Host-side check of both settings (device code cannot throw).
   void validate() const {
-    integrator.validate();
+    keys::check(integrator.settings);
     settings.validate();
   }
 

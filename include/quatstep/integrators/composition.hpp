@@ -44,12 +44,6 @@ QS_HD constexpr S composition_weight(int order, int i) {
   return S(1);
 }
 
-/// Host-side check of an `order` setting; `key` names it in the message.
-inline void validate_composition_order(int order, const char* key) {
-  if (!is_composition_order(order))
-    throw std::invalid_argument(std::string(key) + " = " + std::to_string(order) + ": must be 2, 4 or 6");
-}
-
 /// One step Ψ_h from t of the composition of the given order. `stages` provides
 ///   kick(dt)        the momenta += dt × the forces held (those at the current positions and time),
 ///   drift(dt)       the exact flow of the kinetic energy over dt,

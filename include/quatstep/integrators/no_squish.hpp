@@ -18,6 +18,7 @@
 #pragma once
 
 #include "quatstep/integrators/rigid_body_splitting.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -61,5 +62,20 @@ template <class S>
 using NoSquishSettings = SplittingSettings<S>;
 template <class Model>
 using NoSquish = RigidBodySplitting<Model, NoSquishFlow>;
+
+// ---------------------------------------------------------------- registry entry
+struct NoSquishMethod {
+  static constexpr MethodInfo info{"no_squish", "NoSquish<Model>", "no_squish.hpp",
+                                   "Miller, Eleftheriou, Pattnaik, Ndirango, Newns & Martyna, J. Chem. Phys. 116, 8649 (2002): "
+                                   "exact principal-axis rotations between torque kicks; Yoshida's triple jump",
+                                   "4 (order = 2 and 6 below)",
+                                   "symplectic, reversible; unit length and torque-free spatial "
+                                   "angular momentum to round-off"};
+  static constexpr Configuration configurations[] = {
+      {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
+      {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
+  template <class Model, int>
+  using Integrator = NoSquish<Model>;
+};
 
 }  // namespace quatstep

@@ -54,6 +54,10 @@ struct SplittingSettings {
       "stages)",
       keys::between(2, 6, "2, 4 or 6"));
   }
+  /// The rule the range cannot say: an even order (keys::check, the scenario parser).
+  void validate() const {
+    if (!is_composition_order(order)) throw keys::KeyError::of("integrator.order", order, "2, 4 or 6");
+  }
 };
 
 /// The splitting integrator with the free flow FreeFlow, which provides
@@ -91,8 +95,6 @@ class RigidBodySplitting {
   SplittingSettings<S> settings;
 
   QS_HD explicit RigidBodySplitting(const SplittingSettings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  void validate() const { validate_composition_order(settings.order, "integrator.order"); }
 
   /// The principal frame from the inertia (invalid_input unless it is positive definite), then
   /// q = q_body ∘ c, p = 2 G(q)ᵀ L / |q|² (so that ½ G(q) p = L for any |q|), the loads at t.

@@ -27,6 +27,7 @@
 #pragma once
 
 #include "quatstep/integrators/rigid_body_splitting.hpp"
+#include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
 
@@ -76,5 +77,20 @@ template <class S>
 using SymmetricSplittingSettings = SplittingSettings<S>;
 template <class Model>
 using SymmetricSplitting = RigidBodySplitting<Model, SymmetricSplittingFlow>;
+
+// ---------------------------------------------------------------- registry entry
+struct SymmetricSplittingMethod {
+  static constexpr MethodInfo info{"symmetric_splitting", "SymmetricSplitting<Model>", "symmetric_splitting.hpp",
+                                   "exact flow of the symmetric part of the kinetic energy, the asymmetric "
+                                   "remainder as axis rotations, torque kicks; Yoshida's triple jump",
+                                   "4 (order = 2 and 6 below)",
+                                   "as no_squish; a symmetric top's spin about its "
+                                   "axis exactly"};
+  static constexpr Configuration configurations[] = {
+      {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
+      {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
+  template <class Model, int>
+  using Integrator = SymmetricSplitting<Model>;
+};
 
 }  // namespace quatstep
