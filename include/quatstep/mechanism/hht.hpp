@@ -17,6 +17,20 @@
 // Newton converges linearly at that rate rather than quadratically (the stopping rule certifies
 // either), and the body blocks stay independent. Step::jacobian_product gives the exact Newton
 // matrix along a direction, for tests and for the dense comparison of docs/mechanisms.md.
+//
+// Velocity projection (errata S10, docs/mechanisms.md). At α = 0 the index-3 scheme has a double
+// eigenvalue at −1 in the constraint-normal velocities and accelerations (λ): classical Newmark
+// keeps q_{n+1} − q_n = h/2 (q̇_n + q̇_{n+1}) exactly, so a velocity-constraint violation only
+// alternates in sign while λ drifts linearly, and the constraint curvature makes that grow slowly
+// (the classical step fails after ≈ 2 s on the test mechanisms); the modified update (34) breaks
+// the identity in every Euler-parameter block (the h²βŵ term of eq. 69, the projection (I − eeᵀ) of
+// δë), which splits the double eigenvalue and makes the modified step fail within 0.2–1 s, the
+// sooner the smaller h (also at α = −0.05 on a spinning, loaded four-bar). After each step q̇_{n+1}
+// is therefore projected onto C_q q̇ + C_t = 0, mass-orthogonally (consistent_state.hpp): that
+// removes the velocity-level half of the pair. With it every variant is stable at α = 0 and keeps
+// its order; at α = −0.2 it changes the error by < 1e-3 relative. With project_velocities = false
+// (Sherif's scheme as printed) a joint velocity residual above drift_tolerance is reported as
+// Status::constraint_drift instead of a blow-up.
 #pragma once
 
 #include <limits>
@@ -25,12 +39,24 @@
 #include <utility>
 
 #include "quatstep/integrators/hht.hpp"
+#include "quatstep/mechanism/consistent_state.hpp"
 #include "quatstep/mechanism/dynamics.hpp"
 #include "quatstep/mechanism/kkt.hpp"
 #include "quatstep/newton.hpp"
 #include "quatstep/state_components.hpp"
 
 namespace quatstep::mechanism {
+
+/// HhtSettings (α, inertia shift, Newton, drift tolerance) and the velocity projection.
+template <class S>
+struct MechanismHhtSettings : HhtSettings<S> {
+  /// Project q̇_{n+1} onto the velocity constraints after each step (file comment; errata S10).
+  /// Default: true.
+  bool project_velocities = true;
+
+  MechanismHhtSettings() = default;
+  MechanismHhtSettings(const HhtSettings<S>& s) : HhtSettings<S>(s) {}  // NOLINT: the shared settings convert
+};
 
 template <class Mech, VelocityUpdate Update>
 class MechanismHhtFamily {
@@ -56,10 +82,10 @@ class MechanismHhtFamily {
     QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
   };
 
-  HhtSettings<S> settings;
+  MechanismHhtSettings<S> settings;
   HhtParameters<S> p;
 
-  QS_HD explicit MechanismHhtFamily(const HhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
+  QS_HD explicit MechanismHhtFamily(const MechanismHhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
 
   /// Host-side check of the settings: α ∈ [−1/3, 0], Newton settings sane.
   void validate() const {
@@ -69,32 +95,10 @@ class MechanismHhtFamily {
   }
 
   /// Consistent initial state from kinematics on the constraints (assembly.hpp projects them there):
-  /// q̈₀, λ₀ from Sherif eq. (57), M q̈ + C_qᵀλ = Q, and eq. (58) differentiated twice,
-  /// C_q q̈ = −(q̇ᵀ C_qq q̇ + 2 C_qt q̇ + C_tt) (Negrut eq. 7c), in one structured solve.
+  /// q̈₀, λ₀ from Sherif eqs. (57)–(58) (consistent_state.hpp).
   QS_HD Status initialize(const Mech& m, const Kinematics& k, S t, State& s) const {
     dae_from_kinematics(m, k, s.q, s.v);
-    const typename Mech::Bodies held = m.bodies_at(t);
-    const VecN Q = applied_force(m, held, s.q, s.v, t);
-    Kkt kkt;
-    VecK rhs = VecK::Zero();
-    for (int b = 0; b < m.n_bodies; ++b) {
-      const Vec7 qb = s.q.template segment<7>(7 * b), vb = s.v.template segment<7>(7 * b);
-      kkt.body[b].lu.template topLeftCorner<7, 7>() = held.body[b].mass_matrix(qb, qb);
-      kkt.border(b, rotation_of(qb));
-      rhs.template segment<7>(Kkt::body_index(b)) = Q.template segment<7>(7 * b);
-      rhs[Kkt::body_index(b) + 7] = held.body[b].constraint_acceleration_rhs(qb, vb)[0];
-    }
-    for (int j = 0; j < m.n_joints; ++j) {
-      const JointState<S> js = joint_at(m, j, s.q, s.v, t);
-      fill_jacobian(m, j, js, kkt);
-      for (int r = 0; r < js.rows(); ++r) rhs[Kkt::joint_index() + m.joints[j].offset + r] = -js.curvature(r);
-    }
-    kkt.factorize(m);
-    if (kkt.singular) return Status::singular_jacobian;
-    const VecK x = kkt.solve(rhs);
-    s.a = accelerations(x);
-    s.lambda = multipliers(x);
-    return all_finite(s) ? Status::ok : Status::non_finite;
+    return solve_accelerations(m, s.q, s.v, t, s.a, s.lambda);
   }
 
   QS_HD Kinematics kinematics(const Mech& m, const State& s) const { return kinematics_from_dae(m, s.q, s.v); }
@@ -110,17 +114,40 @@ class MechanismHhtFamily {
     next.a = accelerations(x);
     next.lambda = multipliers(x);
     sys.kinematics(next.a, next.q, next.v);
-    out.status = check(m, next);
+    if (settings.project_velocities) {
+      VecN dv;
+      if (!mass_orthogonal_correction(m, sys.held, next.q, t + h, constraint_rate(m, next.q, next.v, t + h), dv)) {
+        out.status = Status::singular_jacobian;
+        return out;
+      }
+      next.v += dv;
+    }
+    out.status = check(m, next, t + h);
     if (out.status == Status::ok) s = next;
     return out;
   }
 
-  /// Finite state and, per body, |eᵀė| ≤ drift_tolerance·|ė| (errata S4).
-  QS_HD Status check(const Mech& m, const State& s) const {
+  /// Finite state, per body |eᵀė| ≤ drift_tolerance·|ė| (errata S4) and, without the velocity
+  /// projection, every joint row's |C_q q̇ + C_t| (lengths over the length scale) ≤
+  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (errata S10).
+  QS_HD Status check(const Mech& m, const State& s, S t) const {
+    using std::abs;
+    using std::max;
     if (!all_finite(s)) return Status::non_finite;
+    S speed = S(0);
     for (int b = 0; b < m.n_bodies; ++b) {
       const Vec4<S> e = s.q.template segment<4>(7 * b + 3), ed = s.v.template segment<4>(7 * b + 3);
-      if (Eigen::numext::abs(e.dot(ed)) > settings.drift_tolerance * ed.norm()) return Status::constraint_drift;
+      if (abs(e.dot(ed)) > settings.drift_tolerance * ed.norm()) return Status::constraint_drift;
+      speed = max(speed, max(S(2) * ed.norm(), s.v.template segment<3>(7 * b).norm() / m.length_scale));
+    }
+    if (settings.project_velocities) return Status::ok;
+    for (int k = 0; k < m.n_joints; ++k) {
+      const JointState<S> js = joint_at(m, k, s.q, s.v, t);
+      for (int r = 0; r < js.rows(); ++r) {
+        const bool length = row_geometry(m.joints[k], r, t).kind != RowKind::dot;
+        if (abs(js.rate(r)) / (length ? m.length_scale : S(1)) > settings.drift_tolerance * speed)
+          return Status::constraint_drift;
+      }
     }
     return Status::ok;
   }
