@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "quatstep/mechanism/assembly.hpp"
 #include "quatstep/mechanism/mechanism.hpp"
 #include "quatstep/models/validation.hpp"
 
@@ -123,6 +124,34 @@ class MechanismBuilder {
   /// "joints[k] 'name' (type)", for messages.
   std::string joint_label(int k) const {
     return "joints[" + std::to_string(k) + "] '" + joints_[k].name + "' (" + to_string(joints_[k].joint.type) + ")";
+  }
+
+  /// The message for an assembly report of a mechanism this builder built: empty when it is ok,
+  /// else what was wrong and where, e.g. "assembly: joints[1] 'crank pin' (spherical) row 0 is
+  /// violated by 0.4 (lengths relative to the mechanism size 0.2): the correction 0.31 exceeds
+  /// max_correction 0.1".
+  template <class Cap>
+  std::string assembly_problem(const Mechanism<S, Cap>& m, const AssemblyReport<S>& r,
+                               const AssemblySettings<S>& settings) const {
+    if (r.status == Status::ok) return {};
+    std::ostringstream os;
+    os << "assembly: ";
+    if (r.worst_row < 0) {
+      os << "no constraint violated";
+    } else if (r.worst_row < Cap::bodies) {
+      os << "bodies[" << r.worst_row << "] '" << bodies_[r.worst_row].name << "': quaternion norm² − 1";
+    } else {
+      int local;
+      const int k = joint_of_row(m, r.worst_row, local);
+      os << joint_label(k) << " row " << local;
+    }
+    os << " is violated by " << r.position_violation << " (lengths relative to the mechanism size " << m.length_scale
+       << "): ";
+    if (!(r.position_correction <= settings.max_correction))
+      os << "the correction " << r.position_correction << " exceeds max_correction " << settings.max_correction;
+    else
+      os << "no consistent state found within " << settings.max_iterations << " iterations";
+    return os.str();
   }
 
   /// The checked mechanism, with its joint rows numbered (minimum-degree order) and its incidence
