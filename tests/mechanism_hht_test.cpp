@@ -9,7 +9,7 @@
 //       a fixed axis, where its Euler-parameter bias vanishes (Sherif §7: the error of eq. 42 is
 //       O(h³) per step) — while the classical one stays ≈ 1;
 //   - the position constraints hold to the Newton tolerance after every step, and with the velocity
-//     projection the velocity constraints to round-off;
+//     projection the velocity constraints to O(h⁵) (≤ 1e-9 here);
 //   - the energy of the undamped pendulum stays bounded over 10 s: close to its initial value at
 //     α = 0, never above it and decaying at α = −0.2;
 //   - Newton takes about two iterations per step.
@@ -105,7 +105,9 @@ std::vector<double> orders(const std::string& name, const Integrator& integrator
     // Position rows in metres (L ≈ 0.5) and Euler-parameter rows, held by Newton on the rows
     // scaled by 1/(βh²); measured ≤ 5.6e-16.
     EXPECT_LE(r.position_residual, 1e-12) << name << " h = " << h;
-    EXPECT_LE(r.velocity_residual, 1e-12) << name << " h = " << h;  // projected; measured ≤ 2e-15
+    // Projected in the metric of the last Newton matrix, whose C_q is O(h³) stale: a residual of
+    // O(h³)·O(h²), measured 7.1e-11, 2.2e-12, 6.9e-14 (pendulum), 9.1e-10, 4.3e-11, 1.3e-12 (slider).
+    EXPECT_LE(r.velocity_residual, 2e-9) << name << " h = " << h;
     EXPECT_LE(r.iterations, 3.0) << name << " h = " << h;           // measured 2.00
   }
   std::vector<double> p;
@@ -120,8 +122,8 @@ void expect_order(const std::vector<double>& observed, double order, double tole
 }
 
 // Measured (|ω − ω_ref| at h = 2e-3; orders): classical α = −0.2 0.448 (1.003, 1.002); modified
-// 0.493 (1.006, 1.003); classical + shift 1.98e-3 (1.993, 1.997); modified + shift 1.97e-3 (1.995,
-// 1.998); α = 0 classical 1.21e-3 (1.999, 2.000), modified 1.11e-3 (1.999, 2.000).
+// 0.493 (1.006, 1.003); classical + shift 2.05e-3 (1.993, 1.997); modified + shift 2.04e-3 (1.993,
+// 1.997); α = 0 classical 1.13e-3 (1.999, 1.999), modified 1.04e-3 (1.999, 2.000).
 TEST(MechanismHhtAccuracy, DoublePendulum) {
   const TestMechanism<Cap> tm = testing::double_pendulum<Cap>();
   const Reference ref = reference(tm);
@@ -139,9 +141,9 @@ TEST(MechanismHhtAccuracy, DoublePendulum) {
                0.1, "modified a=0");
 }
 
-// Measured (h = 2e-3; orders): classical α = −0.2 8.69e-2 (1.029, 1.014); modified 1.96e-3 (2.036,
-// 2.018); classical + shift 2.13e-3 (2.036, 2.018); modified + shift 1.95e-3 (2.037, 2.019); α = 0
-// classical 1.57e-3 (2.008, 2.004), modified 1.31e-3 (2.014, 2.007).
+// Measured (h = 2e-3; orders): classical α = −0.2 8.68e-2 (1.028, 1.014); modified 1.96e-3 (2.036,
+// 2.018); classical + shift 2.02e-3 (2.039, 2.020); modified + shift 1.95e-3 (2.036, 2.018); α = 0
+// classical 1.50e-3 (2.011, 2.005), modified 1.30e-3 (2.012, 2.006).
 TEST(MechanismHhtAccuracy, SliderCrankWithSpring) {
   const TestMechanism<Cap> tm = testing::slider_crank<Cap>();
   const Reference ref = reference(tm);

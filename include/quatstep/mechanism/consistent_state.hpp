@@ -8,8 +8,7 @@
 //       [M  C_qᵀ] [δ]   [ 0 ]
 //       [C_q  0 ] [μ] = [−c ]
 //     (M's Euler-parameter block 4GᵀJG measures the body rotation 2Gδe; the Euler-parameter row
-//     fixes the radial part): the assembly's position and velocity projections (assembly.hpp) and
-//     the HHT step's velocity projection (hht.hpp).
+//     fixes the radial part): the assembly's position and velocity projections (assembly.hpp).
 #pragma once
 
 #include "quatstep/mechanism/dynamics.hpp"

@@ -82,7 +82,7 @@ struct StructuredKkt {
           const JointSide c = m.incident[b][l];
           const Joint<S>& jc = m.joints[c.joint];
           schur.lu.block(ja.offset, jc.offset, ja.rows, jc.rows) +=
-              jac[a.joint][a.side].topRows(ja.rows) * y[c.joint][c.side].topLeftCorner(7, jc.rows);
+              jac[a.joint][a.side].topRows(ja.rows).lazyProduct(y[c.joint][c.side].topLeftCorner(7, jc.rows));
         }
       }
     schur.factorize(n);
@@ -101,14 +101,14 @@ struct StructuredKkt {
       g.segment(j.offset, j.rows) = -rhs.segment(joint_index() + j.offset, j.rows);
       for (int s = 0; s < 2; ++s)
         if (j.body[s] != ground)
-          g.segment(j.offset, j.rows) += jac[k][s].topRows(j.rows) * x.template segment<7>(body_index(j.body[s]));
+          g.segment(j.offset, j.rows) += jac[k][s].topRows(j.rows).lazyProduct(x.template segment<7>(body_index(j.body[s])));
     }
     const Vec<S, R> lambda = schur.solve(g);
     for (int k = 0; k < m.n_joints; ++k) {  // x_B = z − Y λ_J
       const Joint<S>& j = m.joints[k];
       for (int s = 0; s < 2; ++s)
         if (j.body[s] != ground)
-          x.template segment<8>(body_index(j.body[s])) -= y[k][s].leftCols(j.rows) * lambda.segment(j.offset, j.rows);
+          x.template segment<8>(body_index(j.body[s])) -= y[k][s].leftCols(j.rows).lazyProduct(lambda.segment(j.offset, j.rows));
     }
     x.template segment<R>(joint_index()) = lambda;
     return x;
