@@ -21,7 +21,7 @@
 
 #include <cmath>
 
-#include "support/mechanisms.hpp"
+#include "mechanisms.hpp"
 
 namespace quatstep::testing {
 
