@@ -91,6 +91,30 @@ TEST(MechanismAssembly, GrossViolationIsRefusedNamingTheJoint) {
   EXPECT_EQ(k.body[1].position, given.body[1].position);  // left as given
 }
 
+// Two coaxial revolute joints hold one body: 10 rows for 5 constraints. Assembly and the consistent
+// initial accelerations report the singular constraint Jacobian.
+TEST(MechanismAssembly, RedundantJointsAreReported) {
+  TestMechanism<Cap> t;
+  const int door = t.builder.add_body("door", 10.0, Vec3<double>(1, 1, 1.5));
+  for (double z : {0.5, -0.5}) {
+    const JointFrame<double> f = frame_with_axis<double>(Vec3<double>(0, 0, z), Vec3<double>::UnitZ());
+    t.builder.add_joint(z > 0 ? "upper hinge" : "lower hinge", JointType::revolute, ground, f, door, f);
+  }
+  t.mech = t.builder.build<Cap>();
+  t.initial.body[0] = testing::pose(Vec4<double>(1, 0, 0, 0), Vec3<double>::Zero(), Vec3<double>::UnitZ(),
+                                    Vec3<double>::Zero());
+  auto k = t.initial;
+  const AssemblySettings<double> settings;
+  const AssemblyReport<double> r = assemble(t.mech, k, 0.0, settings);
+  const std::string message = t.builder.assembly_problem(t.mech, r, settings);
+  std::printf("%s\n", message.c_str());
+  EXPECT_EQ(r.status, Status::singular_jacobian);
+  EXPECT_NE(message.find("redundant joints"), std::string::npos) << message;
+  MechanismModifiedHht<Mech> integrator;
+  MechanismModifiedHht<Mech>::State s;
+  EXPECT_EQ(integrator.initialize(t.mech, t.initial, 0.0, s), Status::singular_jacobian);
+}
+
 /// The message of building b, or "" when it builds.
 std::string build_problem(const MechanismBuilder<double>& b) {
   try {

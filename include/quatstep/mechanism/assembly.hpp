@@ -24,7 +24,9 @@ struct AssemblySettings {
 
 template <class S>
 struct AssemblyReport {
-  Status status = Status::ok;  ///< ok, or invalid_input (too large, not converged, singular)
+  /// ok; invalid_input (correction too large, or not converged); singular_jacobian (the constraint
+  /// rows are redundant or degenerate at this configuration)
+  Status status = Status::ok;
   S position_violation = S(0);    ///< the input's max |C| (length rows relative to the length scale)
   S velocity_violation = S(0);    ///< the input's max |C_q q̇ + C_t| (relative to its velocity scale)
   int worst_row = -1;             ///< the row of position_violation: < max_bodies a body's eᵀe − 1, else max_bodies + joint row
@@ -113,8 +115,12 @@ QS_HD AssemblyReport<typename Mech::Scalar> assemble(const Mech& m,
     report.iterations = it;
     if (w <= settings.tolerance) break;
     VecN dq;
-    if (it == settings.max_iterations || !mass_orthogonal_correction(m, bodies, q, t, c, dq)) {
+    if (it == settings.max_iterations) {
       report.status = Status::invalid_input;
+      return report;
+    }
+    if (!mass_orthogonal_correction(m, bodies, q, t, c, dq)) {
+      report.status = Status::singular_jacobian;
       return report;
     }
     q += dq;
@@ -131,7 +137,7 @@ QS_HD AssemblyReport<typename Mech::Scalar> assemble(const Mech& m,
   report.velocity_violation = detail::worst(m, cd, nullptr) / (speed > S(0) ? speed : S(1));
   VecN dv;
   if (!mass_orthogonal_correction(m, bodies, q, t, cd, dv)) {
-    report.status = Status::invalid_input;
+    report.status = Status::singular_jacobian;
     return report;
   }
   v += dv;

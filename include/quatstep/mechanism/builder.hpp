@@ -136,18 +136,20 @@ class MechanismBuilder {
     if (r.status == Status::ok) return {};
     std::ostringstream os;
     os << "assembly: ";
-    if (r.worst_row < 0) {
-      os << "no constraint violated";
-    } else if (r.worst_row < Cap::bodies) {
-      os << "bodies[" << r.worst_row << "] '" << bodies_[r.worst_row].name << "': quaternion norm² − 1";
-    } else {
-      int local;
-      const int k = joint_of_row(m, r.worst_row, local);
-      os << joint_label(k) << " row " << local;
+    if (r.worst_row >= 0) {
+      if (r.worst_row < Cap::bodies) {
+        os << "bodies[" << r.worst_row << "] '" << bodies_[r.worst_row].name << "': quaternion norm² − 1";
+      } else {
+        int local;
+        const int k = joint_of_row(m, r.worst_row, local);
+        os << joint_label(k) << " row " << local;
+      }
+      os << " is violated by " << r.position_violation << " (lengths relative to the mechanism size "
+         << m.length_scale << "): ";
     }
-    os << " is violated by " << r.position_violation << " (lengths relative to the mechanism size " << m.length_scale
-       << "): ";
-    if (!(r.position_correction <= settings.max_correction))
+    if (r.status == Status::singular_jacobian)
+      os << "the constraint Jacobian is singular (redundant joints, or a degenerate configuration)";
+    else if (!(r.position_correction <= settings.max_correction))
       os << "the correction " << r.position_correction << " exceeds max_correction " << settings.max_correction;
     else
       os << "no consistent state found within " << settings.max_iterations << " iterations";
