@@ -3,8 +3,8 @@
 // h = 5e-5, is ≤ 1e-10 in ω, far below the HHT errors here):
 //   - observed orders of the largest body angular-velocity error at t = 1 s, from h = 2e-3, 1e-3,
 //     5e-4 (the asymptotic range on both mechanisms):
-//       3-D double pendulum: classical and modified ≈ 1 at α = −0.2 (errata S3), the inertia shift
-//       ≈ 2 (second_order_hht.md), both ≈ 2 at α = 0 (with the velocity projection, errata S10);
+//       3-D double pendulum: classical and modified ≈ 1 at α = −0.2 (docs/errata.md S3), the inertia shift
+//       ≈ 2 (docs/second_order_hht.md), both ≈ 2 at α = 0 (with the velocity projection, docs/errata.md S10);
 //       planar slider-crank: the modified HHT is already ≈ 2 at α = −0.2 — every rotation is about
 //       a fixed axis, where its Euler-parameter bias vanishes (Sherif §7: the error of eq. 42 is
 //       O(h³) per step) — while the classical one stays ≈ 1;

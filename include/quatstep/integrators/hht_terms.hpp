@@ -2,7 +2,7 @@
 // integrator (hht.hpp) and the mechanism integrator (mechanism/hht.hpp):
 //   - the modified velocity update of one quaternion block, Sherif eq. (34), and its derivative
 //     along δë, eq. (69) applied to a direction;
-//   - the inertia term M̃ q̈ of eq. (62) with the optional time shift of second_order_hht.md, and its
+//   - the inertia term M̃ q̈ of eq. (62) with the optional time shift of docs/second_order_hht.md, and its
 //     derivative along δq̈ (the M̃ δq̈ + (M̃q̈)_q J₀ δq̈ of eq. 65).
 // A model here is anything with mass_times(q_l, q_r, a) and mass_times_derivative(q_l, q_r, a, δq_l,
 // δq_r, δa) over its coordinate vector (HeavyTop, FreeRigidBody).
@@ -32,14 +32,14 @@ QS_HD Vec4<S> modified_rate_derivative(const Vec4<S>& e, const Vec3<S>& w, const
   return G(de).transpose() * w + gh * (da - de * e.dot(a) - e * (de.dot(a) + e.dot(da)));
 }
 
-/// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of second_order_hht.md.
+/// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of docs/second_order_hht.md.
 template <class S, class V>
 QS_HD V shifted(const HhtParameters<S>& p, const V& q0, const V& q1) {
   return (S(1) + p.alpha) * q1 - p.alpha * q0;
 }
 
 /// The inertia term M̃ q̈ of the residual, M̃ = M(q_{n+1}) or its time-shifted form:
-///   modified + shift:  4 G(ẽ)ᵀ J G(e_{n+1}) ë  (second_order_hht.md)
+///   modified + shift:  4 G(ẽ)ᵀ J G(e_{n+1}) ë  (docs/second_order_hht.md)
 ///   classical + shift: [(1+α) M(e_{n+1}) − α M(e_n)] ë
 template <VelocityUpdate Update, class Model, class S, class V>
 QS_HD V inertia_force(const Model& model, const HhtParameters<S>& p, bool shift, const V& q0, const V& q1,

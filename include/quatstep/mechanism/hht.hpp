@@ -2,13 +2,13 @@
 //   MechanismHht          classical Newmark on every coordinate (Sherif eqs. 59–60)
 //   MechanismModifiedHht  the body translations by eqs. (59)–(60), each body's Euler parameters by
 //                         the modified formulas (33)–(34)
-// each optionally with the inertia time shift of second_order_hht.md (HhtSettings::inertia_shift),
+// each optionally with the inertia time shift of docs/second_order_hht.md (HhtSettings::inertia_shift),
 // per body on its Euler-parameter mass block (hht_terms.hpp). The same settings as the single-body
 // HhtFamily (integrators/hht.hpp); the same per-block formulas.
 //
 // Unknowns x = (q̈_{n+1}, λ_{n+1}), ordered per body (its 7 accelerations, its Euler-parameter
 // multiplier) and then the joint rows; residual Sherif eqs. (62)–(63), the constraint rows scaled by
-// 1/(βh²) (Negrut eq. 13, errata S9). Newton matrix Sherif eq. (65) with J₀ = βh² I (eq. 66) and J₁
+// 1/(βh²) (Negrut eq. 13, docs/errata.md S9). Newton matrix Sherif eq. (65) with J₀ = βh² I (eq. 66) and J₁
 // of eqs. (68)–(69), solved by the Schur complement onto the joint rows (kkt.hpp). Its body blocks
 // are exact: inertia, gyroscopic and load derivatives, Euler-parameter and joint curvature
 // (C_qᵀλ)_q J₀ and spring stiffness and damping on the body itself. The blocks coupling two bodies
@@ -18,7 +18,7 @@
 // either), and the body blocks stay independent. Step::jacobian_product gives the exact Newton
 // matrix along a direction, for tests and for the dense comparison of docs/mechanisms.md.
 //
-// Velocity projection (errata S10, docs/mechanisms.md). At α = 0 the index-3 scheme has a double
+// Velocity projection (docs/errata.md S10, docs/mechanisms.md). At α = 0 the index-3 scheme has a double
 // eigenvalue at −1 in the constraint-normal velocities and accelerations (λ): classical Newmark
 // keeps q_{n+1} − q_n = h/2 (q̇_n + q̇_{n+1}) exactly, so a velocity-constraint violation only
 // alternates in sign while λ drifts linearly, and the constraint curvature makes that grow slowly
@@ -51,7 +51,7 @@ namespace quatstep::mechanism {
 /// HhtSettings (α, inertia shift, Newton, drift tolerance) and the velocity projection.
 template <class S>
 struct MechanismHhtSettings : HhtSettings<S> {
-  /// Project q̇_{n+1} onto the velocity constraints after each step (file comment; errata S10).
+  /// Project q̇_{n+1} onto the velocity constraints after each step (file comment; docs/errata.md S10).
   /// Default: true.
   bool project_velocities = true;
 
@@ -135,9 +135,9 @@ class MechanismHhtFamily {
     for (int b = 0; b < m.n_bodies; ++b) s.v.template segment<7>(7 * b) += x.template segment<7>(Kkt::body_index(b));
   }
 
-  /// Finite state, per body |eᵀė| ≤ drift_tolerance·|ė| (errata S4) and, without the velocity
+  /// Finite state, per body |eᵀė| ≤ drift_tolerance·|ė| (docs/errata.md S4) and, without the velocity
   /// projection, every joint row's |C_q q̇ + C_t| (lengths over the length scale) ≤
-  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (errata S10).
+  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (docs/errata.md S10).
   QS_HD Status check(const Mech& m, const State& s, S t) const {
     using std::abs;
     using std::max;

@@ -159,7 +159,7 @@ struct Mechanism {
   JointSide incident[max_bodies][max_joints] = {};
 
   /// The bodies with their loads held at their values at t: an implicit step evaluates the loads
-  /// of t_{n+1} once (Sherif eq. 20, errata S8) and those of t_n once.
+  /// of t_{n+1} once (Sherif eq. 20, docs/errata.md S8) and those of t_n once.
   struct Bodies {
     FreeRigidBody<S> body[max_bodies];
   };
