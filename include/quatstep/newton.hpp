@@ -19,6 +19,11 @@
 // first correction is at most settings.jacobian_reuse_below in the weighted norm: the Jacobian's
 // error is then of that size, so is the linear rate, and the rate certificate above stays valid.
 // Large first corrections (big rotations per step) get a fresh Jacobian every iteration.
+//
+// The linear algebra is the dense Lu<S, K> unless the caller passes its own factorisation F (a
+// structured solver, mechanism/kkt.hpp): then the System provides
+//   QS_HD void evaluate(const Vec<S,K>& x, Vec<S,K>& R, F& f) const;  // residual, f assembled and factorised
+// and F provides `bool singular` and `Vec<S,K> solve(const Vec<S,K>&) const`, as Lu does.
 #pragma once
 
 #include <type_traits>
@@ -85,10 +90,25 @@ struct NewtonOutcome {
   int iterations;
 };
 
-template <class S, int K, class System>
-QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings) {
+namespace detail {
+/// Residual and factorised Newton matrix at x: the dense Jacobian is assembled in lu.lu and
+/// factorised in place; a structured factorisation is assembled and factorised by the system.
+template <class System, class V, class S, int K>
+QS_HD void linearize(const System& sys, const V& x, V& r, Lu<S, K>& lu) {
+  sys.evaluate(x, r, lu.lu);
+  lu.factorize();
+}
+template <class System, class V, class Factorization>
+QS_HD void linearize(const System& sys, const V& x, V& r, Factorization& f) {
+  sys.evaluate(x, r, f);
+}
+}  // namespace detail
+
+/// Newton on sys from x, with the caller's factorisation (kept after the call: the last one used).
+template <class S, int K, class System, class Factorization>
+QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings,
+                                 Factorization& lu) {
   Vec<S, K> r;
-  Lu<S, K> lu;  // the Jacobian is assembled in lu.lu and factorised in place
   S previous = S(0), first = S(0);
   for (int k = 1; k <= settings.max_iterations; ++k) {
     bool fresh = true;
@@ -99,8 +119,7 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
       }
     }
     if (fresh) {
-      sys.evaluate(x, r, lu.lu);
-      lu.factorize();
+      detail::linearize(sys, x, r, lu);
       if (lu.singular) return {Status::singular_jacobian, k};
     }
     const Vec<S, K> dx = lu.solve(-r);
@@ -118,6 +137,13 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
     previous = d;
   }
   return {Status::newton_not_converged, settings.max_iterations};
+}
+
+/// Newton on sys from x with the dense LU of its K×K Jacobian.
+template <class S, int K, class System>
+QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings) {
+  Lu<S, K> lu;  // the Jacobian is assembled in lu.lu and factorised in place
+  return newton_solve<S, K>(sys, x, settings, lu);
 }
 
 }  // namespace quatstep

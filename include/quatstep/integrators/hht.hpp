@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "quatstep/integrators/hht_parameters.hpp"
+#include "quatstep/integrators/hht_terms.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/state_components.hpp"
@@ -25,8 +26,6 @@
 #include "quatstep/registry/entry.hpp"
 
 namespace quatstep {
-
-enum class VelocityUpdate { classical, modified };
 
 template <class S>
 struct HhtSettings {
@@ -209,39 +208,19 @@ class HhtFamily {
       if constexpr (Update == VelocityUpdate::modified) {
         for (int b = 0; b < Model::n_quaternions; ++b) {
           const int o = Model::quaternion_offset(b);
-          const Vec4<S> e = q1.template segment<4>(o), ab = a.template segment<4>(o);
-          // Sherif eq. (34): ė = G(e)ᵀ w + hγ (I − e eᵀ) ë
-          v1.template segment<4>(o) = G(e).transpose() * w[b] + gh * (ab - e * e.dot(ab));
+          v1.template segment<4>(o) =
+              hht::modified_rate(Vec4<S>(q1.template segment<4>(o)), w[b], Vec4<S>(a.template segment<4>(o)), gh);
         }
       }
     }
 
-    /// The inertia term M̃ q̈ of the residual, M̃ = M(q_{n+1}) or its time-shifted form.
+    /// The inertia term M̃ q̈ of the residual and its derivative (hht_terms.hpp).
     QS_HD VecN inertia_force(const VecN& q1, const VecN& a) const {
-      const S alpha = hht.p.alpha;
-      if (!hht.settings.inertia_shift) return model.mass_times(q1, q1, a);
-      if constexpr (Update == VelocityUpdate::modified) {
-        // docs/second_order_hht.md: 4 G(ẽ)ᵀ J G(e_{n+1}) ë, ẽ = (1+α) e_{n+1} − α e_n
-        return model.mass_times(shifted(q1), q1, a);
-      } else {
-        // docs/second_order_hht.md: [(1+α) M(e_{n+1}) − α M(e_n)] ë
-        return (S(1) + alpha) * model.mass_times(q1, q1, a) - alpha * model.mass_times(s0.q, s0.q, a);
-      }
+      return hht::inertia_force<Update>(model, hht.p, hht.settings.inertia_shift, s0.q, q1, a);
     }
-    /// Its derivative along δq̈, which moves q_{n+1} by δq = J₀ δq̈ = βh² δq̈ (Sherif eq. 66):
-    /// the M̃ δq̈ + (M̃ q̈)_q J₀ δq̈ of eq. (65).
     QS_HD VecN inertia_force_derivative(const VecN& q1, const VecN& a, const VecN& da, const VecN& dq) const {
-      const S alpha = hht.p.alpha;
-      if (!hht.settings.inertia_shift) return model.mass_times_derivative(q1, q1, a, dq, dq, da);
-      if constexpr (Update == VelocityUpdate::modified) {
-        return model.mass_times_derivative(shifted(q1), q1, a, VecN((S(1) + alpha) * dq), dq, da);
-      } else {
-        return (S(1) + alpha) * model.mass_times_derivative(q1, q1, a, dq, dq, da) -
-               alpha * model.mass_times(s0.q, s0.q, da);
-      }
+      return hht::inertia_force_derivative<Update>(model, hht.p, hht.settings.inertia_shift, s0.q, q1, a, da, dq);
     }
-    /// ẽ = (1+α) q_{n+1} − α q_n, the time-shifted left factor of docs/second_order_hht.md.
-    QS_HD VecN shifted(const VecN& q1) const { return (S(1) + hht.p.alpha) * q1 - hht.p.alpha * s0.q; }
 
     /// Sherif eq. (62) (the Newton rows) and the scaled constraint rows of Negrut eq. (13).
     QS_HD void assemble_residual(const VecN& a, const VecM& lambda, const VecN& q1, const VecN& Q, const MatMN& Cq,
@@ -324,10 +303,9 @@ class HhtFamily {
       if constexpr (Update == VelocityUpdate::modified) {
         for (int b = 0; b < Model::n_quaternions; ++b) {
           const int o = Model::quaternion_offset(b);
-          const Vec4<S> e = q1.template segment<4>(o), ab = a.template segment<4>(o);
-          const Vec4<S> de = dq.template segment<4>(o), dab = da.template segment<4>(o);
-          dv.template segment<4>(o) =
-              G(de).transpose() * w[b] + gh * (dab - de * e.dot(ab) - e * (de.dot(ab) + e.dot(dab)));
+          dv.template segment<4>(o) = hht::modified_rate_derivative(
+              Vec4<S>(q1.template segment<4>(o)), w[b], Vec4<S>(a.template segment<4>(o)),
+              Vec4<S>(dq.template segment<4>(o)), Vec4<S>(da.template segment<4>(o)), gh);
         }
       }
       return dv;

@@ -1,0 +1,118 @@
+// The linear systems of a mechanism — the HHT Newton matrix (Sherif eq. 65 with Negrut's scaled
+// constraint rows), the consistent initial accelerations (eqs. 57–58), the assembly projections —
+// all have the saddle-point form
+//
+//   [ B   Dᵀ ] [x_B]   [r_B]      B = diag(B_1 … B_nb): per body an 8×8 block, its 7 coordinates
+//   [ D   0  ] [λ_J] = [r_J]          and its Euler-parameter row:  B_b = [ A_b   n_b ]
+//                                                                        [ n_bᵀ   0  ],  n_b = (0, 2e)
+//                                     D: the joint rows, non-zero only on the joint's two bodies.
+//
+// Solved by the Schur complement onto the joint rows: with Y = B⁻¹ [Dᵀ; 0] per body,
+//   S = D B⁻¹ Dᵀ = Σ_b Σ_{k,l on b} D_{k,b} Y_{l,b},   S λ_J = D B⁻¹ r_B − r_J,   x_B = B⁻¹ (r_B − Dᵀ λ_J).
+// S couples two joints only through a body they share; it is factorised with BoundedLu in the row
+// order the builder chose (leaves first), which keeps its fill small. Cost per factorisation:
+// nb 8×8 LUs, one solve per joint row and side, and the Schur product and LU (docs/mechanisms.md).
+//
+// A body block B_b is invertible whenever its Euler-parameter mass block is positive definite on
+// the tangent space eᵀδe = 0 (then n_b closes it); A_b need not be symmetric (the HHT blocks are not).
+#pragma once
+
+#include "quatstep/linalg/bounded_lu.hpp"
+#include "quatstep/linalg/lu.hpp"
+#include "quatstep/mechanism/mechanism.hpp"
+
+namespace quatstep::mechanism {
+
+template <class S, class Cap>
+struct StructuredKkt {
+  using Mech = Mechanism<S, Cap>;
+  static constexpr int NB = Cap::bodies, NJ = Cap::joints, R = Cap::rows;
+  static constexpr int K = 8 * NB + R;  ///< unknowns at capacity: per body (q̈ or δq, its multiplier), joint rows
+  using Rhs = Vec<S, K>;
+
+  const Mech* mech = nullptr;
+  Lu<S, 8> body[NB];      ///< B_b, assembled in body[b].lu and factorised in place
+  Mat<S, 6, 7> jac[NJ][2];  ///< D_{k,s}: joint k's rows on side s (the body's coordinates)
+  Mat<S, 8, 6> y[NJ][2];    ///< Y_{k,s} = B_b⁻¹ [D_{k,s}ᵀ; 0]
+  BoundedLu<S, R> schur;
+  bool singular = false;
+
+  /// Index of body b's first unknown, and of joint row 0.
+  QS_HD static constexpr int body_index(int b) { return 8 * b; }
+  QS_HD static constexpr int joint_index() { return 8 * NB; }
+
+  /// B_b's Euler-parameter row and column, n_b = (0, 2e), around the A_b already in body[b].lu.
+  QS_HD void border(int b, const Vec4<S>& e) {
+    Mat<S, 8, 8>& m = body[b].lu;
+    m.template block<3, 1>(0, 7).setZero();
+    m.template block<1, 3>(7, 0).setZero();
+    m.template block<4, 1>(3, 7) = S(2) * e;
+    m.template block<1, 4>(7, 3) = S(2) * e.transpose();
+    m(7, 7) = S(0);
+  }
+
+  /// Factorise the assembled blocks (body[b].lu, jac) of mechanism m.
+  QS_HD void factorize(const Mech& m) {
+    mech = &m;
+    singular = false;
+    for (int b = 0; b < m.n_bodies; ++b) {
+      body[b].factorize();
+      if (body[b].singular) {
+        singular = true;
+        return;
+      }
+    }
+    for (int k = 0; k < m.n_joints; ++k)
+      for (int s = 0; s < 2; ++s) {
+        const int b = m.joints[k].body[s];
+        if (b == ground) continue;
+        for (int r = 0; r < m.joints[k].rows; ++r) {
+          Vec<S, 8> d;
+          d << jac[k][s].row(r).transpose(), S(0);
+          y[k][s].col(r) = body[b].solve(d);
+        }
+      }
+    const int n = m.n_rows;
+    schur.lu.topLeftCorner(n, n).setZero();
+    for (int b = 0; b < m.n_bodies; ++b)
+      for (int i = 0; i < m.n_incident[b]; ++i) {
+        const JointSide a = m.incident[b][i];
+        const Joint<S>& ja = m.joints[a.joint];
+        for (int l = 0; l < m.n_incident[b]; ++l) {
+          const JointSide c = m.incident[b][l];
+          const Joint<S>& jc = m.joints[c.joint];
+          schur.lu.block(ja.offset, jc.offset, ja.rows, jc.rows) +=
+              jac[a.joint][a.side].topRows(ja.rows).lazyProduct(y[c.joint][c.side].topLeftCorner(7, jc.rows));
+        }
+      }
+    schur.factorize(n);
+    singular = schur.singular;
+  }
+
+  /// The solution of the saddle-point system for the right-hand side rhs.
+  QS_HD Rhs solve(const Rhs& rhs) const {
+    const Mech& m = *mech;
+    Rhs x = Rhs::Zero();
+    for (int b = 0; b < m.n_bodies; ++b)
+      x.template segment<8>(body_index(b)) = body[b].solve(rhs.template segment<8>(body_index(b)));  // z = B⁻¹ r_B
+    Vec<S, R> g = Vec<S, R>::Zero();
+    for (int k = 0; k < m.n_joints; ++k) {  // g = D z − r_J
+      const Joint<S>& j = m.joints[k];
+      g.segment(j.offset, j.rows) = -rhs.segment(joint_index() + j.offset, j.rows);
+      for (int s = 0; s < 2; ++s)
+        if (j.body[s] != ground)
+          g.segment(j.offset, j.rows) += jac[k][s].topRows(j.rows).lazyProduct(x.template segment<7>(body_index(j.body[s])));
+    }
+    const Vec<S, R> lambda = schur.solve(g);
+    for (int k = 0; k < m.n_joints; ++k) {  // x_B = z − Y λ_J
+      const Joint<S>& j = m.joints[k];
+      for (int s = 0; s < 2; ++s)
+        if (j.body[s] != ground)
+          x.template segment<8>(body_index(j.body[s])) -= y[k][s].leftCols(j.rows).lazyProduct(lambda.segment(j.offset, j.rows));
+    }
+    x.template segment<R>(joint_index()) = lambda;
+    return x;
+  }
+};
+
+}  // namespace quatstep::mechanism
