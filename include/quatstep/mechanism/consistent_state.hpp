@@ -31,7 +31,7 @@ QS_HD void fill_mass_system(const Mech& m, const typename Mech::Bodies& bodies, 
   using S = typename Mech::Scalar;
   for (int b = 0; b < m.n_bodies; ++b) {
     const Vec<S, 7> qb = q.template segment<7>(7 * b);
-    kkt.body[b].lu.template topLeftCorner<7, 7>() = bodies.body[b].mass_matrix(qb, qb);
+    kkt.body[b].lu.template topLeftCorner<7, 7>() = bodies.body[b].bilinear_mass_matrix(qb, qb);
     kkt.border(b, rotation_of(qb));
   }
   const typename Dae<Mech>::VecN zero = Dae<Mech>::VecN::Zero();
