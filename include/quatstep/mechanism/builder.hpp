@@ -219,8 +219,8 @@ class MechanismBuilder {
     const auto finite = [](const auto& v) { return validation::all_finite(v); };
     for (int b = 0; b < nb; ++b) {
       if (!(bodies_[b].mass > S(0)) || !std::isfinite(bodies_[b].mass)) fail(body_label(b) + ": mass must be finite and > 0");
-      const std::string p = validation::inertia_problem(Mat3<S>(bodies_[b].inertia.asDiagonal()), "inertia");
-      if (!p.empty()) fail(body_label(b) + ": " + p);
+      const std::string p = validation::inertia_problem(Mat3<S>(bodies_[b].inertia.asDiagonal()));
+      if (!p.empty()) fail(body_label(b) + ": inertia: " + p);
     }
     const auto side_problem = [&](int b) -> std::string {
       if (b == ground) return {};

@@ -57,6 +57,15 @@ struct MechanismHhtSettings : HhtSettings<S> {
 
   MechanismHhtSettings() = default;
   MechanismHhtSettings(const HhtSettings<S>& s) : HhtSettings<S>(s) {}  // NOLINT: the shared settings convert
+
+  /// The single-body HHT keys and project_velocities (settings_keys.hpp).
+  template <class Keys>
+  void describe(Keys& k) {
+    HhtSettings<S>::describe(k);
+    k("project_velocities", project_velocities,
+      "project the velocities onto the velocity constraints after each step (docs/mechanisms.md, "
+      "docs/errata.md S10)");
+  }
 };
 
 template <class Mech, VelocityUpdate Update>
@@ -87,13 +96,6 @@ class MechanismHhtFamily {
   HhtParameters<S> p;
 
   QS_HD explicit MechanismHhtFamily(const MechanismHhtSettings<S>& s = {}) : settings(s), p(s.alpha) {}
-
-  /// Host-side check of the settings: α ∈ [−1/3, 0], Newton settings sane.
-  void validate() const {
-    if (!alpha_in_range(p.alpha))
-      throw std::invalid_argument("integrator.alpha = " + std::to_string(p.alpha) + ": must be in [-1/3, 0]");
-    quatstep::validate(settings.newton);
-  }
 
   /// Consistent initial state from kinematics on the constraints (assembly.hpp projects them there):
   /// q̈₀, λ₀ from Sherif eqs. (57)–(58) (consistent_state.hpp).

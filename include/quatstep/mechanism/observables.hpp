@@ -29,7 +29,7 @@ QS_HD MechanismObservables<typename Mech::Scalar> observe(const Mech& m, const t
   const MechanismKinematics<S, Mech::max_bodies> k = kinematics_from_dae(m, q, v);
   for (int b = 0; b < m.n_bodies; ++b) {
     const FreeRigidBody<S>& body = m.bodies[b];
-    const RigidBodyObservables<S> ob = body.observe(k.body[b]);  // ½ωᵀJω + ½m|ṙ|² − m g·r, RJω + m r×ṙ
+    const RigidBodyObservables<S> ob = body.observables(k.body[b]);  // ½ωᵀJω + ½m|ṙ|² − m g·r, RJω + m r×ṙ
     const S kinetic = S(0.5) * k.body[b].omega_body.dot(body.inertia * k.body[b].omega_body) +
                       S(0.5) * body.mass * k.body[b].velocity.squaredNorm();
     o.kinetic_energy += kinetic;

@@ -46,12 +46,13 @@ decltype(auto) with_type_at(int index, F& f) {
 }
 }  // namespace detail
 
-/// The position of T in the list.
+/// The position of T in the list (−1 if it is not there).
 template <class T, class... U>
 constexpr int index_in(TypeList<U...>) {
-  int index = 0, found = -1;
-  ((std::is_same_v<T, U> && found < 0 ? found = index : 0, ++index), ...);
-  return found;
+  constexpr bool same[] = {std::is_same_v<T, U>...};
+  for (int k = 0; k < int(sizeof...(U)); ++k)
+    if (same[k]) return k;
+  return -1;
 }
 
 namespace detail {
