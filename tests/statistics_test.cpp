@@ -27,6 +27,13 @@ using boost::multiprecision::cpp_int;
 using boost::multiprecision::cpp_rational;
 
 namespace {
+/// Offsets of the heavy top's sample (ChannelLayout::rigid_body()) and its scalars per body.
+namespace channel {
+const ChannelLayout layout = ChannelLayout::rigid_body();
+const int quaternion = layout.find("quaternion").offset, omega_body = layout.find("omega_body").offset,
+          energy = layout.find("energy").offset, angular_momentum = layout.find("angular_momentum").offset,
+          count = layout.scalars();
+}  // namespace channel
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
@@ -331,9 +338,11 @@ struct Ensemble {
       for (index_t j = 0; j < nt; ++j) {
         if (status[i] != Status::ok && failed_step[i] < j * stride) continue;  // NaN after the failure
         const Vec4<double> q = quat_from_rotation_vector(Vec3<double>(normal(gen), normal(gen), normal(gen)));
-        const double values[channel::count] = {q[0], q[1], q[2], q[3], normal(gen), normal(gen), 150 + normal(gen),
-                                               e0 * (1 + 1e-12 * double(j) * normal(gen)), normal(gen), normal(gen),
-                                               1 + normal(gen), 1e-15 * normal(gen), nan, nan};
+        // quaternion, omega_body, energy, angular_momentum, constraint_violation
+        const std::vector<double> values = {q[0], q[1], q[2], q[3], normal(gen), normal(gen), 150 + normal(gen),
+                                            e0 * (1 + 1e-12 * double(j) * normal(gen)), normal(gen), normal(gen),
+                                            1 + normal(gen), 1e-15 * normal(gen)};
+        EXPECT_EQ(int(values.size()), channel::count);
         for (int c = 0; c < channel::count; ++c) (*this)(j, c, i) = values[c];
       }
     }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
 
 namespace quatstep::statistics {
@@ -33,9 +34,14 @@ class ChannelLayout {
  public:
   /// Names unique and nonempty, offsets >= 0, components >= 1; otherwise StatisticsError.
   explicit ChannelLayout(std::vector<Channel> channels);
-  /// The channels of ensemble.hpp (channel::): quaternion (4, scalar first), omega_body (3), energy,
-  /// angular_momentum (3, spatial), constraint_violation, local_error, generalized_energy.
+  /// The layout of a sample buffer whose channels are `sample`, in buffer order (channels.hpp: the
+  /// model's, then the integrator's; e.g. sample_channels() of a scenario).
+  static ChannelLayout of(const std::vector<quatstep::Channel>& sample);
+  /// The heavy top's sample (HeavyTop::channels): quaternion (4, scalar first), omega_body (3),
+  /// energy, angular_momentum (3, spatial), constraint_violation.
   static ChannelLayout rigid_body();
+  /// Scalars per body of the sample: the end of the last channel.
+  int scalars() const;
 
   /// The channel `name`, or a StatisticsError listing the sampled channels.
   const Channel& find(const std::string& name) const;
