@@ -1,13 +1,23 @@
-// The HDF5 result file of a run (nt = samples, N = bodies; row-major, as h5py shows it):
+// The HDF5 result file of a run (nt = samples, N = bodies of the run, M = bodies with trajectories;
+// row-major, as h5py shows it):
 //   /time (nt)
-//   /<channel> (nt×N for a one-scalar channel, nt×N×k for k scalars) for every channel written
+//   /<channel> (nt×M for a one-scalar channel, nt×M×k for k scalars) for every channel written
 //     ([output] channels; the model's and the method's channels, channels.hpp: quaternion (scalar
 //     first), omega_body, position, velocity, energy, angular_momentum, constraint_violation,
-//     local_error, generalized_energy, …), each with a "description" attribute
+//     local_error, generalized_energy, …), each with a "description" attribute; absent when no body
+//     has trajectories
+//   /trajectory_bodies (M, int64)  the ensemble indices of the bodies with trajectories, when they
+//     are not all the bodies of the run ([output] trajectories)
 //   /status (N, int32; attribute "codes" lists the meanings)            /newton_iterations (N, int64)
 //   /failed_step (N, int64, −1 if none)
+//   /bodies (N, int64)              the ensemble indices of the bodies run, with a body selection (--bodies)
+//   /parameters/<key> (N, or N×k)   every model key an [ensemble] table sets ("model.inertia", …), per body
+//   /redraws (N, int32)             invalid draws thrown away per body (when a law redraws; root
+//                                   attributes redrawn_bodies and redraws: their count and sum)
+//   /statistics/…                   per-sample ensemble statistics (layout in host/statistics.hpp)
 //   root attributes: scenario (TOML text), quatstep_version, method, model, backend (what ran it,
-//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, stride.
+//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, stride, bodies (N),
+//   trajectories (what [output] trajectories chose, in words).
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
 // sits in memory whole.
 #pragma once
@@ -19,6 +29,7 @@
 
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "statistics.hpp"
 
 namespace quatstep {
 
@@ -26,24 +37,59 @@ struct OutputAttributes {
   std::string scenario, method, model, backend, precision;
   double dt = 0, t_start = 0;
   index_t stride = 1;
+  std::string trajectories;  ///< what [output] trajectories chose, in words
+};
+
+/// A per-body parameter dataset: /parameters/<name>, `size` numbers per body.
+struct ParameterDataset {
+  std::string name;
+  int size;
+};
+
+/// The statistics of one observable: its name, definition and histogram edges (empty: none).
+struct StatisticsDataset {
+  std::string name, definition;
+  std::vector<double> edges;
+};
+
+/// What a result file holds, beside its attributes.
+struct OutputLayout {
+  index_t bodies = 0;   ///< N, the bodies of the run
+  index_t samples = 0;  ///< nt
+  std::vector<Channel> channels;           ///< the channels of a sample, in buffer order
+  std::vector<std::string> written;        ///< the channels with trajectories
+  std::vector<index_t> trajectory_rows;    ///< bodies of the run with trajectories (increasing)
+  std::vector<index_t> trajectory_bodies;  ///< their ensemble indices; empty: all bodies, no dataset
+  std::vector<index_t> body_indices;       ///< /bodies; empty: no selection, no dataset
+  std::vector<ParameterDataset> parameters;
+  bool redraws = false;                    ///< /redraws
+  std::vector<double> quantile_levels;     ///< statistics: the levels
+  std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
 };
 
 class Hdf5Output {
  public:
-  /// Creates (truncates) `path` with a dataset sized for `samples` × `bodies` for each channel of
-  /// `layout` (the channels of a sample, in buffer order) named in `written`; throws
-  /// std::runtime_error naming the file when HDF5 cannot.
-  Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes,
-             const std::vector<Channel>& layout, const std::vector<std::string>& written);
+  /// Creates (truncates) `path` with every dataset of `layout`; throws std::runtime_error naming the
+  /// file when HDF5 cannot.
+  Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes);
   ~Hdf5Output();
   Hdf5Output(const Hdf5Output&) = delete;
   Hdf5Output& operator=(const Hdf5Output&) = delete;
 
-  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body]
-  /// (ensemble.hpp), `times` one per sample.
+  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body] of all
+  /// N bodies (ensemble.hpp), `times` one per sample; the trajectory bodies' values are written.
   void write_samples(index_t first, index_t count, const double* samples, const double* times);
+  /// Rows [first, first + count) of /parameters/<name> (ParameterDataset order `p`): count × size values.
+  void write_parameters(int p, index_t first, index_t count, const double* values);
+  /// Rows [first, first + count) of /redraws.
+  void write_redraws(index_t first, index_t count, const std::int32_t* redraws);
+  /// Samples [first, first + rows.size()) of every statistics dataset: rows[j][k] is observable k's
+  /// summary at sample first + j.
+  void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows);
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step);
+  /// A 64-bit integer root attribute (created or replaced).
+  void integer_attribute(const std::string& name, std::int64_t value);
   /// Flush and close; errors surface here rather than in the destructor.
   void close();
 

@@ -1,6 +1,6 @@
 // quatstep — command-line tool.
 //   quatstep run SCENARIO [--backend auto|cuda|cpu] [--precision double|float] [--threads N]
-//                         [--output FILE] [--quiet] [--progress] [--t-end T]
+//                         [--output FILE] [--quiet] [--progress] [--t-end T] [--bodies I,J,…]
 //   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
 //                                     parser reads
 //   quatstep --version
@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   run->add_option("--precision", precision, "Replace [run] precision: double, float")
       ->check(CLI::IsMember({"double", "float"}));
+  run->add_option("--bodies", overrides.bodies,
+                  "Run these bodies of the ensemble alone (indices, comma-separated): the same values as their rows of "
+                  "the full run")
+      ->delimiter(',');
 
   CLI::App* docs = app.add_subcommand("docs", "Print documentation generated from the parser's own tables");
   std::string topic;

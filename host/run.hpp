@@ -1,5 +1,6 @@
-// Running a scenario: build the ensemble, advance it in chunks, stream the samples to HDF5, show
-// progress, summarise. The library entry point of the `quatstep run` command.
+// Running a scenario: build the ensemble, advance it in chunks, stream the samples (the chosen
+// bodies' trajectories) and the per-sample ensemble statistics to HDF5, show progress, summarise.
+// The library entry point of the `quatstep run` command.
 #pragma once
 
 #include <ostream>
@@ -22,7 +23,18 @@ struct RunOptions {
   int threads = 0;     ///< OpenMP threads; 0 keeps the OpenMP default. Default: 0.
   std::string output;  ///< output file; empty: the scenario's [output] file. Default: empty.
   ProgressMode progress = ProgressMode::automatic;
+  /// At most this many steps per advance (0: as the run loop chooses, ~0.25 s each). The results do
+  /// not depend on it; tests use it to check that. Default: 0.
+  index_t max_chunk_steps = 0;
 };
+
+/// The bodies of a run whose trajectories are written ([output] trajectories), and why.
+struct TrajectorySelection {
+  std::vector<index_t> rows;  ///< bodies of the run, increasing
+  std::string description;    ///< "all 1000 bodies (9.6 MB)", "every 100th body: …", "none"
+};
+/// What [output] trajectories chooses for `scenario`.
+TrajectorySelection select_trajectories(const Scenario& scenario);
 
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
@@ -33,6 +45,10 @@ struct RunResult {
   std::vector<Status> status;      ///< per body
   std::vector<index_t> failed_step;  ///< per body, −1 if none
   std::string output_file;
+  index_t redrawn_bodies = 0;      ///< bodies with at least one invalid draw thrown away
+  index_t redraws = 0;             ///< invalid draws thrown away, all bodies
+  std::string trajectories;        ///< TrajectorySelection::description
+  int statistics = 0;              ///< observables with statistics
 
   index_t failures() const;
 };
@@ -42,7 +58,7 @@ struct RunResult {
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
 /// Bodies, steps, wall time, body-steps per second, Newton iterations per step, failures (count and
-/// the first few bodies), output file.
+/// the first few bodies), redrawn bodies, trajectories, statistics, output file.
 void print_summary(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace quatstep

@@ -744,12 +744,154 @@ void parse_ensemble(const Reader& r, const toml::table& root, const std::vector<
   sc.ensemble_keys.assign(keys.begin(), keys.end());
 }
 
+/// [output] trajectories and the keys that go with each choice.
+void parse_trajectories(const Reader& r, const toml::table& t, const OutputSpec& out, Scenario& sc) {
+  sc.trajectories = out.trajectories;
+  sc.trajectory_every = out.trajectory_every;
+  sc.max_trajectory_bytes = out.max_trajectory_bytes;
+  const auto only_with = [&](const char* key, Trajectories choice) {
+    if (t.get(key) && out.trajectories != choice)
+      r.fail(std::string("output.") + key, std::string("only with trajectories = \"") + name_of(trajectory_names, choice) + "\"");
+  };
+  only_with("trajectory_bodies", Trajectories::list);
+  only_with("trajectory_every", Trajectories::every);
+  only_with("max_trajectory_bytes", Trajectories::automatic);
+  if (out.trajectories != Trajectories::list) return;
+  if (out.trajectory_bodies.empty()) r.fail("output.trajectory_bodies", "missing (required by trajectories = \"list\")");
+  std::set<index_t> bodies;
+  for (double b : out.trajectory_bodies) {
+    if (!(b >= 0 && b < double(sc.declared_size) && b == std::floor(b)))
+      r.fail("output.trajectory_bodies", format(b) + " is not a body index in [0, " + std::to_string(sc.declared_size) + ")");
+    if (!bodies.insert(index_t(b)).second) r.fail("output.trajectory_bodies", format(b) + " is listed twice");
+  }
+  sc.trajectory_bodies.assign(bodies.begin(), bodies.end());
+}
+
+/// The channels statistics can read: the sample's, and the Newton iterations of an implicit method.
+statistics::ChannelLayout statistics_layout(const Scenario& sc) {
+  std::vector<statistics::Channel> channels = statistics::ChannelLayout::of(sample_channels(sc)).channels();
+  if (find_key(sc.integrator.view().keys, "newton_tolerance") >= 0)
+    channels.push_back({newton_iterations_channel, channel_scalars(sample_channels(sc)), 1});
+  return statistics::ChannelLayout(channels);
+}
+
+/// One [[output.statistics.observable]] table.
+statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable& o, const toml::table& t,
+                                         const std::string& shown) {
+  using statistics::Observable;
+  const auto need_channel = [&] {
+    if (o.channel.empty()) r.fail(shown + ".channel", "missing (required by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "')");
+  };
+  for (const char* key : {"channel", "component", "body_axis", "spatial_axis"}) {
+    const bool used = (o.kind == ObservableKind::component && (std::string(key) == "channel" || std::string(key) == "component")) ||
+                      ((o.kind == ObservableKind::norm || o.kind == ObservableKind::relative_drift) && std::string(key) == "channel") ||
+                      (o.kind == ObservableKind::nutation && (std::string(key) == "body_axis" || std::string(key) == "spatial_axis"));
+    if (t.get(key) && !used) r.fail(shown + "." + key, "not read by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "'");
+  }
+  statistics::ObservableSpec spec{standard_observables().front(), std::nullopt};
+  try {
+    switch (o.kind) {
+      case ObservableKind::standard: {
+        std::vector<std::string> names;
+        for (const Observable& s : standard_observables()) names.push_back(s.name());
+        const auto at = std::find(names.begin(), names.end(), o.name);
+        if (at == names.end())
+          r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + "): give its kind");
+        spec.observable = standard_observables()[std::size_t(at - names.begin())];
+        break;
+      }
+      case ObservableKind::component: need_channel(), spec.observable = Observable::component(o.name, o.channel, int(o.component)); break;
+      case ObservableKind::norm: need_channel(), spec.observable = Observable::norm(o.name, o.channel); break;
+      case ObservableKind::relative_drift: need_channel(), spec.observable = Observable::relative_drift(o.name, o.channel); break;
+      case ObservableKind::nutation: spec.observable = Observable::nutation(o.name, o.body_axis, o.spatial_axis); break;
+      case ObservableKind::newton_iterations: spec.observable = Observable::component(o.name, newton_iterations_channel); break;
+    }
+  } catch (const statistics::StatisticsError& e) {
+    r.fail(shown, e.what());
+  }
+  if (o.bins == 0 && (t.get("low") || t.get("high"))) r.fail(shown + ".bins", "missing: low and high are a histogram's edges");
+  if (o.bins > 0) {
+    if (o.bins > 1000000) r.fail(shown + ".bins", std::to_string(o.bins) + ", must be <= 1000000");
+    try {
+      spec.bins = statistics::Bins(o.low, o.high, int(o.bins));
+    } catch (const statistics::StatisticsError& e) {
+      r.fail(shown + ".high", e.what());
+    }
+  }
+  return spec;
+}
+
+/// [output.statistics]: the observables (checked against the run's channels) and the quantile levels.
+void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
+  const StatisticsTable table = r.read_spec<StatisticsTable>(t, "output.statistics", {"observable"});
+  statistics::StatisticsSpec spec;
+  for (std::size_t q = 0; q < table.quantiles.size(); ++q)
+    if (!(table.quantiles[q] >= 0 && table.quantiles[q] <= 1))
+      r.fail("output.statistics.quantiles", "component " + std::to_string(q) + " is " + format(table.quantiles[q]) + ", must be in [0, 1]");
+  spec.quantile_levels = table.quantiles;
+  const statistics::ChannelLayout layout = statistics_layout(sc);
+  const auto binds = [&](const statistics::Observable& o) {
+    try {
+      o.bind(layout);
+      return true;
+    } catch (const statistics::StatisticsError&) {
+      return false;
+    }
+  };
+  std::vector<std::string> standard;
+  for (const statistics::Observable& o : standard_observables()) standard.push_back(o.name());
+  if (t.get("observables")) {
+    for (const std::string& name : table.observables) {
+      const auto at = std::find(standard.begin(), standard.end(), name);
+      if (at == standard.end())
+        r.fail("output.statistics.observables", "'" + name + "' is not a standard observable (" + quoted(standard) +
+                                                    "): define it in an [[output.statistics.observable]] table");
+      for (const statistics::ObservableSpec& o : spec.observables)
+        if (o.observable.name() == name) r.fail("output.statistics.observables", "'" + name + "' is listed twice");
+      const statistics::Observable o = standard_observables()[std::size_t(at - standard.begin())];
+      try {
+        o.bind(layout);
+      } catch (const statistics::StatisticsError& e) {
+        r.fail("output.statistics.observables", e.what());
+      }
+      spec.observables.push_back({o, std::nullopt});
+    }
+  } else {
+    for (const statistics::Observable& o : standard_observables())
+      if (binds(o)) spec.observables.push_back({o, std::nullopt});
+  }
+  if (const toml::node* list = t.get("observable")) {
+    const toml::array& a = r.array_of_tables(*list, "output.statistics.observable");
+    std::set<std::string> tables;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const std::string shown = "output.statistics.observable[" + std::to_string(j) + "]";
+      const toml::table& ot = r.table_of(a[j], shown);
+      const ObservableTable table_j = r.read_spec<ObservableTable>(ot, shown);
+      if (!tables.insert(table_j.name).second) r.fail(shown + ".name", "'" + table_j.name + "' is defined twice");
+      statistics::ObservableSpec o = observable_of(r, table_j, ot, shown);
+      try {
+        o.observable.bind(layout);
+      } catch (const statistics::StatisticsError& e) {
+        r.fail(shown, e.what());
+      }
+      const auto same = std::find_if(spec.observables.begin(), spec.observables.end(),
+                                     [&](const statistics::ObservableSpec& x) { return x.observable.name() == o.observable.name(); });
+      if (same != spec.observables.end()) *same = std::move(o);
+      else spec.observables.push_back(std::move(o));
+    }
+  }
+  if (spec.observables.empty()) r.fail("output.statistics.observables", "no observable");
+  sc.statistics = std::move(spec);
+}
+
 void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
   const toml::table& t = r.table(root, "output", "output");
-  const OutputSpec out = r.read_spec<OutputSpec>(t, "output");
+  const OutputSpec out = r.read_spec<OutputSpec>(t, "output", {"statistics"});
   sc.output_file = out.file.empty() ? std::filesystem::path(sc.source).stem().string() + ".h5" : out.file;
   if (t.get("file") && out.file.empty()) r.fail("output.file", "empty file name");
   sc.stride = out.stride;
+  parse_trajectories(r, t, out, sc);
+  if (t.get("statistics")) parse_statistics(r, r.table(t, "statistics", "output.statistics"), sc);
   const std::vector<Channel> channels = sample_channels(sc);
   if (!t.get("channels")) {
     for (const Channel& c : channels)
@@ -803,6 +945,12 @@ void check_bodies(const Scenario& sc) {
 }
 
 }  // namespace
+
+std::vector<statistics::Observable> standard_observables() {
+  std::vector<statistics::Observable> all = statistics::rigid_body_observables();
+  all.push_back(statistics::Observable::component("newton_iterations", newton_iterations_channel));
+  return all;
+}
 
 const char* to_string(Backend backend) { return name_of(backend_names, backend); }
 const char* to_string(Precision precision) { return name_of(precision_names, precision); }

@@ -12,7 +12,8 @@
 //   [time]        dt, t_end, t_start
 //   [ensemble]    size, [[ensemble.sweep]], [[ensemble.random]], [[ensemble.design]] (with
 //                 [[ensemble.design.keys]]), [[ensemble.override]]
-//   [output]      file, stride, channels
+//   [output]      file, stride, channels, trajectories (all | none | list | every | auto);
+//                 [output.statistics] observables, quantiles, [[output.statistics.observable]]
 // Order of application for each body: file values, sweeps, random draws, designs, overrides (each in
 // file order). The file values are validated as written; each body is validated again after the ensemble
 // tables are applied. Every problem is a ScenarioError naming the file, the key (and the body) and
@@ -32,6 +33,7 @@
 #include "sampling/body_shape.hpp"
 #include "sampling/distribution.hpp"
 #include "sampling/plan.hpp"
+#include "statistics.hpp"
 
 namespace quatstep {
 
@@ -253,21 +255,96 @@ struct Override {
   std::vector<std::pair<int, std::vector<double>>> values;  ///< parameter key index, value
 };
 
+enum class Trajectories { automatic, all, none, list, every };
+inline constexpr keys::Choice<Trajectories> trajectory_names[] = {{Trajectories::automatic, "auto"},
+                                                                  {Trajectories::all, "all"},
+                                                                  {Trajectories::none, "none"},
+                                                                  {Trajectories::list, "list"},
+                                                                  {Trajectories::every, "every"}};
+
 /// [output]
 struct OutputSpec {
   std::string file;  ///< default: <scenario stem>.h5
   std::int64_t stride = 1;
   std::vector<std::string> channels;  ///< default: every channel not marked optional
+  Trajectories trajectories = Trajectories::automatic;
+  std::vector<double> trajectory_bodies;  ///< integers, checked by the parser
+  std::int64_t trajectory_every = 1;
+  double max_trajectory_bytes = 1e9;
 
   template <class Keys>
   void describe(Keys& k) {
     k("file", file, "output file, relative to the current directory (default <scenario stem>.h5); --output overrides it");
-    k("stride", stride, "write every stride-th step and the initial state", keys::between(1, 1e15, ">= 1"));
+    k("stride", stride, "write every stride-th step and the initial state (trajectories and statistics)",
+      keys::between(1, 1e15, ">= 1"));
     k("channels", channels,
       "the sampled channels to write (of the model's and the method's, listed by `quatstep docs scenario`); "
       "default: all but the optional ones");
+    k("trajectories", trajectories,
+      "which bodies' trajectories are written: \"all\", \"none\" (statistics only), \"list\" (trajectory_bodies), "
+      "\"every\" (every trajectory_every-th body from body 0), \"auto\": all when they take at most "
+      "max_trajectory_bytes, else every k-th body with the smallest k that fits (the summary and the file's "
+      "`trajectories` attribute say which)",
+      keys::Choices<Trajectories>(trajectory_names));
+    k("trajectory_bodies", trajectory_bodies, "trajectories = \"list\": the ensemble indices of the bodies");
+    k("trajectory_every", trajectory_every, "trajectories = \"every\": the step between bodies", keys::between(1, 1e15, ">= 1"));
+    k("max_trajectory_bytes", max_trajectory_bytes, "trajectories = \"auto\": the size the trajectories may take",
+      keys::positive);
   }
 };
+
+/// [output.statistics]: per-sample ensemble statistics (host/statistics.hpp) of observables.
+struct StatisticsTable {
+  std::vector<std::string> observables;
+  std::vector<double> quantiles{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k("observables", observables,
+      "standard observables by name (below); default: every one the run's channels allow. "
+      "[[output.statistics.observable]] tables add others, or bins to these");
+    k("quantiles", quantiles, "quantile levels in [0, 1] (type 7, numpy's default); [] for none");
+  }
+};
+
+enum class ObservableKind { standard, component, norm, relative_drift, nutation, newton_iterations };
+inline constexpr keys::Choice<ObservableKind> observable_kind_names[] = {
+    {ObservableKind::standard, "standard"},         {ObservableKind::component, "component"},
+    {ObservableKind::norm, "norm"},                 {ObservableKind::relative_drift, "relative_drift"},
+    {ObservableKind::nutation, "nutation"},         {ObservableKind::newton_iterations, "newton_iterations"}};
+
+/// [[output.statistics.observable]]: an observable of one body's channels, with optional histogram bins.
+struct ObservableTable {
+  std::string name;
+  ObservableKind kind = ObservableKind::standard;
+  std::string channel;
+  std::int64_t component = 0;
+  std::array<double, 3> body_axis{0, 0, 1}, spatial_axis{0, 0, 1};
+  std::int64_t bins = 0;
+  double low = 0, high = 0;
+
+  template <class Keys>
+  void describe(Keys& k) {
+    k.required("name", name, "the group /statistics/<name>: a standard observable's name, or a new one (letters, digits, _ - .)");
+    k("kind", kind,
+      "standard (the definition of a standard name) | component (channel, component) | norm (channel) | "
+      "relative_drift (channel: (x - x0)/|x0|, vectors by their norms) | nutation (body_axis, spatial_axis: the "
+      "angle between the body axis carried to space and the spatial axis) | newton_iterations (per step since the "
+      "previous sample)",
+      keys::Choices<ObservableKind>(observable_kind_names));
+    k("channel", channel, "component, norm, relative_drift: a sampled channel of the model or the method");
+    k("component", component, "component: the channel's component (0 first)", keys::non_negative);
+    k("body_axis", body_axis, "nutation: body axis");
+    k("spatial_axis", spatial_axis, "nutation: spatial axis");
+    k("bins", bins, "a histogram of this many equal bins over [low, high] per sample (0: none)", keys::non_negative);
+    k("low", low, "histogram: lower edge");
+    k("high", high, "histogram: upper edge (> low)");
+  }
+};
+
+/// The channel of the per-sample Newton iterations (the newton_iterations observable reads it): not
+/// a sampled channel, the run loop computes it from the bodies' iteration counts.
+inline constexpr const char* newton_iterations_channel = "newton_iterations";
 
 /// The [integrator] of a scenario: registry indices and the settings values.
 struct IntegratorSpec {
@@ -300,6 +377,11 @@ struct Scenario {
   std::string output_file;
   index_t stride = 1;
   std::vector<std::string> channels;  ///< the channels written, in sample order
+  Trajectories trajectories = Trajectories::automatic;
+  std::vector<index_t> trajectory_bodies;  ///< Trajectories::list: ensemble indices
+  index_t trajectory_every = 1;
+  double max_trajectory_bytes = 1e9;
+  std::optional<statistics::StatisticsSpec> statistics;  ///< [output.statistics]
 
   const ModelView& model_view() const { return model_views().at(model); }
   index_t samples() const { return time.steps / stride + 1; }
@@ -308,6 +390,10 @@ struct Scenario {
   /// A file value of the model's parameters by key ("model.mass"), every component.
   std::vector<double> value(const std::string& key) const;
 };
+
+/// The standard observables of [output.statistics] (statistics::rigid_body_observables() and
+/// newton_iterations, the iterations per step since the previous sample).
+std::vector<statistics::Observable> standard_observables();
 
 /// The channels of a sample of the scenario's ensemble, in buffer order: the model's, then the method's.
 std::vector<Channel> sample_channels(const Scenario& scenario);

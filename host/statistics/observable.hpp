@@ -65,6 +65,8 @@ class Observable {
 
   const std::string& name() const { return name_; }
   Kind kind() const { return kind_; }
+  /// The channel it reads.
+  const std::string& channel() const { return channel_; }
   /// What it computes, e.g. "relative_drift(energy)" (the output's `definition` attribute).
   std::string definition() const;
 
