@@ -4,6 +4,8 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 #include <stdexcept>
 
 #include "quatstep/config.hpp"
@@ -68,6 +70,8 @@ struct Hdf5Output::Impl {
   std::size_t quantile_levels = 0;
   std::vector<std::size_t> bins;  // per observable
   std::vector<StatisticsGroup> statistics;
+  Handle status, newton_iterations, failed_step;
+  bool resuming = false;  // the datasets and attributes exist: open them, write only the values
 
   void check(bool ok, const std::string& what) const {
     if (!ok) throw std::runtime_error(path + ": HDF5 error: " + what);
@@ -78,6 +82,11 @@ struct Hdf5Output::Impl {
     Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     for (std::size_t d = 0; d < chunk.size(); ++d) chunk[d] = std::max<hsize_t>(1, std::min(chunk[d], std::max<hsize_t>(dims[d], 1)));
+    if (resuming) {
+      Handle d(H5Dopen2(parent >= 0 ? parent : file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+      check(d.valid(), "no dataset '" + name + "' to resume");
+      return d;
+    }
     check(space.valid() && dcpl.valid() && H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0,
           "cannot lay out '" + name + "'");
     Handle d(H5Dcreate2(parent >= 0 ? parent : file.get(), name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(),
@@ -103,13 +112,16 @@ struct Hdf5Output::Impl {
   }
 
   Handle group(hid_t parent, const std::string& name) {
-    Handle g(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Handle g(resuming ? H5Gopen2(parent, name.c_str(), H5P_DEFAULT)
+                      : H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+             H5Gclose);
     check(g.valid(), "cannot create the group '" + name + "'");
     return g;
   }
 
   /// A 1-D float64 attribute.
   void array_attribute(hid_t owner, const char* name, const std::vector<double>& values) {
+    if (resuming) return;
     const hsize_t n = values.size();
     Handle space(n ? H5Screate_simple(1, &n, nullptr) : H5Screate(H5S_NULL), H5Sclose);
     Handle a(H5Acreate2(owner, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
@@ -117,9 +129,12 @@ struct Hdf5Output::Impl {
           std::string("cannot write attribute '") + name + "'");
   }
 
+  /// Created or replaced, also when resuming (the run's progress: complete, samples_written, …).
   void integer_attribute(hid_t owner, const char* name, std::int64_t value) {
     if (H5Aexists(owner, name) > 0) check(H5Adelete(owner, name) >= 0, std::string("cannot replace attribute '") + name + "'");
-    attribute(owner, name, H5T_STD_I64LE, [&](hid_t a, hid_t) { return H5Awrite(a, H5T_NATIVE_INT64, &value); });
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(H5Acreate2(owner, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    check(a.valid() && H5Awrite(a.get(), H5T_NATIVE_INT64, &value) >= 0, std::string("cannot write attribute '") + name + "'");
   }
 
   /// Chunks of ~256 KiB: whole sample rows when one fits, otherwise one sample and an equal share
@@ -150,6 +165,7 @@ struct Hdf5Output::Impl {
 
   template <class Write>
   void attribute(hid_t owner, const char* name, hid_t type, Write write) {
+    if (resuming) return;
     Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     Handle a(H5Acreate2(owner, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     check(a.valid() && write(a.get(), type) >= 0, std::string("cannot write attribute '") + name + "'");
@@ -176,7 +192,8 @@ struct Hdf5Output::Impl {
   }
 };
 
-Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes)
+Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes,
+                       Mode mode)
     : impl_(std::make_unique<Impl>()) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported as exceptions, not printed
   Impl& m = *impl_;
@@ -184,8 +201,14 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   m.bodies = layout.bodies;
   m.samples = layout.samples;
   m.rows = layout.trajectory_rows;
-  m.file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  if (!m.file.valid()) throw std::runtime_error(path + ": cannot create the output file");
+  m.resuming = mode == Mode::resume;
+  if (m.resuming) {
+    m.file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    if (!m.file.valid()) throw std::runtime_error(path + ": cannot open the file to resume");
+  } else {
+    m.file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!m.file.valid()) throw std::runtime_error(path + ": cannot create the output file");
+  }
 
   const hsize_t nt = layout.samples, rows = layout.trajectory_rows.size();
   m.time = m.dataset("time", H5T_IEEE_F64LE, {nt}, {chunk_elements});
@@ -202,7 +225,8 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   static_assert(sizeof(index_t) == sizeof(std::int64_t));
   const auto indices = [&](const char* name, const std::vector<index_t>& values) {
     const hsize_t count = values.size();
-    m.write(m.dataset(name, H5T_STD_I64LE, {count}, {chunk_elements}), H5T_NATIVE_INT64, values.data(), {0}, {count}, name);
+    const Handle d = m.dataset(name, H5T_STD_I64LE, {count}, {chunk_elements});
+    if (!m.resuming) m.write(d, H5T_NATIVE_INT64, values.data(), {0}, {count}, name);
   };
   if (!layout.trajectory_bodies.empty()) indices("trajectory_bodies", layout.trajectory_bodies);
   if (!layout.body_indices.empty()) indices("bodies", layout.body_indices);
@@ -215,7 +239,7 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   if (!layout.statistics.empty()) {
     const Handle g = m.group(m.file.get(), "statistics");
     m.array_attribute(g.get(), "levels", layout.quantile_levels);
-    m.integer_attribute(g.get(), "bodies", layout.bodies);
+    if (!m.resuming) m.integer_attribute(g.get(), "bodies", layout.bodies);
     m.quantile_levels = layout.quantile_levels.size();
     for (const StatisticsDataset& o : layout.statistics) {
       const Handle og = m.group(g.get(), o.name);
@@ -243,6 +267,14 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
     }
   }
 
+  m.status = m.per_body("status", H5T_STD_I32LE);
+  std::string meaning;  // "0 ok, 1 newton_not_converged, …" from status.hpp
+  for (std::int32_t c = 0; std::string(to_string(static_cast<Status>(c))) != "unknown"; ++c)
+    meaning += (c ? ", " : "") + std::to_string(c) + " " + to_string(static_cast<Status>(c));
+  m.string_attribute(m.status.get(), "codes", meaning);
+  m.newton_iterations = m.per_body("newton_iterations", H5T_STD_I64LE);
+  m.failed_step = m.per_body("failed_step", H5T_STD_I64LE);
+
   m.string_attribute(m.file.get(), "scenario", attributes.scenario);
   m.string_attribute(m.file.get(), "quatstep_version", version);
   m.string_attribute(m.file.get(), "method", attributes.method);
@@ -255,8 +287,13 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   };
   number("dt", H5T_NATIVE_DOUBLE, &attributes.dt);
   number("t_start", H5T_NATIVE_DOUBLE, &attributes.t_start);
-  m.integer_attribute(m.file.get(), "stride", attributes.stride);
-  m.integer_attribute(m.file.get(), "bodies", layout.bodies);
+  number("t_end", H5T_NATIVE_DOUBLE, &attributes.t_end);
+  if (!m.resuming) {
+    m.integer_attribute(m.file.get(), "stride", attributes.stride);
+    m.integer_attribute(m.file.get(), "bodies", layout.bodies);
+    m.integer_attribute(m.file.get(), "complete", 0);
+    m.integer_attribute(m.file.get(), "samples_written", 0);
+  }
 }
 
 Hdf5Output::~Hdf5Output() = default;
@@ -346,15 +383,125 @@ void Hdf5Output::write_body_results(const std::vector<Status>& status, const std
   const hsize_t n = m.bodies;
   std::vector<std::int32_t> codes(status.size());
   std::transform(status.begin(), status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
-  const Handle s = m.per_body("status", H5T_STD_I32LE);
-  m.write(s, H5T_NATIVE_INT32, codes.data(), {0}, {n}, "status");
-  std::string meaning;  // "0 ok, 1 newton_not_converged, …" from status.hpp
-  for (std::int32_t c = 0; std::string(to_string(static_cast<Status>(c))) != "unknown"; ++c)
-    meaning += (c ? ", " : "") + std::to_string(c) + " " + to_string(static_cast<Status>(c));
-  m.string_attribute(s.get(), "codes", meaning);
-  m.write(m.per_body("newton_iterations", H5T_STD_I64LE), H5T_NATIVE_INT64, newton_iterations.data(), {0}, {n},
-          "newton_iterations");
-  m.write(m.per_body("failed_step", H5T_STD_I64LE), H5T_NATIVE_INT64, failed_step.data(), {0}, {n}, "failed_step");
+  m.write(m.status, H5T_NATIVE_INT32, codes.data(), {0}, {n}, "status");
+  m.write(m.newton_iterations, H5T_NATIVE_INT64, newton_iterations.data(), {0}, {n}, "newton_iterations");
+  m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {0}, {n}, "failed_step");
+}
+
+void Hdf5Output::write_checkpoint(const Checkpoint& c) {
+  Impl& m = *impl_;
+  const hid_t f = m.file.get();
+  if (H5Lexists(f, "checkpoint", H5P_DEFAULT) > 0) m.check(H5Ldelete(f, "checkpoint", H5P_DEFAULT) >= 0, "cannot replace '/checkpoint'");
+  const bool resuming = std::exchange(m.resuming, false);
+  const Handle g = m.group(f, "checkpoint");
+  const auto array = [&](const std::string& name, hid_t file_type, hid_t memory_type, const void* data, std::size_t count) {
+    if (count == 0) return;  // absent: read back as empty
+    const hsize_t size = count;
+    m.write(m.dataset(name, file_type, {size}, {chunk_elements}, g.get()), memory_type, data, {0}, {size}, "checkpoint/" + name);
+  };
+  std::vector<std::int32_t> codes(c.status.size());
+  std::transform(c.status.begin(), c.status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
+  array("state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.state.data(), c.state.size());
+  array("status", H5T_STD_I32LE, H5T_NATIVE_INT32, codes.data(), codes.size());
+  array("newton_iterations", H5T_STD_I64LE, H5T_NATIVE_INT64, c.newton_iterations.data(), c.newton_iterations.size());
+  array("failed_step", H5T_STD_I64LE, H5T_NATIVE_INT64, c.failed_step.data(), c.failed_step.size());
+  array("iterations_at_sample", H5T_STD_I64LE, H5T_NATIVE_INT64, c.iterations_at_sample.data(), c.iterations_at_sample.size());
+  for (std::size_t k = 0; k < c.statistics_initial.size(); ++k)
+    array("statistics_initial_" + std::to_string(k), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.statistics_initial[k].data(),
+          c.statistics_initial[k].size());
+  m.integer_attribute(g.get(), "steps_done", c.steps_done);
+  m.integer_attribute(g.get(), "statistics_observables", std::int64_t(c.statistics_initial.size()));
+  m.resuming = resuming;
+}
+
+Checkpoint Hdf5Output::read_checkpoint() const {
+  const Impl& m = *impl_;
+  const hid_t f = m.file.get();
+  if (H5Lexists(f, "checkpoint", H5P_DEFAULT) <= 0) throw std::runtime_error(m.path + ": no /checkpoint to resume from");
+  Checkpoint c;
+  const auto array = [&](const std::string& name, hid_t memory_type, auto& out) {
+    if (H5Lexists(f, ("checkpoint/" + name).c_str(), H5P_DEFAULT) <= 0) return;  // written empty
+    const Handle d(H5Dopen2(f, ("checkpoint/" + name).c_str(), H5P_DEFAULT), H5Dclose);
+    const Handle space(d.valid() ? H5Dget_space(d.get()) : H5I_INVALID_HID, H5Sclose);
+    m.check(space.valid(), "cannot open '/checkpoint/" + name + "'");
+    out.resize(std::size_t(H5Sget_simple_extent_npoints(space.get())));
+    m.check(out.empty() || H5Dread(d.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0,
+            "cannot read '/checkpoint/" + name + "'");
+  };
+  std::vector<std::int32_t> codes;
+  array("state", H5T_NATIVE_DOUBLE, c.state);
+  array("status", H5T_NATIVE_INT32, codes);
+  array("newton_iterations", H5T_NATIVE_INT64, c.newton_iterations);
+  array("failed_step", H5T_NATIVE_INT64, c.failed_step);
+  array("iterations_at_sample", H5T_NATIVE_INT64, c.iterations_at_sample);
+  std::transform(codes.begin(), codes.end(), std::back_inserter(c.status), [](std::int32_t s) { return static_cast<Status>(s); });
+  const auto integer = [&](const char* name) {
+    std::int64_t value = 0;
+    const Handle a(H5Aopen_by_name(f, "checkpoint", name, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    m.check(a.valid() && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0, std::string("cannot read '/checkpoint' ") + name);
+    return value;
+  };
+  c.steps_done = integer("steps_done");
+  c.statistics_initial.resize(std::size_t(integer("statistics_observables")));
+  for (std::size_t k = 0; k < c.statistics_initial.size(); ++k)
+    array("statistics_initial_" + std::to_string(k), H5T_NATIVE_DOUBLE, c.statistics_initial[k]);
+  return c;
+}
+
+std::int64_t Hdf5Output::read_integer_attribute(const std::string& name) const {
+  const Impl& m = *impl_;
+  std::int64_t value = 0;
+  const Handle a(H5Aopen(m.file.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  m.check(a.valid() && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0, "no integer attribute '" + name + "'");
+  return value;
+}
+
+StoredRun read_stored_run(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) throw std::runtime_error(path + ": cannot open (not an HDF5 file?)");
+  const auto fail = [&](const std::string& what) -> void {
+    throw std::runtime_error(path + ": not a quatstep result file (" + what + ")");
+  };
+  const auto text = [&](const char* name) {
+    const Handle a(H5Aopen(file.get(), name, H5P_DEFAULT), H5Aclose);
+    const Handle type(a.valid() ? H5Aget_type(a.get()) : H5I_INVALID_HID, H5Tclose);
+    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0)
+      fail(std::string("no attribute '") + name + "'");
+    char* s = nullptr;
+    if (H5Aread(a.get(), type.get(), &s) < 0 || !s) fail(std::string("cannot read '") + name + "'");
+    const std::string value = s;
+    H5free_memory(s);
+    return value;
+  };
+  const auto number = [&](const char* name, hid_t memory_type, void* value) {
+    const Handle a(H5Aopen(file.get(), name, H5P_DEFAULT), H5Aclose);
+    if (!a.valid() || H5Aread(a.get(), memory_type, value) < 0) fail(std::string("no attribute '") + name + "'");
+  };
+  StoredRun run;
+  run.scenario = text("scenario");
+  run.precision = text("precision");
+  run.backend = text("backend");
+  number("t_end", H5T_NATIVE_DOUBLE, &run.t_end);
+  std::int64_t complete = 0;
+  number("complete", H5T_NATIVE_INT64, &complete);
+  run.complete = complete != 0;
+  if (H5Lexists(file.get(), "bodies", H5P_DEFAULT) > 0) {
+    const Handle d(H5Dopen2(file.get(), "bodies", H5P_DEFAULT), H5Dclose);
+    const Handle space(d.valid() ? H5Dget_space(d.get()) : H5I_INVALID_HID, H5Sclose);
+    if (!space.valid()) fail("cannot open '/bodies'");
+    run.bodies.resize(std::size_t(H5Sget_simple_extent_npoints(space.get())));
+    if (H5Dread(d.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, run.bodies.data()) < 0) fail("cannot read '/bodies'");
+  }
+  return run;
+}
+
+void Hdf5Output::mark_progress(bool complete, index_t samples_written) {
+  Impl& m = *impl_;
+  m.integer_attribute(m.file.get(), "complete", complete ? 1 : 0);
+  m.integer_attribute(m.file.get(), "samples_written", samples_written);
+  if (complete && H5Lexists(m.file.get(), "checkpoint", H5P_DEFAULT) > 0)
+    m.check(H5Ldelete(m.file.get(), "checkpoint", H5P_DEFAULT) >= 0, "cannot remove '/checkpoint'");
 }
 
 void Hdf5Output::close() {
@@ -365,6 +512,7 @@ void Hdf5Output::close() {
   for (Handle& d : m.parameters) d.reset();
   m.redraws.reset();
   m.statistics.clear();
+  m.status.reset(), m.newton_iterations.reset(), m.failed_step.reset();
   m.check(H5Fflush(m.file.get(), H5F_SCOPE_LOCAL) >= 0 && m.file.reset() >= 0, "cannot flush and close the file");
 }
 

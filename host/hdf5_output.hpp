@@ -16,8 +16,12 @@
 //                                   attributes redrawn_bodies and redraws: their count and sum)
 //   /statistics/…                   per-sample ensemble statistics (layout in host/statistics.hpp)
 //   root attributes: scenario (TOML text), quatstep_version, method, model, backend (what ran it,
-//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, stride, bodies (N),
-//   trajectories (what [output] trajectories chose, in words).
+//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, t_end, stride, bodies
+//   (N), trajectories (what [output] trajectories chose, in words), complete (1, or 0 for an
+//   interrupted run) and samples_written (samples 0 … samples_written − 1 are in the file)
+//   /checkpoint/…                   an interrupted run's state (Checkpoint), removed when it completes
+// An interrupted file is a valid HDF5 file: its body results are those at the interruption, the
+// samples and statistics from samples_written on are not written yet.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
 // sits in memory whole.
 #pragma once
@@ -35,7 +39,7 @@ namespace quatstep {
 
 struct OutputAttributes {
   std::string scenario, method, model, backend, precision;
-  double dt = 0, t_start = 0;
+  double dt = 0, t_start = 0, t_end = 0;
   index_t stride = 1;
   std::string trajectories;  ///< what [output] trajectories chose, in words
 };
@@ -67,11 +71,35 @@ struct OutputLayout {
   std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
 };
 
+/// What an interrupted run needs to continue bit for bit: the ensemble's state and records after
+/// `steps_done` steps (EnsembleState), and the statistics' carried values.
+struct Checkpoint {
+  index_t steps_done = 0;
+  std::vector<double> state;
+  std::vector<Status> status;
+  std::vector<index_t> newton_iterations, failed_step;
+  std::vector<index_t> iterations_at_sample;             ///< the Newton statistics' reference totals
+  std::vector<std::vector<double>> statistics_initial;   ///< the drifts' x₀, per statistics observable
+};
+
+/// What a result file says of the run that wrote it: enough to run it again, or on.
+struct StoredRun {
+  std::string scenario, precision, backend;
+  double t_end = 0;
+  std::vector<index_t> bodies;  ///< /bodies: the body selection; empty for none
+  bool complete = false;
+};
+/// Reads `path`'s attributes (std::runtime_error naming the file and what is missing).
+StoredRun read_stored_run(const std::string& path);
+
 class Hdf5Output {
  public:
-  /// Creates (truncates) `path` with every dataset of `layout`; throws std::runtime_error naming the
-  /// file when HDF5 cannot.
-  Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes);
+  enum class Mode { create, resume };
+  /// create: creates (truncates) `path` with every dataset of `layout`; resume: opens the file an
+  /// interrupted run of the same layout wrote, to write the rest. Throws std::runtime_error naming
+  /// the file when HDF5 cannot.
+  Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes,
+             Mode mode = Mode::create);
   ~Hdf5Output();
   Hdf5Output(const Hdf5Output&) = delete;
   Hdf5Output& operator=(const Hdf5Output&) = delete;
@@ -90,6 +118,13 @@ class Hdf5Output {
                           const std::vector<index_t>& failed_step);
   /// A 64-bit integer root attribute (created or replaced).
   void integer_attribute(const std::string& name, std::int64_t value);
+  /// /checkpoint (replacing one there), and back.
+  void write_checkpoint(const Checkpoint& checkpoint);
+  Checkpoint read_checkpoint() const;
+  /// The attributes complete and samples_written; a complete file loses its /checkpoint.
+  void mark_progress(bool complete, index_t samples_written);
+  /// A 64-bit integer root attribute of the file (std::runtime_error if absent).
+  std::int64_t read_integer_attribute(const std::string& name) const;
   /// Flush and close; errors surface here rather than in the destructor.
   void close();
 

@@ -143,6 +143,20 @@ class RunStatistics {
   /// Whether every advance must end at a sample (the Newton iterations per sample).
   bool needs_sample_aligned_chunks() const { return newton_.has_value(); }
 
+  /// The carried values (no sample is pending between two windows).
+  void save(Checkpoint& c) const {
+    if (sampled_->pending() || (newton_ && newton_->pending())) throw std::logic_error("RunStatistics: a sample is pending");
+    for (std::size_t k = 0; k < sampled_->spec().observables.size(); ++k) c.statistics_initial.push_back(sampled_->initial_values(k));
+    c.iterations_at_sample = iterations_at_sample_;
+  }
+  void restore(const Checkpoint& c) {
+    if (c.statistics_initial.size() != sampled_->spec().observables.size() ||
+        c.iterations_at_sample.size() != iterations_at_sample_.size())
+      throw std::runtime_error("the checkpoint's statistics do not match the scenario's");
+    for (std::size_t k = 0; k < c.statistics_initial.size(); ++k) sampled_->restore_initial_values(k, c.statistics_initial[k]);
+    iterations_at_sample_ = c.iterations_at_sample;
+  }
+
   std::vector<StatisticsDataset> datasets() const {
     std::vector<StatisticsDataset> out;
     for (const statistics::ObservableSpec& o : spec_.observables)
@@ -278,21 +292,40 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   Hdf5Output out(result.output_file, file,
                  {sc.text, sc.integrator.view().info.name, sc.model_view().info.name, backend.description,
-                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.stride, trajectories.description});
-  write_parameters(sc, out, result);
+                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.time.t_end, sc.stride,
+                  trajectories.description},
+                 options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
+  if (!options.resume) {
+    write_parameters(sc, out, result);
+  } else if (sc.redraws) {
+    result.redrawn_bodies = out.read_integer_attribute("redrawn_bodies");
+    result.redraws = out.read_integer_attribute("redraws");
+  }
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
   std::vector<double> buffer(static_cast<std::size_t>(scalars * n)), times;
+  index_t samples_written = 0;
   const auto consume = [&](index_t first, index_t count) {
     times.resize(count);
     for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
       times[j] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
     out.write_samples(first, count, buffer.data(), times.data());
     if (stats && count > 0) out.write_statistics(first, stats->add(first, count, buffer.data(), *ensemble));
+    if (count > 0) samples_written = first + count;
   };
-  ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride, scalars});
-  consume(0, 1);
+  index_t done = 0;
+  if (options.resume) {  // the initial state, then the checkpoint over it
+    ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 0, sc.stride, scalars});
+    const Checkpoint c = out.read_checkpoint();
+    ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step});
+    if (stats) stats->restore(c);
+    done = c.steps_done;
+    samples_written = done / sc.stride + 1;
+  } else {
+    ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride, scalars});
+    consume(0, 1);
+  }
 
   const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
   index_t max_chunk = max_samples * sc.stride;
@@ -300,30 +333,46 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   const bool aligned = stats && stats->needs_sample_aligned_chunks();
   index_t chunk = std::clamp<index_t>(index_t(first_chunk_body_steps / double(std::max<index_t>(n, 1))), 1, max_chunk);
   const auto loop_start = Clock::now();
+  const index_t done_before = done, remaining = sc.time.steps - done;
   std::optional<ProgressBar> bar;
-  for (index_t done = 0; done < sc.time.steps;) {
+  while (done < sc.time.steps) {
     index_t k = std::min(chunk, sc.time.steps - done);
     if (aligned) k = std::min(k, (done / sc.stride + 1) * sc.stride - done);  // end at the next sample at the latest
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
     buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
     ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars});
     consume(first, count);
-    const bool first_chunk = done == 0;
+    const bool first_chunk = done == done_before;
     done += k;
 
     const double elapsed = seconds_since(loop_start);
-    const double steps_per_second = double(done) / std::max(elapsed, 1e-9);
+    const double steps_per_second = double(done - done_before) / std::max(elapsed, 1e-9);
     if (first_chunk && done < sc.time.steps && options.progress != ProgressMode::never) {
-      const bool long_run = double(sc.time.steps) / steps_per_second > progress_threshold_s;
-      if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO))) bar.emplace(stderr, sc.time.steps, n);
+      const bool long_run = double(remaining) / steps_per_second > progress_threshold_s;
+      if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO))) bar.emplace(stderr, remaining, n);
     }
-    if (bar) bar->update(done, elapsed);
+    if (bar) bar->update(done - done_before, elapsed);
     chunk = std::clamp<index_t>(index_t(steps_per_second * chunk_seconds), 1, max_chunk);
+    if (options.interrupt && *options.interrupt && done < sc.time.steps) {  // the chunk in flight is written
+      result.interrupted = true;
+      break;
+    }
   }
-  if (bar) bar->finish(seconds_since(loop_start));
+  if (bar && !result.interrupted) bar->finish(seconds_since(loop_start));
+  if (bar && result.interrupted) std::fputc('\n', stderr);
 
+  if (result.interrupted) {
+    const EnsembleState state = ensemble->save();
+    Checkpoint c{state.steps_done, state.state, state.status, state.newton_iterations, state.failed_step, {}, {}};
+    if (stats) stats->save(c);
+    out.write_checkpoint(c);
+  }
   out.write_body_results(ensemble->status(), ensemble->newton_iterations(), ensemble->failed_step());
+  out.mark_progress(!result.interrupted, samples_written);
   out.close();
+  result.samples_written = samples_written;
+  result.first_step = done_before;
+  result.steps_done = done;
   result.status = ensemble->status();
   result.failed_step = ensemble->failed_step();
   for (index_t it : ensemble->newton_iterations()) result.newton_iterations += it;
@@ -331,8 +380,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   return result;
 }
 
+Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend) {
+  const StoredRun run = read_stored_run(file);
+  if (run.complete) throw std::runtime_error(file + ": the run is complete (nothing to resume)");
+  ScenarioOverrides o;
+  o.t_end = run.t_end;
+  o.precision = parse_precision(run.precision);
+  o.backend = backend ? *backend : run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
+  o.bodies = run.bodies;
+  return parse_scenario(run.scenario, file + " (its scenario)", o);
+}
+
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
-  const double body_steps = double(r.bodies) * double(r.steps);
+  const double body_steps = double(r.bodies) * double(r.steps_done - r.first_step);  // in this process
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
   const MethodView& method = sc.integrator.view();
   os << "quatstep " << version << ": " << sc.model_view().info.name << ", " << method.info.name;
@@ -340,12 +400,16 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   os << " (" << settings_summary(sc.integrator) << ")";
   os << ", dt " << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
-  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
+  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";
+  if (r.first_step > 0) os << ", resumed at step " << r.first_step;
+  if (r.interrupted) os << ", interrupted at step " << r.steps_done;
+  os << "\n";
   row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
   if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << "\n";
-  row("Newton iterations/step") << std::fixed << std::setprecision(2) << double(r.newton_iterations) / body_steps
+  row("Newton iterations/step") << std::fixed << std::setprecision(2)
+                                << double(r.newton_iterations) / std::max(1.0, double(r.bodies) * double(r.steps_done))
                                 << std::defaultfloat << std::setprecision(6) << "\n";
   row("failures") << r.failures();
   constexpr int shown = 5;
