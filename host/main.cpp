@@ -3,6 +3,9 @@
 //                         [--output FILE] [--quiet] [--progress] [--t-end T] [--bodies I,J,…]
 //   quatstep run --resume FILE [--backend …] [--threads N] [--quiet] [--progress]
 //                                     continue an interrupted run in its own file
+//   quatstep plot RESULT.h5 [--out DIR]   PNGs of a result file (python/quatstep/plot.py)
+//   quatstep verify [--out DIR] [--fast]  rerun the papers' benchmark studies: a table of published
+//                                     vs measured figures and plots (exit status 2 if one disagrees)
 //   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
 //                                     parser reads
 //   quatstep --version
@@ -17,7 +20,12 @@
 #include <iostream>
 #include <optional>
 
+#include <fstream>
+#include <sstream>
+
 #include "docs.hpp"
+#include "plot_command.hpp"
+#include "verify.hpp"
 #include "quatstep/config.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
@@ -74,6 +82,17 @@ int main(int argc, char** argv) {
   CLI::Option* output_option = run->get_option("--output");
   for (CLI::Option* o : {t_end, precision_option, bodies, output_option}) resume_option->excludes(o);
 
+  CLI::App* plot = app.add_subcommand("plot", "PNG plots of a result file (python3 with matplotlib, h5py, numpy)");
+  std::string plot_file, plot_out;
+  plot->add_option("result", plot_file, "HDF5 result file")->required();
+  plot->add_option("--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
+
+  CLI::App* verify = app.add_subcommand("verify", "Rerun the papers' benchmark studies: published vs measured figures");
+  std::string verify_out = "quatstep_verify";
+  bool fast = false;
+  verify->add_option("--out", verify_out, "Folder for verify.md, verify.csv, the curves and the plots")->capture_default_str();
+  verify->add_flag("--fast", fast, "Fewer steps in the convergence study (seconds instead of a minute)");
+
   CLI::App* docs = app.add_subcommand("docs", "Print documentation generated from the parser's own tables");
   std::string topic;
   docs->add_option("topic", topic, "scenario: the full scenario format; methods: the integrator table")
@@ -85,6 +104,34 @@ int main(int argc, char** argv) {
     if (topic == "scenario") quatstep::print_scenario_format(std::cout);
     else quatstep::print_method_table(std::cout);
     return 0;
+  }
+  if (plot->parsed() || verify->parsed()) {
+    try {
+      if (plot->parsed()) {
+        std::vector<std::string> args = {plot_file};
+        if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
+        return quatstep::run_plot_script(args);
+      }
+      const std::vector<quatstep::VerifiedFigure> figures = quatstep::verify_papers(verify_out, fast);
+      std::ofstream md(verify_out + "/verify.md"), csv(verify_out + "/verify.csv");
+      quatstep::write_verify_table(md, csv, figures);
+      std::ostringstream unused_csv;
+      quatstep::write_verify_table(std::cout, unused_csv, figures);
+      std::cout << "\nwritten to " << verify_out << "/verify.md and verify.csv; plots:" << std::endl;
+      int plots = 1;
+      try {
+        plots = quatstep::run_plot_script({"--verify", verify_out});
+      } catch (const std::exception& e) {
+        std::cerr << "quatstep: verify: no plots: " << e.what() << "\n";
+      }
+      if (plots != 0) std::cerr << "quatstep: verify: the plots were not drawn\n";
+      bool all = true;
+      for (const auto& f : figures) all = all && f.agrees;
+      return all ? 0 : 2;
+    } catch (const std::exception& e) {
+      std::cerr << "quatstep: error: " << e.what() << "\n";
+      return 1;
+    }
   }
   try {
     if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");

@@ -191,6 +191,30 @@ TEST(Cli, BodiesOptionRerunsChosenBodiesBitForBit) {
   EXPECT_NE(bad.err.find("body 1000 (--bodies) is not a body index in [0, 1000)"), std::string::npos) << bad.err;
 }
 
+TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
+  // The fast subset: every published figure against its measurement (exit status 0: all agree).
+  ScratchDirectory dir;
+  const Outcome o = run_cli("verify --fast --out " + dir.file("v"), dir);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  const std::string table = slurp(dir.file("v/verify.md"));
+  for (const char* row : {"spin-up (Sherif §7)", "heavy top (Sherif §10.1)", "EML (Kinon & Betsch §5.3)", "case (ii) (Zupan §IV.A)"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << " missing from\n" << table;
+  EXPECT_EQ(table.find("**no**"), std::string::npos) << table;
+  for (const char* csv : {"verify.csv", "spin_up.csv", "heavy_top.csv", "eml.csv", "zupan.csv"})
+    EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + csv)).good()) << csv;
+  if (std::system("python3 -c 'import matplotlib, h5py' 2>/dev/null") == 0)
+    for (const char* png : {"verify_spin_up.png", "verify_heavy_top.png", "verify_eml.png", "verify_zupan.png"})
+      EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + png)).good()) << png << "\n" << o.err;
+}
+
+TEST(Cli, PlotWithoutPythonSaysSo) {
+  ScratchDirectory dir;
+  const std::string cmd = std::string("env PATH=/nonexistent '") + QUATSTEP_EXE + "' plot x.h5 2>'" + dir.file("err") + "'";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(dir.file("err")).find("there is no python3 on the PATH"), std::string::npos) << slurp(dir.file("err"));
+}
+
 TEST(Cli, VersionFlag) {
   ScratchDirectory dir;
   const Outcome o = run_cli("--version", dir);
