@@ -191,6 +191,41 @@ TEST(Cli, BodiesOptionRerunsChosenBodiesBitForBit) {
   EXPECT_NE(bad.err.find("body 1000 (--bodies) is not a body index in [0, 1000)"), std::string::npos) << bad.err;
 }
 
+TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
+  // One step of each 10^5-body study: statistics of every body at sample 0, no trajectories, every
+  // drawn value in /parameters.
+  ScratchDirectory dir;
+  const Outcome top = run_cli("run " + example("monte_carlo_heavy_top.toml") + " --t-end 1e-4 --quiet --output " +
+                                  dir.file("top.h5"),
+                              dir);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const std::string t = dir.file("top.h5");
+  EXPECT_FALSE(quatstep::testing::has_dataset(t, "/quaternion")) << "statistics only";
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/count").values, (std::vector<double>{100000}));
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/histogram").dims, (std::vector<unsigned long long>{1, 60}));
+  // About half of the thin discs drawn are no body and were drawn again (5σ of a binomial: 800).
+  EXPECT_NEAR(std::stod(read_string_attribute(t, "redrawn_bodies")), 50000, 800);
+  const auto omega = read_dataset(t, "parameters/initial.omega_body");
+  ASSERT_EQ(omega.dims, (std::vector<unsigned long long>{100000, 3}));
+  double mean = 0;
+  for (std::size_t i = 0; i < 100000; ++i) mean += std::sqrt(omega.values[3 * i] * omega.values[3 * i] +
+                                                             omega.values[3 * i + 1] * omega.values[3 * i + 1] +
+                                                             omega.values[3 * i + 2] * omega.values[3 * i + 2]);
+  EXPECT_NEAR(mean / 100000, 150.071, 5 * 5.0 / std::sqrt(1e5)) << "the spin's magnitude law: N(150.071, 5^2)";
+
+  const Outcome granular = run_cli("run " + example("granular_tumbling.toml") + " --t-end 1e-5 --quiet --output " +
+                                       dir.file("granular.h5"),
+                                   dir);
+  ASSERT_EQ(granular.exit_code, 0) << granular.err;
+  const std::string g = dir.file("granular.h5");
+  EXPECT_EQ(read_dataset(g, "statistics/omega_norm/count").values, (std::vector<double>{100000}));
+  const auto mass = read_dataset(g, "parameters/model.mass").values;
+  const auto [lightest, heaviest] = std::minmax_element(mass.begin(), mass.end());
+  EXPECT_GE(*lightest, 2500 * 1e-9) << "boxes of 1 mm edges at least";
+  EXPECT_LE(*heaviest, 2500 * 27e-9) << "boxes of 3 mm edges at most";
+  for (double s : read_dataset(g, "status").values) ASSERT_EQ(s, 0.0);
+}
+
 TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
   // The fast subset: every published figure against its measurement (exit status 0: all agree).
   ScratchDirectory dir;
