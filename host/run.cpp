@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <future>
 #include <iomanip>
 #include <limits>
 #include <optional>
@@ -117,6 +119,34 @@ void write_parameters(const Scenario& sc, Hdf5Output& out, RunResult& result) {
   }
 }
 
+/// The bodies' records after a window: a copy, since the next advance changes them while the
+/// window is written.
+struct Records {
+  std::vector<Status> status;
+  std::vector<index_t> failed_step, newton_iterations;
+};
+
+/// Writes finished sample windows on a thread of its own, so that the next advance (the CPU's
+/// OpenMP loop, or the GPU's kernel) overlaps the last window's output (HDF5 and statistics). One
+/// window is written at a time, in order; HDF5 is touched by no other thread meanwhile (drain()
+/// first). An exception of a write is rethrown by the next submit() or drain().
+class WindowWriter {
+ public:
+  ~WindowWriter() {
+    if (pending_.valid()) pending_.wait();
+  }
+  void submit(std::function<void()> write) {
+    drain();
+    pending_ = std::async(std::launch::async, std::move(write));
+  }
+  void drain() {
+    if (pending_.valid()) pending_.get();
+  }
+
+ private:
+  std::future<void> pending_;
+};
+
 /// The run's ensemble statistics: the observables of the sample's channels, accumulated from each
 /// sample window, and those of the per-sample Newton iterations (iterations per step since the
 /// previous sample, from the bodies' running totals — the loop then ends every advance at a sample).
@@ -167,9 +197,9 @@ class RunStatistics {
   /// Samples [first, first + count) of a window of all bodies ([sample][scalar][body]) with the
   /// records after it: one row of summaries per sample, in the spec's order.
   std::vector<std::vector<statistics::Summary>> add(index_t first, index_t count, const double* samples,
-                                                    const Ensemble& ensemble) {
-    const std::vector<Status>& status = ensemble.status();
-    const std::vector<index_t>& failed = ensemble.failed_step();
+                                                    const Records& records) {
+    const std::vector<Status>& status = records.status;
+    const std::vector<index_t>& failed = records.failed_step;
     std::vector<std::vector<statistics::Summary>> rows;
     for (index_t j = first; j < first + count; ++j) {
       const double* sample = samples + (j - first) * scalars_ * bodies_;
@@ -178,7 +208,7 @@ class RunStatistics {
       sampled_->release(j);
       if (newton_) {
         if (count != 1) throw std::logic_error("RunStatistics: Newton iterations need one sample per advance");
-        const std::vector<index_t>& total = ensemble.newton_iterations();
+        const std::vector<index_t>& total = records.newton_iterations;
         for (index_t i = 0; i < bodies_; ++i) {
           per_step_[std::size_t(i)] = j == 0 ? std::numeric_limits<double>::quiet_NaN()  // no step yet
                                              : double(total[i] - iterations_at_sample_[std::size_t(i)]) / double(stride_);
@@ -303,28 +333,36 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
-  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
-  std::vector<double> buffer(static_cast<std::size_t>(scalars * n)), times;
+  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k. Two
+  // buffers: the writer thread writes one window while the ensemble fills the other.
+  std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(scalars * n)), {}};
+  int filling = 0;
   index_t samples_written = 0;
-  const auto consume = [&](index_t first, index_t count) {
-    times.resize(count);
+  WindowWriter writer;
+  const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records) {
+    std::vector<double> times(static_cast<std::size_t>(count));
     for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
       times[j] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
     out.write_samples(first, count, buffer.data(), times.data());
-    if (stats && count > 0) out.write_statistics(first, stats->add(first, count, buffer.data(), *ensemble));
-    if (count > 0) samples_written = first + count;
+    if (stats && count > 0) out.write_statistics(first, stats->add(first, count, buffer.data(), records));
+  };
+  const auto records = [&] {
+    const bool iterations = stats && stats->needs_sample_aligned_chunks();
+    return Records{ensemble->status(), ensemble->failed_step(),
+                   iterations ? ensemble->newton_iterations() : std::vector<index_t>{}};
   };
   index_t done = 0;
   if (options.resume) {  // the initial state, then the checkpoint over it
-    ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 0, sc.stride, scalars});
+    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 0, sc.stride, scalars});
     const Checkpoint c = out.read_checkpoint();
     ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step});
     if (stats) stats->restore(c);
     done = c.steps_done;
     samples_written = done / sc.stride + 1;
   } else {
-    ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride, scalars});
-    consume(0, 1);
+    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 1, sc.stride, scalars});
+    consume(0, 1, buffers[0], records());
+    samples_written = 1;
   }
 
   const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
@@ -339,9 +377,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     index_t k = std::min(chunk, sc.time.steps - done);
     if (aligned) k = std::min(k, (done / sc.stride + 1) * sc.stride - done);  // end at the next sample at the latest
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
+    std::vector<double>& buffer = buffers[filling];
     buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
     ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars});
-    consume(first, count);
+    if (count > 0) {
+      writer.submit([&consume, &buffer, first, count, r = records()] { consume(first, count, buffer, r); });
+      filling = 1 - filling;  // the next advance fills the other buffer while this one is written
+      samples_written = first + count;
+    }
     const bool first_chunk = done == done_before;
     done += k;
 
@@ -358,6 +401,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
       break;
     }
   }
+  writer.drain();
   if (bar && !result.interrupted) bar->finish(seconds_since(loop_start));
   if (bar && result.interrupted) std::fputc('\n', stderr);
 
