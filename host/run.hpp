@@ -57,6 +57,8 @@ struct RunResult {
   index_t redraws = 0;             ///< invalid draws thrown away, all bodies
   std::string trajectories;        ///< TrajectorySelection::description
   int statistics = 0;              ///< observables with statistics
+  double write_seconds = 0;        ///< writing samples to HDF5, overlapped with the integration
+  double statistics_seconds = 0;   ///< accumulating and writing statistics, overlapped likewise
   bool interrupted = false;        ///< stopped by RunOptions::interrupt before the end
   index_t first_step = 0;          ///< the step this process started from (> 0 when resumed)
   index_t steps_done = 0;          ///< steps taken (all of them unless interrupted)
