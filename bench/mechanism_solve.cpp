@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "quatstep/mechanism/hht.hpp"
-#include "support/mechanisms.hpp"
-#include "support/v_engine.hpp"
+#include "mechanisms.hpp"
+#include "v_engine.hpp"
 
 namespace {
 

@@ -4,14 +4,14 @@
 //
 //   symplectic_work_precision [--markdown FILE] [--csv FILE]
 //
-// Problems (tests/support/rigid_body_problems.hpp), t ∈ [0, 1]:
+// Problems (problems/rigid_body_problems.hpp), t ∈ [0, 1]:
 //   (a) Sherif's fast top (150 rad/s, centre of mass on the symmetry axis);
 //   (b) the off-axis top (non-diagonal inertia), and the asymmetric body J = diag(6, 8, 3) under a
 //       constant body torque;
 //   (c) the torque-free asymmetric body J = diag(6, 8, 3), Ω = (10, 20, 20) (Kinon §5.3), and its
 //       energy and momentum over t ∈ [0, 10³].
 // Error: the largest geodesic angle between the computed and the reference orientation at
-// t = 0.1, 0.2, …, 1 (rad); reference: RK4 at h = 2.5e-6 (tests/reference/heavy_top_reference.hpp),
+// t = 0.1, 0.2, …, 1 (rad); reference: RK4 at h = 2.5e-6 (problems/reference/heavy_top_reference.hpp),
 // shared by no method here. RK4: peers::Rk4Step where it applies (principal axes, constant body
 // torque), symplectic_rk4.hpp (the same scheme with the full inertia and the gravity moment) on the
 // tops. Steps n = 10·round(2^{k/2}) over [0, 1] until the error is below 1e-11 or n reaches its
@@ -38,7 +38,7 @@
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/integrators/symmetric_splitting.hpp"
 #include "reference/heavy_top_reference.hpp"
-#include "support/rigid_body_problems.hpp"
+#include "rigid_body_problems.hpp"
 #include "symplectic_rk4.hpp"
 
 using namespace quatstep;

@@ -79,6 +79,18 @@ class CpuEnsemble {
     return s;
   }
   Kinematics kinematics(index_t i) const { return integrator_.kinematics(models_[i], state(i)); }
+  /// Every body's state, [component][body]: with the records and steps_done(), a checkpoint.
+  const std::vector<S>& state_data() const { return state_; }
+  /// Continue from a checkpoint (state_data(), the records, steps_done()) taken of the same bodies.
+  void import_state(std::vector<S> state, std::vector<Status> status, std::vector<index_t> iterations,
+                    std::vector<index_t> failed_step, index_t steps_done) {
+    const std::size_t n = models_.size();
+    if (state.size() != state_.size() || status.size() != n || iterations.size() != n || failed_step.size() != n)
+      throw std::invalid_argument("import_state: a checkpoint of " + std::to_string(status.size()) + " bodies, " +
+                                  std::to_string(state.size()) + " state values for an ensemble of " + std::to_string(n));
+    state_ = std::move(state), status_ = std::move(status), iterations_ = std::move(iterations);
+    failed_step_ = std::move(failed_step), steps_done_ = steps_done;
+  }
   const Model& model(index_t i) const { return models_[i]; }
 
  private:

@@ -51,7 +51,7 @@ std::string allowed(const KeyInfo& k) {
       return k.size > 1 ? std::to_string(k.size) + " numbers, each " + k.range.text : k.range.text == std::string("finite") ? std::string("finite number") : std::string("number ") + k.range.text;
     case KeyInfo::Kind::numbers: return "number or array of numbers";
     case KeyInfo::Kind::integer: return std::string("integer ") + k.range.text;
-    case KeyInfo::Kind::boolean: return "true | false";
+    case KeyInfo::Kind::boolean: return "true \\| false";
     case KeyInfo::Kind::choice: return cell(quoted(k.choices));
     case KeyInfo::Kind::text: return "string";
     case KeyInfo::Kind::text_list: return "array of strings";
@@ -140,18 +140,48 @@ void print_scenario_format(std::ostream& os) {
   spec_table<RunSpec>(os);
   os << "\n## [time]\n\n";
   spec_table<TimeSpec>(os);
-  os << "\n## [ensemble]\n\nOrder of application for each body: file values, sweeps, random draws, overrides "
-        "(each in file order); every body is validated again after them.\n\n";
+  os << "\n## [ensemble]\n\nOrder of application for each body: file values, sweeps, random draws, designs, "
+        "overrides (each in file order); every body is validated again after them.\n\n";
   spec_table<EnsembleSpec>(os);
   os << "\n### [[ensemble.sweep]]\n\nBody i gets from + (to - from) * i / (size - 1) (from if size = 1).\n\n";
   spec_table<Sweep>(os);
-  os << "\n### [[ensemble.random]]\n\nReproducible: body i's draw depends only on (seed, i, key).\n\n";
+  os << "\n### [[ensemble.random]]\n\nReproducible: body i's value of `key` depends only on (seed, i, key) "
+        "(Philox4x32-10 counters, host/sampling/), not on the ensemble size, the thread count, the backend or "
+        "--bodies. A key is drawn by one table at most. Parameters given as one number stand for every component "
+        "of the key; the components of a component-wise law are independent. A law of `model.inertia` keeps the "
+        "bodies physical (`invalid`); a law that can (almost) never give a valid body is an error before the "
+        "run. Every drawn value is written to /parameters.\n\n";
   spec_table<RandomDraw>(os);
+  os << "\nNested law tables (inline tables, e.g. `magnitude = { distribution = \"normal\", mean = 100.0, "
+        "stddev = 5.0 }`), each a scalar law with the keys of the table after them:\n\n"
+        "| table | meaning |\n|---|---|\n";
+  for (const NestedLaw& nested : nested_laws) os << "| `" << nested.name << "` | " << cell(nested.doc) << " |\n";
+  os << "\n";
+  spec_table<ScalarLawSpec>(os);
+  os << "\n### [[ensemble.design]]\n\nA joint design over several keys: body i's point u in (0, 1)^d of the "
+        "design is mapped through each key's law (by its quantile function), so every law above except "
+        "`invalid = \"redraw\"` can be used. The keys are given as [[ensemble.design.keys]] tables after the "
+        "[[ensemble.design]] they belong to.\n\n";
+  spec_table<DesignSpec>(os);
+  os << "\n#### [[ensemble.design.keys]]\n\nThe keys of [[ensemble.random]] less `seed` (the design's own), "
+        "and the same nested law tables.\n\n";
+  spec_table<DesignKey>(os);
   os << "\n### [[ensemble.override]]\n\n`body` (required, an index in [0, size)) and any of the model's keys by "
         "their full name (`initial.omega_body = [0.0, 0.0, 10.0]`), applied last.\n\n";
   os << "## [output]\n\n";
   spec_table<OutputSpec>(os);
   os << "\nThe channels are the model's (above) followed by the method's own.\n";
+  os << "\n### [output.statistics]\n\nPer sample (every `stride` steps), over the bodies healthy at that sample "
+        "(status ok, or failed at a later step) whose value is finite: count, mean, standard deviation, min, max, "
+        "quantiles and optional histograms, written to /statistics/<observable>/ (host/statistics.hpp). Bitwise "
+        "reproducible for any thread count, chunking or backend: exact sums, exact order statistics.\n\n";
+  spec_table<StatisticsTable>(os);
+  os << "\nStandard observables (the model's channels decide which a run has; newton_iterations needs an implicit "
+        "method and makes every advance end at a sample):\n\n| name | definition |\n|---|---|\n";
+  for (const statistics::Observable& o : standard_observables())
+    os << "| `" << o.name() << "` | " << cell(o.definition()) << " |\n";
+  os << "\n#### [[output.statistics.observable]]\n\n";
+  spec_table<ObservableTable>(os);
 }
 
 void print_method_table(std::ostream& os) {

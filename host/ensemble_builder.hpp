@@ -62,6 +62,15 @@ class BackendAdapter final : public Ensemble {
   const std::vector<Status>& status() const override { return backend_.status(); }
   const std::vector<index_t>& newton_iterations() const override { return backend_.newton_iterations(); }
   const std::vector<index_t>& failed_step() const override { return backend_.failed_step(); }
+  EnsembleState save() const override {
+    const std::vector<S> state = backend_.state_data();
+    return {backend_.steps_done(), std::vector<double>(state.begin(), state.end()), backend_.status(),
+            backend_.newton_iterations(), backend_.failed_step()};
+  }
+  void restore(const EnsembleState& s) override {
+    backend_.import_state(std::vector<S>(s.state.begin(), s.state.end()), s.status, s.newton_iterations, s.failed_step,
+                          s.steps_done);
+  }
 
  private:
   SampleView<S> window(const SampleView<double>& out) {

@@ -13,6 +13,15 @@
 
 namespace quatstep {
 
+/// Everything an ensemble carries from one advance to the next: a checkpoint continues the run in
+/// another process bit for bit (restore after initialize).
+struct EnsembleState {
+  index_t steps_done = 0;
+  std::vector<double> state;  ///< State::size × bodies, [component][body]; a float run's values widened exactly
+  std::vector<Status> status;
+  std::vector<index_t> newton_iterations, failed_step;
+};
+
 class Ensemble {
  public:
   virtual ~Ensemble() = default;
@@ -23,6 +32,10 @@ class Ensemble {
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< per body, total
   virtual const std::vector<index_t>& failed_step() const = 0;        ///< per body, −1 if none
+  /// The state between two advances (a checkpoint), and back: restore() after initialize() continues
+  /// exactly where save() was taken.
+  virtual EnsembleState save() const = 0;
+  virtual void restore(const EnsembleState& state) = 0;
 };
 
 /// The backend a run uses (never Backend::automatic) and what it is, for the summary and the

@@ -1,13 +1,27 @@
-// The HDF5 result file of a run (nt = samples, N = bodies; row-major, as h5py shows it):
+// The HDF5 result file of a run (nt = samples, N = bodies of the run, M = bodies with trajectories;
+// row-major, as h5py shows it):
 //   /time (nt)
-//   /<channel> (nt×N for a one-scalar channel, nt×N×k for k scalars) for every channel written
+//   /<channel> (nt×M for a one-scalar channel, nt×M×k for k scalars) for every channel written
 //     ([output] channels; the model's and the method's channels, channels.hpp: quaternion (scalar
 //     first), omega_body, position, velocity, energy, angular_momentum, constraint_violation,
-//     local_error, generalized_energy, …), each with a "description" attribute
+//     local_error, generalized_energy, …), each with a "description" attribute; absent when no body
+//     has trajectories
+//   /trajectory_bodies (M, int64)  the ensemble indices of the bodies with trajectories, when they
+//     are not all the bodies of the run ([output] trajectories)
 //   /status (N, int32; attribute "codes" lists the meanings)            /newton_iterations (N, int64)
 //   /failed_step (N, int64, −1 if none)
+//   /bodies (N, int64)              the ensemble indices of the bodies run, with a body selection (--bodies)
+//   /parameters/<key> (N, or N×k)   every model key an [ensemble] table sets ("model.inertia", …), per body
+//   /redraws (N, int32)             invalid draws thrown away per body (when a law redraws; root
+//                                   attributes redrawn_bodies and redraws: their count and sum)
+//   /statistics/…                   per-sample ensemble statistics (layout in host/statistics.hpp)
 //   root attributes: scenario (TOML text), quatstep_version, method, model, backend (what ran it,
-//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, stride.
+//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, t_end, stride, bodies
+//   (N), trajectories (what [output] trajectories chose, in words), complete (1, or 0 for an
+//   interrupted run) and samples_written (samples 0 … samples_written − 1 are in the file)
+//   /checkpoint/…                   an interrupted run's state (Checkpoint), removed when it completes
+// An interrupted file is a valid HDF5 file: its body results are those at the interruption, the
+// samples and statistics from samples_written on are not written yet.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
 // sits in memory whole.
 #pragma once
@@ -19,31 +33,98 @@
 
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "statistics.hpp"
 
 namespace quatstep {
 
 struct OutputAttributes {
   std::string scenario, method, model, backend, precision;
-  double dt = 0, t_start = 0;
+  double dt = 0, t_start = 0, t_end = 0;
   index_t stride = 1;
+  std::string trajectories;  ///< what [output] trajectories chose, in words
 };
+
+/// A per-body parameter dataset: /parameters/<name>, `size` numbers per body.
+struct ParameterDataset {
+  std::string name;
+  int size;
+};
+
+/// The statistics of one observable: its name, definition and histogram edges (empty: none).
+struct StatisticsDataset {
+  std::string name, definition;
+  std::vector<double> edges;
+};
+
+/// What a result file holds, beside its attributes.
+struct OutputLayout {
+  index_t bodies = 0;   ///< N, the bodies of the run
+  index_t samples = 0;  ///< nt
+  std::vector<Channel> channels;           ///< the channels of a sample, in buffer order
+  std::vector<std::string> written;        ///< the channels with trajectories
+  std::vector<index_t> trajectory_rows;    ///< bodies of the run with trajectories (increasing)
+  std::vector<index_t> trajectory_bodies;  ///< their ensemble indices; empty: all bodies, no dataset
+  std::vector<index_t> body_indices;       ///< /bodies; empty: no selection, no dataset
+  std::vector<ParameterDataset> parameters;
+  bool redraws = false;                    ///< /redraws
+  std::vector<double> quantile_levels;     ///< statistics: the levels
+  std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
+};
+
+/// What an interrupted run needs to continue bit for bit: the ensemble's state and records after
+/// `steps_done` steps (EnsembleState), and the statistics' carried values.
+struct Checkpoint {
+  index_t steps_done = 0;
+  std::vector<double> state;
+  std::vector<Status> status;
+  std::vector<index_t> newton_iterations, failed_step;
+  std::vector<index_t> iterations_at_sample;             ///< the Newton statistics' reference totals
+  std::vector<std::vector<double>> statistics_initial;   ///< the drifts' x₀, per statistics observable
+};
+
+/// What a result file says of the run that wrote it: enough to run it again, or on.
+struct StoredRun {
+  std::string scenario, precision, backend;
+  double t_end = 0;
+  std::vector<index_t> bodies;  ///< /bodies: the body selection; empty for none
+  bool complete = false;
+};
+/// Reads `path`'s attributes (std::runtime_error naming the file and what is missing).
+StoredRun read_stored_run(const std::string& path);
 
 class Hdf5Output {
  public:
-  /// Creates (truncates) `path` with a dataset sized for `samples` × `bodies` for each channel of
-  /// `layout` (the channels of a sample, in buffer order) named in `written`; throws
-  /// std::runtime_error naming the file when HDF5 cannot.
-  Hdf5Output(const std::string& path, index_t bodies, index_t samples, const OutputAttributes& attributes,
-             const std::vector<Channel>& layout, const std::vector<std::string>& written);
+  enum class Mode { create, resume };
+  /// create: creates (truncates) `path` with every dataset of `layout`; resume: opens the file an
+  /// interrupted run of the same layout wrote, to write the rest. Throws std::runtime_error naming
+  /// the file when HDF5 cannot.
+  Hdf5Output(const std::string& path, const OutputLayout& layout, const OutputAttributes& attributes,
+             Mode mode = Mode::create);
   ~Hdf5Output();
   Hdf5Output(const Hdf5Output&) = delete;
   Hdf5Output& operator=(const Hdf5Output&) = delete;
 
-  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body]
-  /// (ensemble.hpp), `times` one per sample.
+  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body] of all
+  /// N bodies (ensemble.hpp), `times` one per sample; the trajectory bodies' values are written.
   void write_samples(index_t first, index_t count, const double* samples, const double* times);
+  /// Rows [first, first + count) of /parameters/<name> (ParameterDataset order `p`): count × size values.
+  void write_parameters(int p, index_t first, index_t count, const double* values);
+  /// Rows [first, first + count) of /redraws.
+  void write_redraws(index_t first, index_t count, const std::int32_t* redraws);
+  /// Samples [first, first + rows.size()) of every statistics dataset: rows[j][k] is observable k's
+  /// summary at sample first + j.
+  void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows);
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step);
+  /// A 64-bit integer root attribute (created or replaced).
+  void integer_attribute(const std::string& name, std::int64_t value);
+  /// /checkpoint (replacing one there), and back.
+  void write_checkpoint(const Checkpoint& checkpoint);
+  Checkpoint read_checkpoint() const;
+  /// The attributes complete and samples_written; a complete file loses its /checkpoint.
+  void mark_progress(bool complete, index_t samples_written);
+  /// A 64-bit integer root attribute of the file (std::runtime_error if absent).
+  std::int64_t read_integer_attribute(const std::string& name) const;
   /// Flush and close; errors surface here rather than in the destructor.
   void close();
 

@@ -1,20 +1,53 @@
 // quatstep — command-line tool.
 //   quatstep run SCENARIO [--backend auto|cuda|cpu] [--precision double|float] [--threads N]
-//                         [--output FILE] [--quiet] [--progress] [--t-end T]
+//                         [--output FILE] [--quiet] [--progress] [--t-end T] [--bodies I,J,…]
+//   quatstep run --resume FILE [--backend …] [--threads N] [--quiet] [--progress]
+//                                     continue an interrupted run in its own file
+//   quatstep plot RESULT.h5 [--out DIR]   PNGs of a result file (python/quatstep/plot.py)
+//   quatstep verify [--out DIR] [--fast]  rerun the papers' benchmark studies: a table of published
+//                                     vs measured figures and plots (exit status 2 if one disagrees)
 //   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
 //                                     parser reads
 //   quatstep --version
 // Exit status 0 when the run completes (failed bodies are reported in the summary and the file),
-// non-zero with a message on stderr for any error.
+// 3 when SIGINT or SIGTERM stopped it (after writing the chunk in flight and a checkpoint: the file
+// is valid, with complete = 0; --resume continues it), 1 with a message on stderr for any error.
 #include <CLI/CLI.hpp>
 
+#include <signal.h>
+
+#include <csignal>
 #include <iostream>
 #include <optional>
 
+#include <fstream>
+#include <sstream>
+
 #include "docs.hpp"
+#include "plot_command.hpp"
+#include "verify.hpp"
 #include "quatstep/config.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
+
+namespace {
+
+constexpr int exit_interrupted = 3;
+volatile std::sig_atomic_t interrupted = 0;
+
+/// SIGINT, SIGTERM: ask the run to stop after the chunk in flight; a second signal acts as usual.
+extern "C" void request_stop(int) { interrupted = 1; }
+
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;  // the next signal gets the default action (ends the process)
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"quatstep: batched rigid-body rotation integrators"};
@@ -27,17 +60,38 @@ int main(int argc, char** argv) {
   bool quiet = false, progress = false;
   quatstep::ScenarioOverrides overrides;
   std::string backend, precision;
-  run->add_option("scenario", scenario_path, "Scenario file (TOML)")->required();
+  std::string resume;
+  CLI::Option* scenario_option = run->add_option("scenario", scenario_path, "Scenario file (TOML)");
+  CLI::Option* resume_option =
+      run->add_option("--resume", resume, "Continue the interrupted run of this result file (exit status 3 marked it)");
+  scenario_option->excludes(resume_option);
   run->add_option("--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
       ->check(CLI::PositiveNumber);
   run->add_option("--output", options.output, "Output file (overrides [output] file)");
   run->add_flag("--quiet", quiet, "No progress bar and no summary");
   run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
-  run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
+  CLI::Option* t_end = run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
   run->add_option("--backend", backend, "Replace [run] backend: auto (GPU if usable), cuda, cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  run->add_option("--precision", precision, "Replace [run] precision: double, float")
+  CLI::Option* precision_option = run->add_option("--precision", precision, "Replace [run] precision: double, float")
       ->check(CLI::IsMember({"double", "float"}));
+  CLI::Option* bodies = run->add_option("--bodies", overrides.bodies,
+                  "Run these bodies of the ensemble alone (indices, comma-separated): the same values as their rows of "
+                  "the full run")
+      ->delimiter(',');
+  CLI::Option* output_option = run->get_option("--output");
+  for (CLI::Option* o : {t_end, precision_option, bodies, output_option}) resume_option->excludes(o);
+
+  CLI::App* plot = app.add_subcommand("plot", "PNG plots of a result file (python3 with matplotlib, h5py, numpy)");
+  std::string plot_file, plot_out;
+  plot->add_option("result", plot_file, "HDF5 result file")->required();
+  plot->add_option("--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
+
+  CLI::App* verify = app.add_subcommand("verify", "Rerun the papers' benchmark studies: published vs measured figures");
+  std::string verify_out = "quatstep_verify";
+  bool fast = false;
+  verify->add_option("--out", verify_out, "Folder for verify.md, verify.csv, the curves and the plots")->capture_default_str();
+  verify->add_flag("--fast", fast, "Fewer steps in the convergence study (seconds instead of a minute)");
 
   CLI::App* docs = app.add_subcommand("docs", "Print documentation generated from the parser's own tables");
   std::string topic;
@@ -51,14 +105,53 @@ int main(int argc, char** argv) {
     else quatstep::print_method_table(std::cout);
     return 0;
   }
+  if (plot->parsed() || verify->parsed()) {
+    try {
+      if (plot->parsed()) {
+        std::vector<std::string> args = {plot_file};
+        if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
+        return quatstep::run_plot_script(args);
+      }
+      const std::vector<quatstep::VerifiedFigure> figures = quatstep::verify_papers(verify_out, fast);
+      std::ofstream md(verify_out + "/verify.md"), csv(verify_out + "/verify.csv");
+      quatstep::write_verify_table(md, csv, figures);
+      std::ostringstream unused_csv;
+      quatstep::write_verify_table(std::cout, unused_csv, figures);
+      std::cout << "\nwritten to " << verify_out << "/verify.md and verify.csv; plots:" << std::endl;
+      int plots = 1;
+      try {
+        plots = quatstep::run_plot_script({"--verify", verify_out});
+      } catch (const std::exception& e) {
+        std::cerr << "quatstep: verify: no plots: " << e.what() << "\n";
+      }
+      if (plots != 0) std::cerr << "quatstep: verify: the plots were not drawn\n";
+      bool all = true;
+      for (const auto& f : figures) all = all && f.agrees;
+      return all ? 0 : 2;
+    } catch (const std::exception& e) {
+      std::cerr << "quatstep: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   try {
+    if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
     if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);
-    const quatstep::Scenario scenario = quatstep::load_scenario(scenario_path, overrides);
+    const quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
+                                                       : quatstep::load_interrupted_scenario(resume, overrides.backend);
     options.progress = quiet ? quatstep::ProgressMode::never
                              : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
+    options.interrupt = &interrupted;
+    if (!resume.empty()) options.output = resume, options.resume = true;
+    stop_on_signals();
     const quatstep::RunResult result = quatstep::run_scenario(scenario, options);
     if (!quiet) quatstep::print_summary(std::cout, scenario, result);
+    if (result.interrupted) {
+      std::cerr << "quatstep: interrupted after step " << result.steps_done << " of " << result.steps << ": "
+                << result.output_file << " holds samples 0 .. " << result.samples_written - 1
+                << " and a checkpoint; continue with: quatstep run --resume " << result.output_file << "\n";
+      return exit_interrupted;
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "quatstep: error: " << e.what() << "\n";

@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <future>
 #include <iomanip>
+#include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
@@ -56,7 +60,225 @@ std::string settings_summary(const IntegratorSpec& in) {
   return os.str();
 }
 
+/// "9.6 MB", "1.2 GB".
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 5) bytes /= 1000, ++u;
+  std::ostringstream os;
+  os << std::setprecision(3) << bytes << " " << units[u];
+  return os.str();
+}
+
+/// Bytes of the trajectories of `bodies` bodies: every sample of every channel written.
+double trajectory_bytes(const Scenario& sc, index_t bodies) {
+  int scalars = 0;
+  for (const Channel& c : sample_channels(sc))
+    if (std::find(sc.channels.begin(), sc.channels.end(), c.name) != sc.channels.end()) scalars += c.size;
+  return double(sc.samples()) * double(bodies) * double(scalars) * sizeof(double);
+}
+
+/// "1st", "2nd", "3rd", "100th".
+std::string ordinal(index_t k) {
+  const index_t tens = k % 100, units = k % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th" : units == 1 ? "st" : units == 2 ? "nd" : units == 3 ? "rd" : "th";
+  return std::to_string(k) + suffix;
+}
+
+/// /parameters (every key an [ensemble] table sets) and /redraws, a block of bodies at a time, drawn
+/// in parallel; the redraw counts go to the result.
+void write_parameters(const Scenario& sc, Hdf5Output& out, RunResult& result) {
+  if (sc.ensemble_keys.empty() && !sc.redraws) return;
+  constexpr index_t block = index_t(1) << 14;
+  const ModelView& view = sc.model_view();
+  const index_t n = sc.ensemble_size;
+  std::vector<std::vector<double>> values(sc.ensemble_keys.size());
+  std::vector<std::int32_t> redraws;
+  for (index_t first = 0; first < n; first += block) {
+    const index_t count = std::min(block, n - first);
+    for (std::size_t p = 0; p < values.size(); ++p)
+      values[p].resize(std::size_t(count * view.keys[sc.ensemble_keys[p]].size));
+    redraws.resize(std::size_t(count));
+#pragma omp parallel for schedule(dynamic, 256)
+    for (index_t i = 0; i < count; ++i) {
+      int r = 0;
+      const std::vector<double> body = body_parameters(sc, first + i, &r);
+      redraws[std::size_t(i)] = r;
+      for (std::size_t p = 0; p < values.size(); ++p) {
+        const KeyInfo& k = view.keys[sc.ensemble_keys[p]];
+        std::copy(body.begin() + k.offset, body.begin() + k.offset + k.size, values[p].begin() + i * k.size);
+      }
+    }
+    for (std::size_t p = 0; p < values.size(); ++p) out.write_parameters(int(p), first, count, values[p].data());
+    if (sc.redraws) out.write_redraws(first, count, redraws.data());
+    for (std::int32_t r : redraws) result.redrawn_bodies += r > 0, result.redraws += r;
+  }
+  if (sc.redraws) {
+    out.integer_attribute("redrawn_bodies", result.redrawn_bodies);
+    out.integer_attribute("redraws", result.redraws);
+  }
+}
+
+/// The bodies' records after a window: a copy, since the next advance changes them while the
+/// window is written.
+struct Records {
+  std::vector<Status> status;
+  std::vector<index_t> failed_step, newton_iterations;
+};
+
+/// Writes finished sample windows on a thread of its own, so that the next advance (the CPU's
+/// OpenMP loop, or the GPU's kernel) overlaps the last window's output (HDF5 and statistics). One
+/// window is written at a time, in order; HDF5 is touched by no other thread meanwhile (drain()
+/// first). An exception of a write is rethrown by the next submit() or drain().
+class WindowWriter {
+ public:
+  ~WindowWriter() {
+    if (pending_.valid()) pending_.wait();
+  }
+  void submit(std::function<void()> write) {
+    drain();
+    pending_ = std::async(std::launch::async, std::move(write));
+  }
+  void drain() {
+    if (pending_.valid()) pending_.get();
+  }
+
+ private:
+  std::future<void> pending_;
+};
+
+/// The run's ensemble statistics: the observables of the sample's channels, accumulated from each
+/// sample window, and those of the per-sample Newton iterations (iterations per step since the
+/// previous sample, from the bodies' running totals — the loop then ends every advance at a sample).
+class RunStatistics {
+ public:
+  RunStatistics(const Scenario& sc, const std::vector<Channel>& layout, index_t bodies)
+      : spec_(*sc.statistics), bodies_(bodies), stride_(sc.stride), scalars_(channel_scalars(layout)) {
+    statistics::StatisticsSpec sampled{{}, spec_.quantile_levels}, newton{{}, spec_.quantile_levels};
+    for (const statistics::ObservableSpec& o : spec_.observables) {
+      const bool from_newton = o.observable.channel() == newton_iterations_channel;
+      statistics::StatisticsSpec& part = from_newton ? newton : sampled;
+      order_.emplace_back(from_newton, part.observables.size());
+      part.observables.push_back(o);
+    }
+    sampled_.emplace(sampled, statistics::ChannelLayout::of(layout), sc.samples(), sc.stride, 0, bodies);
+    if (!newton.observables.empty()) {
+      newton_.emplace(newton, statistics::ChannelLayout({{newton_iterations_channel, 0, 1}}), sc.samples(), sc.stride, 0,
+                      bodies);
+      iterations_at_sample_.assign(std::size_t(bodies), 0);
+      per_step_.resize(std::size_t(bodies));
+    }
+  }
+
+  /// Whether every advance must end at a sample (the Newton iterations per sample).
+  bool needs_sample_aligned_chunks() const { return newton_.has_value(); }
+
+  /// The carried values (no sample is pending between two windows).
+  void save(Checkpoint& c) const {
+    if (sampled_->pending() || (newton_ && newton_->pending())) throw std::logic_error("RunStatistics: a sample is pending");
+    for (std::size_t k = 0; k < sampled_->spec().observables.size(); ++k) c.statistics_initial.push_back(sampled_->initial_values(k));
+    c.iterations_at_sample = iterations_at_sample_;
+  }
+  void restore(const Checkpoint& c) {
+    if (c.statistics_initial.size() != sampled_->spec().observables.size() ||
+        c.iterations_at_sample.size() != iterations_at_sample_.size())
+      throw std::runtime_error("the checkpoint's statistics do not match the scenario's");
+    for (std::size_t k = 0; k < c.statistics_initial.size(); ++k) sampled_->restore_initial_values(k, c.statistics_initial[k]);
+    iterations_at_sample_ = c.iterations_at_sample;
+  }
+
+  std::vector<StatisticsDataset> datasets() const {
+    std::vector<StatisticsDataset> out;
+    for (const statistics::ObservableSpec& o : spec_.observables)
+      out.push_back({o.observable.name(), o.observable.definition(), o.bins ? o.bins->edges() : std::vector<double>{}});
+    return out;
+  }
+
+  /// Samples [first, first + count) of a window of all bodies ([sample][scalar][body]) with the
+  /// records after it: one row of summaries per sample, in the spec's order.
+  std::vector<std::vector<statistics::Summary>> add(index_t first, index_t count, const double* samples,
+                                                    const Records& records) {
+    const std::vector<Status>& status = records.status;
+    const std::vector<index_t>& failed = records.failed_step;
+    std::vector<std::vector<statistics::Summary>> rows;
+    for (index_t j = first; j < first + count; ++j) {
+      const double* sample = samples + (j - first) * scalars_ * bodies_;
+      sampled_->add(j, {sample, bodies_, 0, bodies_, status.data(), failed.data()});
+      std::vector<statistics::Summary> sampled = sampled_->summarize(j), newton;
+      sampled_->release(j);
+      if (newton_) {
+        if (count != 1) throw std::logic_error("RunStatistics: Newton iterations need one sample per advance");
+        const std::vector<index_t>& total = records.newton_iterations;
+        for (index_t i = 0; i < bodies_; ++i) {
+          per_step_[std::size_t(i)] = j == 0 ? std::numeric_limits<double>::quiet_NaN()  // no step yet
+                                             : double(total[i] - iterations_at_sample_[std::size_t(i)]) / double(stride_);
+          iterations_at_sample_[std::size_t(i)] = total[i];
+        }
+        newton_->add(j, {per_step_.data(), bodies_, 0, bodies_, status.data(), failed.data()});
+        newton = newton_->summarize(j);
+        newton_->release(j);
+      }
+      std::vector<statistics::Summary> row;
+      for (const auto& [from_newton, k] : order_) row.push_back(std::move((from_newton ? newton : sampled)[k]));
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+ private:
+  statistics::StatisticsSpec spec_;
+  index_t bodies_, stride_;
+  int scalars_;
+  std::vector<std::pair<bool, std::size_t>> order_;  ///< per observable: (Newton part?, index in its part)
+  std::optional<statistics::EnsembleStatistics> sampled_, newton_;
+  std::vector<index_t> iterations_at_sample_;
+  std::vector<double> per_step_;
+};
+
 }  // namespace
+
+TrajectorySelection select_trajectories(const Scenario& sc) {
+  TrajectorySelection t;
+  const index_t n = sc.ensemble_size;
+  const auto every = [&](index_t k) {
+    for (index_t i = 0; i < n; i += k) t.rows.push_back(i);
+  };
+  const auto size = [&] { return " (" + bytes_text(trajectory_bytes(sc, index_t(t.rows.size()))) + ")"; };
+  switch (sc.trajectories) {
+    case Trajectories::all:
+      every(1);
+      t.description = "all " + std::to_string(n) + " bodies" + size();
+      break;
+    case Trajectories::none:
+      t.description = "none";
+      break;
+    case Trajectories::every:
+      every(sc.trajectory_every);
+      t.description = "every " + ordinal(sc.trajectory_every) + " body: " + std::to_string(t.rows.size()) + " of " +
+                      std::to_string(n) + size();
+      break;
+    case Trajectories::list:
+      for (index_t i = 0; i < n; ++i)
+        if (std::binary_search(sc.trajectory_bodies.begin(), sc.trajectory_bodies.end(), sc.body_index(i))) t.rows.push_back(i);
+      t.description = std::to_string(t.rows.size()) + " listed bodies" + size();
+      break;
+    case Trajectories::automatic: {
+      const double all = trajectory_bytes(sc, n);
+      const index_t k = std::max<index_t>(1, index_t(std::ceil(all / sc.max_trajectory_bytes)));
+      every(k);
+      if (k == 1) {
+        t.description = "all " + std::to_string(n) + " bodies" + size();
+      } else {
+        while (!t.rows.empty() && trajectory_bytes(sc, index_t(t.rows.size())) > sc.max_trajectory_bytes) t.rows.pop_back();
+        t.description = "every " + ordinal(k) + " body: " + std::to_string(t.rows.size()) + " of " + std::to_string(n) +
+                        size() + "; all would take " + bytes_text(all) + " > max_trajectory_bytes " +
+                        bytes_text(sc.max_trajectory_bytes);
+      }
+      break;
+    }
+  }
+  return t;
+}
 
 index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
@@ -77,50 +299,128 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.backend = backend;
   const std::vector<Channel> layout = sample_channels(sc);
   const int scalars = channel_scalars(layout);
-  Hdf5Output out(result.output_file, n, result.samples,
+  const TrajectorySelection trajectories = select_trajectories(sc);
+  result.trajectories = trajectories.description;
+  std::optional<RunStatistics> stats;
+  if (sc.statistics) stats.emplace(sc, layout, n);
+
+  OutputLayout file;
+  file.bodies = n;
+  file.samples = result.samples;
+  file.channels = layout;
+  file.written = sc.channels;
+  file.trajectory_rows = trajectories.rows;
+  if (index_t(trajectories.rows.size()) != n)  // else /bodies (or the row index itself) says which body it is
+    for (index_t i : trajectories.rows) file.trajectory_bodies.push_back(sc.body_index(i));
+  file.body_indices = sc.selection;
+  for (int k : sc.ensemble_keys) file.parameters.push_back({sc.model_view().keys[k].name, sc.model_view().keys[k].size});
+  file.redraws = sc.redraws;
+  if (stats) {
+    file.quantile_levels = sc.statistics->quantile_levels;
+    file.statistics = stats->datasets();
+    result.statistics = int(file.statistics.size());
+  }
+  Hdf5Output out(result.output_file, file,
                  {sc.text, sc.integrator.view().info.name, sc.model_view().info.name, backend.description,
-                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.stride},
-                 layout, sc.channels);
+                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.time.t_end, sc.stride,
+                  trajectories.description},
+                 options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
+  if (!options.resume) {
+    write_parameters(sc, out, result);
+  } else if (sc.redraws) {
+    result.redrawn_bodies = out.read_integer_attribute("redrawn_bodies");
+    result.redraws = out.read_integer_attribute("redraws");
+  }
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
-  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k.
-  std::vector<double> buffer(static_cast<std::size_t>(scalars * n)), times;
-  const auto write = [&](index_t first, index_t count) {
-    times.resize(count);
+  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k. Two
+  // buffers: the writer thread writes one window while the ensemble fills the other.
+  std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(scalars * n)), {}};
+  int filling = 0;
+  index_t samples_written = 0;
+  WindowWriter writer;
+  const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records) {
+    std::vector<double> times(static_cast<std::size_t>(count));
     for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
       times[j] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
+    const auto t0 = Clock::now();
     out.write_samples(first, count, buffer.data(), times.data());
+    const auto t1 = Clock::now();
+    if (stats && count > 0) out.write_statistics(first, stats->add(first, count, buffer.data(), records));
+    result.write_seconds += std::chrono::duration<double>(t1 - t0).count();  // one window at a time: no race
+    result.statistics_seconds += seconds_since(t1);
   };
-  ensemble->initialize(SampleView<double>{buffer.data(), n, 0, 1, sc.stride, scalars});
-  write(0, 1);
+  const auto records = [&] {
+    const bool iterations = stats && stats->needs_sample_aligned_chunks();
+    return Records{ensemble->status(), ensemble->failed_step(),
+                   iterations ? ensemble->newton_iterations() : std::vector<index_t>{}};
+  };
+  index_t done = 0;
+  if (options.resume) {  // the initial state, then the checkpoint over it
+    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 0, sc.stride, scalars});
+    const Checkpoint c = out.read_checkpoint();
+    ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step});
+    if (stats) stats->restore(c);
+    done = c.steps_done;
+    samples_written = done / sc.stride + 1;
+  } else {
+    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 1, sc.stride, scalars});
+    consume(0, 1, buffers[0], records());
+    samples_written = 1;
+  }
 
-  const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * n)));
-  const index_t max_chunk = max_samples * sc.stride;
-  index_t chunk = std::clamp<index_t>(index_t(first_chunk_body_steps / double(n)), 1, max_chunk);
+  const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
+  index_t max_chunk = max_samples * sc.stride;
+  if (options.max_chunk_steps > 0) max_chunk = std::min(max_chunk, options.max_chunk_steps);
+  const bool aligned = stats && stats->needs_sample_aligned_chunks();
+  index_t chunk = std::clamp<index_t>(index_t(first_chunk_body_steps / double(std::max<index_t>(n, 1))), 1, max_chunk);
   const auto loop_start = Clock::now();
+  const index_t done_before = done, remaining = sc.time.steps - done;
   std::optional<ProgressBar> bar;
-  for (index_t done = 0; done < sc.time.steps;) {
-    const index_t k = std::min(chunk, sc.time.steps - done);
+  while (done < sc.time.steps) {
+    index_t k = std::min(chunk, sc.time.steps - done);
+    if (aligned) k = std::min(k, (done / sc.stride + 1) * sc.stride - done);  // end at the next sample at the latest
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
-    buffer.resize(static_cast<std::size_t>(count * scalars * n));
+    std::vector<double>& buffer = buffers[filling];
+    buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
     ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars});
-    write(first, count);
-    const bool first_chunk = done == 0;
+    if (count > 0) {
+      writer.submit([&consume, &buffer, first, count, r = records()] { consume(first, count, buffer, r); });
+      filling = 1 - filling;  // the next advance fills the other buffer while this one is written
+      samples_written = first + count;
+    }
+    const bool first_chunk = done == done_before;
     done += k;
 
     const double elapsed = seconds_since(loop_start);
-    const double steps_per_second = double(done) / std::max(elapsed, 1e-9);
+    const double steps_per_second = double(done - done_before) / std::max(elapsed, 1e-9);
     if (first_chunk && done < sc.time.steps && options.progress != ProgressMode::never) {
-      const bool long_run = double(sc.time.steps) / steps_per_second > progress_threshold_s;
-      if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO))) bar.emplace(stderr, sc.time.steps, n);
+      const bool long_run = double(remaining) / steps_per_second > progress_threshold_s;
+      if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO))) bar.emplace(stderr, remaining, n);
     }
-    if (bar) bar->update(done, elapsed);
+    if (bar) bar->update(done - done_before, elapsed);
     chunk = std::clamp<index_t>(index_t(steps_per_second * chunk_seconds), 1, max_chunk);
+    if (options.interrupt && *options.interrupt && done < sc.time.steps) {  // the chunk in flight is written
+      result.interrupted = true;
+      break;
+    }
   }
-  if (bar) bar->finish(seconds_since(loop_start));
+  writer.drain();
+  if (bar && !result.interrupted) bar->finish(seconds_since(loop_start));
+  if (bar && result.interrupted) std::fputc('\n', stderr);
 
+  if (result.interrupted) {
+    const EnsembleState state = ensemble->save();
+    Checkpoint c{state.steps_done, state.state, state.status, state.newton_iterations, state.failed_step, {}, {}};
+    if (stats) stats->save(c);
+    out.write_checkpoint(c);
+  }
   out.write_body_results(ensemble->status(), ensemble->newton_iterations(), ensemble->failed_step());
+  out.mark_progress(!result.interrupted, samples_written);
   out.close();
+  result.samples_written = samples_written;
+  result.first_step = done_before;
+  result.steps_done = done;
   result.status = ensemble->status();
   result.failed_step = ensemble->failed_step();
   for (index_t it : ensemble->newton_iterations()) result.newton_iterations += it;
@@ -128,8 +428,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   return result;
 }
 
+Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend) {
+  const StoredRun run = read_stored_run(file);
+  if (run.complete) throw std::runtime_error(file + ": the run is complete (nothing to resume)");
+  ScenarioOverrides o;
+  o.t_end = run.t_end;
+  o.precision = parse_precision(run.precision);
+  o.backend = backend ? *backend : run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
+  o.bodies = run.bodies;
+  return parse_scenario(run.scenario, file + " (its scenario)", o);
+}
+
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
-  const double body_steps = double(r.bodies) * double(r.steps);
+  const double body_steps = double(r.bodies) * double(r.steps_done - r.first_step);  // in this process
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
   const MethodView& method = sc.integrator.view();
   os << "quatstep " << version << ": " << sc.model_view().info.name << ", " << method.info.name;
@@ -137,12 +448,16 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   os << " (" << settings_summary(sc.integrator) << ")";
   os << ", dt " << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
-  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
+  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";
+  if (r.first_step > 0) os << ", resumed at step " << r.first_step;
+  if (r.interrupted) os << ", interrupted at step " << r.steps_done;
+  os << "\n";
   row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
   if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << "\n";
-  row("Newton iterations/step") << std::fixed << std::setprecision(2) << double(r.newton_iterations) / body_steps
+  row("Newton iterations/step") << std::fixed << std::setprecision(2)
+                                << double(r.newton_iterations) / std::max(1.0, double(r.bodies) * double(r.steps_done))
                                 << std::defaultfloat << std::setprecision(6) << "\n";
   row("failures") << r.failures();
   constexpr int shown = 5;
@@ -153,6 +468,14 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   }
   if (listed) os << (r.failures() > shown ? ", ...)" : ")");
   os << "\n";
+  if (sc.redraws)
+    row("redrawn bodies") << r.redrawn_bodies << " (" << r.redraws << " invalid draws thrown away; /redraws)\n";
+  row("trajectories") << r.trajectories << "\n";
+  if (r.statistics > 0) {
+    row("statistics") << r.statistics << " observables";
+    if (!sc.statistics->quantile_levels.empty()) os << ", " << sc.statistics->quantile_levels.size() << " quantiles";
+    os << " (/statistics)\n";
+  }
   row("output") << r.output_file << " (" << r.samples << " samples)\n";
 }
 

@@ -1,7 +1,10 @@
-// Running a scenario: build the ensemble, advance it in chunks, stream the samples to HDF5, show
-// progress, summarise. The library entry point of the `quatstep run` command.
+// Running a scenario: build the ensemble, advance it in chunks, stream the samples (the chosen
+// bodies' trajectories) and the per-sample ensemble statistics to HDF5, show progress, summarise.
+// The library entry point of the `quatstep run` command.
 #pragma once
 
+#include <csignal>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,7 +25,24 @@ struct RunOptions {
   int threads = 0;     ///< OpenMP threads; 0 keeps the OpenMP default. Default: 0.
   std::string output;  ///< output file; empty: the scenario's [output] file. Default: empty.
   ProgressMode progress = ProgressMode::automatic;
+  /// At most this many steps per advance (0: as the run loop chooses, ~0.25 s each). The results do
+  /// not depend on it; tests use it to check that. Default: 0.
+  index_t max_chunk_steps = 0;
+  /// Set (by a signal handler) to stop the run after the chunk in flight: the file gets a checkpoint
+  /// and complete = 0 (RunResult::interrupted). Null: never. Default: null.
+  const volatile std::sig_atomic_t* interrupt = nullptr;
+  /// `output` is an interrupted run's file (complete = 0): continue it from its checkpoint; the
+  /// scenario must be load_interrupted_scenario(output). Default: false.
+  bool resume = false;
 };
+
+/// The bodies of a run whose trajectories are written ([output] trajectories), and why.
+struct TrajectorySelection {
+  std::vector<index_t> rows;  ///< bodies of the run, increasing
+  std::string description;    ///< "all 1000 bodies (9.6 MB)", "every 100th body: …", "none"
+};
+/// What [output] trajectories chooses for `scenario`.
+TrajectorySelection select_trajectories(const Scenario& scenario);
 
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
@@ -33,16 +53,33 @@ struct RunResult {
   std::vector<Status> status;      ///< per body
   std::vector<index_t> failed_step;  ///< per body, −1 if none
   std::string output_file;
+  index_t redrawn_bodies = 0;      ///< bodies with at least one invalid draw thrown away
+  index_t redraws = 0;             ///< invalid draws thrown away, all bodies
+  std::string trajectories;        ///< TrajectorySelection::description
+  int statistics = 0;              ///< observables with statistics
+  double write_seconds = 0;        ///< writing samples to HDF5, overlapped with the integration
+  double statistics_seconds = 0;   ///< accumulating and writing statistics, overlapped likewise
+  bool interrupted = false;        ///< stopped by RunOptions::interrupt before the end
+  index_t first_step = 0;          ///< the step this process started from (> 0 when resumed)
+  index_t steps_done = 0;          ///< steps taken (all of them unless interrupted)
+  index_t samples_written = 0;     ///< samples 0 … samples_written − 1 are in the file
 
   index_t failures() const;
 };
 
-/// Run a validated scenario to its end and write the HDF5 file. Throws std::runtime_error (file
-/// problems) before any integration where it can; failed bodies are results, not errors.
+/// Run a validated scenario to its end (or its interruption) and write the HDF5 file. Throws
+/// std::runtime_error (file problems) before any integration where it can; failed bodies are
+/// results, not errors. Interrupted, the file holds a checkpoint from which a run with
+/// RunOptions::resume ends with the same bits as an uninterrupted run.
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
+/// The scenario of an interrupted run's file, as it was run (its TOML text, t_end, precision,
+/// backend and body selection are in the file); `backend` replaces the stored one. Throws for a
+/// complete file.
+Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend = std::nullopt);
+
 /// Bodies, steps, wall time, body-steps per second, Newton iterations per step, failures (count and
-/// the first few bodies), output file.
+/// the first few bodies), redrawn bodies, trajectories, statistics, output file.
 void print_summary(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace quatstep

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -286,56 +289,202 @@ void assign(std::vector<double>& p, const KeyInfo& k, const std::vector<double>&
   std::copy(value.begin(), value.end(), p.begin() + k.offset);
 }
 
-// ---------------------------------------------------------------- random draws
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+// ---------------------------------------------------------------- laws of [[ensemble.random]] and designs
+using sampling::Distribution;
+using sampling::Marginal;
+using sampling::SamplingError;
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ULL;
-  return h;
-}
+bool is_scalar_law(Law law) { return law <= Law::log_uniform; }
+const char* law_name(Law law) { return name_of(law_names, law); }
 
-/// Uniform in [0, 1) from (seed, body, key, stream) alone, so a body's draw does not depend on the
-/// ensemble size or on the other bodies.
-double unit_draw(std::uint64_t seed, index_t body, const std::string& key, int stream) {
-  std::uint64_t h = splitmix64(seed);
-  h = splitmix64(h ^ fnv1a(key));
-  h = splitmix64(h ^ static_cast<std::uint64_t>(body));
-  h = splitmix64(h ^ static_cast<std::uint64_t>(stream));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
-
-std::vector<double> draw(const RandomDraw& r, index_t body) {
-  const std::uint64_t seed = static_cast<std::uint64_t>(r.seed);
-  if (r.distribution == Distribution::uniform_rotation) {  // Shoemake's subgroup algorithm
-    const double u1 = unit_draw(seed, body, r.key, 0), u2 = unit_draw(seed, body, r.key, 1),
-                 u3 = unit_draw(seed, body, r.key, 2);
-    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-    return {a * std::cos(2 * M_PI * u2), a * std::sin(2 * M_PI * u2), b * std::cos(2 * M_PI * u3),
-            b * std::sin(2 * M_PI * u3)};
+/// The parameters (keys of the law table) each law reads; `required` those it cannot do without.
+struct LawParameters {
+  std::vector<const char*> allowed, required;
+};
+LawParameters parameters_of(Law law, bool inertia) {
+  LawParameters p;
+  switch (law) {
+    case Law::fixed: p = {{"value"}, {"value"}}; break;
+    case Law::uniform:
+    case Law::log_uniform: p = {{"low", "high"}, {"low", "high"}}; break;
+    case Law::normal: p = {{"mean", "stddev"}, {"mean", "stddev"}}; break;
+    case Law::truncated_normal: p = {{"mean", "stddev", "low", "high"}, {"mean", "stddev"}}; break;
+    case Law::log_normal: p = {{"mu", "sigma"}, {"mu", "sigma"}}; break;
+    case Law::choice: p = {{"values", "weights"}, {"values"}}; break;
+    case Law::uniform_rotation: break;
+    case Law::rotation_cone: p = {{"mean", "axis", "half_angle", "spin"}, {"half_angle"}}; break;
+    case Law::axis_magnitude: p = {{"axis", "half_angle", "magnitude"}, {"magnitude"}}; break;
+    case Law::body_shape: p = {{"shape", "dimensions", "mass", "density", "mass_key", "invalid"}, {"shape", "dimensions"}}; break;
   }
-  const bool uniform = r.distribution == Distribution::uniform;
-  const std::vector<double>& first = uniform ? r.low : r.mean;
-  const std::vector<double>& second = uniform ? r.high : r.stddev;
-  std::vector<double> v(first.size());
-  for (std::size_t c = 0; c < v.size(); ++c) {
-    const int stream = 2 * static_cast<int>(c);
-    const double u1 = unit_draw(seed, body, r.key, stream);
-    if (uniform) {
-      v[c] = first[c] + (second[c] - first[c]) * u1;
-    } else {  // Box–Muller; 1 − u1 ∈ (0, 1]
-      const double u2 = unit_draw(seed, body, r.key, stream + 1);
-      const double z = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
-      v[c] = first[c] + second[c] * z;
+  if (inertia && (is_scalar_law(law) || law == Law::choice)) p.allowed.push_back("invalid");
+  return p;
+}
+/// Every parameter name of a law table (the keys a law may or may not read).
+const std::vector<std::string>& law_parameter_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const KeyInfo& k : key_table<LawSpec>()) n.push_back(k.name);
+    for (const NestedLaw& nested : nested_laws) n.push_back(nested.name);
+    return n;
+  }();
+  return names;
+}
+
+/// The key of the inertia whose laws are kept physical (invalid = ...) and which body shapes draw.
+constexpr const char* inertia_key = "model.inertia";
+bool is_quaternion_key(const KeyInfo& k) {
+  const std::string suffix = "quaternion";
+  return k.size == 4 && k.name.size() >= suffix.size() && k.name.compare(k.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Reads the law tables of one scenario: a SamplingError of the sampling library becomes a
+/// ScenarioError naming the table's key of the parameter ("ensemble.random[0].stddev").
+class LawReader {
+ public:
+  LawReader(const Reader& r, const Scenario& sc) : r_(r), sc_(sc) {}
+
+  /// Runs f, turning a SamplingError "param[c]: problem" into "key 'shown.param[c]': problem".
+  template <class F>
+  auto named(const std::string& shown, F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const SamplingError& e) {
+      const std::string what = e.what();
+      static const std::regex parameter(R"(^([a-z_]+(\[[0-9]+\])?): (.*)$)");
+      std::smatch m;
+      if (std::regex_match(what, m, parameter) && is_parameter(m[1].str()))
+        r_.fail(shown + "." + m[1].str(), m[3].str());
+      r_.fail(shown, what);
     }
   }
-  return v;
-}
+
+  /// The law of table `t` (read as `spec`) for model key `k`, with the key's dimension.
+  Distribution law(const toml::table& t, const std::string& shown, const LawSpec& spec, const KeyInfo& k) const {
+    const Law kind = spec.law.distribution;
+    const bool inertia = k.name == inertia_key;
+    if ((kind == Law::uniform_rotation || kind == Law::rotation_cone) && !is_quaternion_key(k))
+      r_.fail(shown + ".distribution", "\"" + std::string(law_name(kind)) + "\" draws quaternion keys only, not '" + k.name + "'");
+    if (kind == Law::body_shape && !inertia)
+      r_.fail(shown + ".distribution", "\"body_shape\" draws " + std::string(inertia_key) + " only, not '" + k.name + "'");
+    check_parameters(t, shown, kind, inertia);
+    return named(shown, [&] {
+      Distribution d = whole_law(t, shown, spec, k);
+      if (inertia && kind != Law::body_shape) d = Distribution::principal_inertia(d, spec.invalid);
+      return d.for_dimension(k.size);
+    });
+  }
+
+  /// The marginals of a scalar law for `n` components (one parameter value for all, or one each).
+  std::vector<Marginal> marginals(const toml::table& t, const std::string& shown, const ScalarLawSpec& s, int n) const {
+    const auto given = [&](const char* name) { return t.get(name) != nullptr; };
+    const std::vector<double> minus_inf{-std::numeric_limits<double>::infinity()}, plus_inf{std::numeric_limits<double>::infinity()};
+    const std::vector<std::pair<const char*, const std::vector<double>*>> all = {
+        {"value", &s.value}, {"low", given("low") ? &s.low : &minus_inf}, {"high", given("high") ? &s.high : &plus_inf},
+        {"mean", &s.mean}, {"stddev", &s.stddev}, {"mu", &s.mu}, {"sigma", &s.sigma}};
+    for (const auto& [name, values] : all)
+      if (given(name) && values->size() != 1 && int(values->size()) != n)
+        r_.fail(shown + "." + name, std::to_string(values->size()) + " numbers for " + std::to_string(n) +
+                                       " components: give one number per component, or one for all");
+    return named(shown, [&] {
+      std::vector<Marginal> m;
+      for (int c = 0; c < n; ++c) {
+        const auto at = [&](const std::vector<double>& p) { return p.size() == 1 ? p[0] : p.at(std::size_t(c)); };
+        const int component = n == 1 ? -1 : c;
+        switch (s.distribution) {
+          case Law::fixed: m.push_back(Marginal::fixed(at(s.value), component)); break;
+          case Law::uniform: m.push_back(Marginal::uniform(at(s.low), at(s.high), component)); break;
+          case Law::normal: m.push_back(Marginal::normal(at(s.mean), at(s.stddev), component)); break;
+          case Law::truncated_normal:
+            m.push_back(Marginal::truncated_normal(at(s.mean), at(s.stddev), at(*all[1].second), at(*all[2].second), component));
+            break;
+          case Law::log_normal: m.push_back(Marginal::log_normal(at(s.mu), at(s.sigma), component)); break;
+          case Law::log_uniform: m.push_back(Marginal::log_uniform(at(s.low), at(s.high), component)); break;
+          default: r_.fail(shown + ".distribution", "not a scalar law");
+        }
+      }
+      return m;
+    });
+  }
+
+ private:
+  static bool is_parameter(const std::string& name) {
+    const std::string base = name.substr(0, name.find('['));
+    const auto& names = law_parameter_names();
+    return std::find(names.begin(), names.end(), base) != names.end();
+  }
+
+  /// A parameter the law does not read is an error (whoever wrote it expects it to act), and so is
+  /// a missing one it needs.
+  void check_parameters(const toml::table& t, const std::string& shown, Law kind, bool inertia) const {
+    const LawParameters p = parameters_of(kind, inertia);
+    const auto listed = [](const std::vector<const char*>& list, const std::string& name) {
+      return std::any_of(list.begin(), list.end(), [&](const char* n) { return name == n; });
+    };
+    for (const std::string& name : law_parameter_names()) {
+      if (name == "distribution" || !t.get(name) || listed(p.allowed, name)) continue;
+      if (name == "invalid" && !inertia)
+        r_.fail(shown + ".invalid", "only laws of " + std::string(inertia_key) + " can draw invalid bodies");
+      r_.fail(shown + "." + name, "not a parameter of distribution '" + std::string(law_name(kind)) + "'");
+    }
+    for (const char* name : p.required)
+      if (!t.get(name)) r_.fail(shown + "." + name, "missing (required by distribution '" + std::string(law_name(kind)) + "')");
+    if (kind == Law::body_shape && !t.get("mass") == !t.get("density"))
+      r_.fail(shown + ".mass", "body_shape needs exactly one of mass and density");
+  }
+
+  /// A nested scalar law table of a law table (magnitude, dimensions, mass, density).
+  std::vector<Marginal> nested(const toml::table& t, const std::string& shown, const char* name, int n) const {
+    const std::string key = shown + "." + name;
+    const toml::table& sub = r_.table_of(*t.get(name), key);
+    const ScalarLawSpec s = r_.read_spec<ScalarLawSpec>(sub, key);
+    if (!is_scalar_law(s.distribution))
+      r_.fail(key + ".distribution", "\"" + std::string(law_name(s.distribution)) +
+                                         "\" is not a scalar law (fixed, uniform, normal, truncated_normal, log_normal, "
+                                         "log_uniform)");
+    check_parameters(sub, key, s.distribution, false);
+    return marginals(sub, key, s, n);
+  }
+
+  /// The choice's list: an array of numbers (a scalar key) or of arrays of `size` numbers.
+  std::vector<std::vector<double>> choice_values(const toml::table& t, const std::string& shown, int size) const {
+    const toml::node& n = *t.get("values");
+    const std::string key = shown + ".values";
+    if (!n.is_array() || n.as_array()->empty()) r_.fail(key, "expected a nonempty array of values");
+    std::vector<std::vector<double>> values;
+    for (std::size_t i = 0; i < n.as_array()->size(); ++i)
+      values.push_back(r_.numbers((*n.as_array())[i], key + "[" + std::to_string(i) + "]", size, false));
+    return values;
+  }
+
+  Distribution whole_law(const toml::table& t, const std::string& shown, const LawSpec& spec, const KeyInfo& k) const {
+    const int n = k.size;
+    switch (spec.law.distribution) {
+      case Law::choice:
+        return Distribution::choice(choice_values(t, shown, n), spec.weights);
+      case Law::uniform_rotation:
+        return Distribution::uniform_rotation();
+      case Law::rotation_cone: {
+        std::vector<double> mean = spec.law.mean;
+        if (!t.get("mean")) mean = sc_.value(k.name);
+        if (mean.size() != 4) r_.fail(shown + ".mean", "expected 4 numbers (a quaternion), got " + std::to_string(mean.size()));
+        return Distribution::rotation_cone({mean[0], mean[1], mean[2], mean[3]}, spec.axis, spec.half_angle, spec.spin);
+      }
+      case Law::axis_magnitude:
+        return Distribution::axis_magnitude({spec.axis, spec.half_angle}, nested(t, shown, "magnitude", 1)[0]);
+      case Law::body_shape: {
+        const bool by_mass = t.get("mass") != nullptr;
+        return Distribution::body_shape(spec.shape, nested(t, shown, "dimensions", sampling::dimension_count(spec.shape)),
+                                        by_mass ? sampling::ShapeAmount::mass : sampling::ShapeAmount::density,
+                                        nested(t, shown, by_mass ? "mass" : "density", 1)[0], spec.invalid);
+      }
+      default:
+        return Distribution::componentwise(marginals(t, shown, spec.law, n));
+    }
+  }
+
+  const Reader& r_;
+  const Scenario& sc_;
+};
 
 /// Overrides are kept sorted by body (stable: file order within a body) for a binary search.
 struct ByBody {
@@ -449,34 +598,96 @@ void parse_sweeps(const Reader& r, const toml::node& list, Scenario& sc) {
   }
 }
 
-void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc) {
+/// A law table (RandomDraw, DesignKey): the keys its describe() does not read itself are LawReader's.
+template <class Spec>
+Spec read_law_table(const Reader& r, const toml::table& t, const std::string& shown) {
+  return r.read_spec<Spec>(t, shown, {"values", "magnitude", "dimensions", "mass", "density"});
+}
+
+/// Registers the model keys an entry draws (the key and a mass key), each drawn by one table only.
+class DrawnKeys {
+ public:
+  explicit DrawnKeys(const Reader& r) : r_(r) {}
+  void add(const std::string& key, const std::string& shown) {
+    const auto [at, fresh] = tables_.emplace(key, shown);
+    if (!fresh) r_.fail(shown, "'" + key + "' is drawn already by " + at->second);
+  }
+
+ private:
+  const Reader& r_;
+  std::map<std::string, std::string> tables_;  // key → the table that draws it
+};
+
+/// The mass key of a body_shape (a scalar key of the model), or "".
+std::string mass_key_of(const Reader& r, const Scenario& sc, const LawSpec& spec, const std::string& shown) {
+  if (spec.mass_key.empty()) return {};
+  const KeyInfo& m = parameter_key(r, sc.model_view(), spec.mass_key, shown + ".mass_key");
+  if (m.size != 1) r.fail(shown + ".mass_key", "'" + m.name + "' has " + std::to_string(m.size) + " components, a mass has 1");
+  return m.name;
+}
+
+/// Before any integration: a law that can (almost) never give a valid body is an error.
+void check_law(const Reader& r, const Distribution& law, std::uint64_t seed, const std::string& key, const std::string& shown) {
+  try {
+    law.check(seed, key);
+  } catch (const SamplingError& e) {
+    r.fail(shown, e.what());
+  }
+}
+
+void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc, DrawnKeys& drawn) {
   const toml::array& a = r.array_of_tables(list, "ensemble.random");
+  const LawReader laws(r, sc);
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.random[" + std::to_string(j) + "]";
     const toml::table& t = r.table_of(a[j], shown);
-    RandomDraw d = r.read_spec<RandomDraw>(t, shown);
+    const RandomDraw d = read_law_table<RandomDraw>(r, t, shown);
     const KeyInfo& k = parameter_key(r, sc.model_view(), d.key, shown + ".key");
-    // Each distribution reads its own parameters, sized to the key (one number stands for all).
-    using P = std::vector<double> RandomDraw::*;
-    std::vector<std::pair<const char*, P>> params;
-    if (d.distribution == Distribution::uniform) params = {{"low", &RandomDraw::low}, {"high", &RandomDraw::high}};
-    if (d.distribution == Distribution::normal) params = {{"mean", &RandomDraw::mean}, {"stddev", &RandomDraw::stddev}};
-    if (d.distribution == Distribution::uniform_rotation && k.name != "initial.quaternion")
-      r.fail(shown + ".distribution", "\"uniform_rotation\" draws only initial.quaternion");
-    for (const char* name : {"low", "high", "mean", "stddev"}) {
-      const bool used = std::any_of(params.begin(), params.end(), [&](const auto& p) { return std::string(p.first) == name; });
-      if (t.get(name) && !used)
-        r.fail(shown + "." + name, "not a parameter of distribution '" + std::string(name_of(distribution_names, d.distribution)) + "'");
+    const Distribution law = laws.law(t, shown, d.law, k);
+    const std::string mass_key = mass_key_of(r, sc, d.law, shown);
+    drawn.add(k.name, shown + ".key");
+    if (!mass_key.empty()) drawn.add(mass_key, shown + ".mass_key");
+    check_law(r, law, std::uint64_t(d.seed), k.name, shown);
+    sc.redraws |= law.redraws_invalid();
+    sc.plan.add(k.name, law, std::uint64_t(d.seed), mass_key);
+  }
+}
+
+void parse_designs(const Reader& r, const toml::node& list, Scenario& sc, DrawnKeys& drawn) {
+  const toml::array& a = r.array_of_tables(list, "ensemble.design");
+  const LawReader laws(r, sc);
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    const std::string shown = "ensemble.design[" + std::to_string(j) + "]";
+    const toml::table& t = r.table_of(a[j], shown);
+    const DesignSpec design = r.read_spec<DesignSpec>(t, shown, {"keys"});
+    const toml::node* keys = t.get("keys");
+    if (!keys) r.fail(shown + ".keys", "missing (required): the [[" + shown.substr(0, shown.find('[')) + ".keys]] to draw");
+    const toml::array& entries = r.array_of_tables(*keys, shown + ".keys");
+    if (entries.empty()) r.fail(shown + ".keys", "no key");
+    std::vector<sampling::DesignEntry> design_entries;
+    for (std::size_t m = 0; m < entries.size(); ++m) {
+      const std::string entry = shown + ".keys[" + std::to_string(m) + "]";
+      const toml::table& e = r.table_of(entries[m], entry);
+      const DesignKey d = read_law_table<DesignKey>(r, e, entry);
+      const KeyInfo& k = parameter_key(r, sc.model_view(), d.key, entry + ".key");
+      const Distribution law = laws.law(e, entry, d.law, k);
+      if (law.redraws_invalid())
+        r.fail(entry + ".invalid", "\"redraw\" would undo the design's stratification: use \"fail\" or a body_shape "
+                                   "whose laws cannot give invalid bodies");
+      const std::string mass_key = mass_key_of(r, sc, d.law, entry);
+      drawn.add(k.name, entry + ".key");
+      if (!mass_key.empty()) drawn.add(mass_key, entry + ".mass_key");
+      check_law(r, law, std::uint64_t(design.seed), k.name, entry);
+      design_entries.push_back({k.name, law, mass_key});
     }
-    for (const auto& [name, member] : params)
-      d.*member = r.numbers(r.required(t, name, shown + "." + name), shown + "." + name, k.size, true);
-    for (int c = 0; c < k.size; ++c) {
-      if (d.distribution == Distribution::uniform && d.low[c] > d.high[c])
-        r.fail(shown + ".high", "component " + std::to_string(c) + " is below low");
-      if (d.distribution == Distribution::normal && d.stddev[c] < 0)
-        r.fail(shown + ".stddev", "component " + std::to_string(c) + " is " + format(d.stddev[c]) + ", must be >= 0");
-    }
-    sc.randoms.push_back(std::move(d));
+    const std::string name = "design " + std::to_string(j);  // keys the design's streams
+    laws.named(shown, [&] {
+      sc.plan.add(design.type == DesignKind::latin_hypercube
+                      ? sampling::JointDesign::latin_hypercube(name, std::move(design_entries), sc.declared_size)
+                      : sampling::JointDesign::sobol(name, std::move(design_entries)),
+                  std::uint64_t(design.seed));
+      return 0;
+    });
   }
 }
 
@@ -488,8 +699,8 @@ void parse_overrides(const Reader& r, const toml::node& list, Scenario& sc) {
     const toml::table& t = r.table_of(a[j], shown);
     Override o;
     o.body = r.integer(r.required(t, "body", shown + ".body"), shown + ".body");
-    if (o.body < 0 || o.body >= sc.ensemble_size)
-      r.fail(shown + ".body", std::to_string(o.body) + " is not a body index in [0, " + std::to_string(sc.ensemble_size) + ")");
+    if (o.body < 0 || o.body >= sc.declared_size)
+      r.fail(shown + ".body", std::to_string(o.body) + " is not a body index in [0, " + std::to_string(sc.declared_size) + ")");
     Values v{std::vector<std::vector<double>>(view.keys.size()), std::vector<std::vector<std::string>>(view.keys.size()),
              std::vector<bool>(view.keys.size(), false)};
     r.read(t, "", shown, view.keys, v, {"body"}, [&](const std::string& name) { return other_models_key(view, name); });
@@ -500,20 +711,192 @@ void parse_overrides(const Reader& r, const toml::node& list, Scenario& sc) {
   std::stable_sort(sc.overrides.begin(), sc.overrides.end(), ByBody{});
 }
 
-void parse_ensemble(const Reader& r, const toml::table& root, Scenario& sc) {
+/// The bodies of a selection (--bodies): indices of the declared ensemble, none twice.
+void select_bodies(const Reader& r, const std::vector<index_t>& bodies, Scenario& sc) {
+  std::set<index_t> seen;
+  for (index_t b : bodies) {
+    if (b < 0 || b >= sc.declared_size)
+      r.fail("ensemble.size", "body " + std::to_string(b) + " (--bodies) is not a body index in [0, " +
+                                  std::to_string(sc.declared_size) + ")");
+    if (!seen.insert(b).second) r.fail("ensemble.size", "body " + std::to_string(b) + " (--bodies) is listed twice");
+  }
+  sc.selection = bodies;
+  sc.ensemble_size = index_t(bodies.size());
+}
+
+void parse_ensemble(const Reader& r, const toml::table& root, const std::vector<index_t>& bodies, Scenario& sc) {
   const toml::table& t = r.table(root, "ensemble", "ensemble");
-  sc.ensemble_size = r.read_spec<EnsembleSpec>(t, "ensemble", {"sweep", "random", "override"}).size;
+  sc.declared_size = sc.ensemble_size =
+      r.read_spec<EnsembleSpec>(t, "ensemble", {"sweep", "random", "design", "override"}).size;
+  if (!bodies.empty()) select_bodies(r, bodies, sc);
+  DrawnKeys drawn(r);
   if (const toml::node* n = t.get("sweep")) parse_sweeps(r, *n, sc);
-  if (const toml::node* n = t.get("random")) parse_randoms(r, *n, sc);
+  if (const toml::node* n = t.get("random")) parse_randoms(r, *n, sc, drawn);
+  if (const toml::node* n = t.get("design")) parse_designs(r, *n, sc, drawn);
   if (const toml::node* n = t.get("override")) parse_overrides(r, *n, sc);
+  try {
+    sc.plan.validate();  // the streams of different entries are independent
+  } catch (const SamplingError& e) {
+    r.fail("ensemble", e.what());
+  }
+  // The keys that vary between bodies, for /parameters.
+  const ModelView& view = sc.model_view();
+  std::set<int> keys;
+  for (const Sweep& s : sc.sweeps) keys.insert(find_key(view.keys, s.key));
+  for (const std::string& key : sc.plan.keys()) keys.insert(find_key(view.keys, key));
+  for (const Override& o : sc.overrides)
+    for (const auto& [key, value] : o.values) keys.insert(key);
+  sc.ensemble_keys.assign(keys.begin(), keys.end());
+}
+
+/// [output] trajectories and the keys that go with each choice.
+void parse_trajectories(const Reader& r, const toml::table& t, const OutputSpec& out, Scenario& sc) {
+  sc.trajectories = out.trajectories;
+  sc.trajectory_every = out.trajectory_every;
+  sc.max_trajectory_bytes = out.max_trajectory_bytes;
+  const auto only_with = [&](const char* key, Trajectories choice) {
+    if (t.get(key) && out.trajectories != choice)
+      r.fail(std::string("output.") + key, std::string("only with trajectories = \"") + name_of(trajectory_names, choice) + "\"");
+  };
+  only_with("trajectory_bodies", Trajectories::list);
+  only_with("trajectory_every", Trajectories::every);
+  only_with("max_trajectory_bytes", Trajectories::automatic);
+  if (out.trajectories != Trajectories::list) return;
+  if (out.trajectory_bodies.empty()) r.fail("output.trajectory_bodies", "missing (required by trajectories = \"list\")");
+  std::set<index_t> bodies;
+  for (double b : out.trajectory_bodies) {
+    if (!(b >= 0 && b < double(sc.declared_size) && b == std::floor(b)))
+      r.fail("output.trajectory_bodies", format(b) + " is not a body index in [0, " + std::to_string(sc.declared_size) + ")");
+    if (!bodies.insert(index_t(b)).second) r.fail("output.trajectory_bodies", format(b) + " is listed twice");
+  }
+  sc.trajectory_bodies.assign(bodies.begin(), bodies.end());
+}
+
+/// The channels statistics can read: the sample's, and the Newton iterations of an implicit method.
+statistics::ChannelLayout statistics_layout(const Scenario& sc) {
+  std::vector<statistics::Channel> channels = statistics::ChannelLayout::of(sample_channels(sc)).channels();
+  if (find_key(sc.integrator.view().keys, "newton_tolerance") >= 0)
+    channels.push_back({newton_iterations_channel, channel_scalars(sample_channels(sc)), 1});
+  return statistics::ChannelLayout(channels);
+}
+
+/// One [[output.statistics.observable]] table.
+statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable& o, const toml::table& t,
+                                         const std::string& shown) {
+  using statistics::Observable;
+  const auto need_channel = [&] {
+    if (o.channel.empty()) r.fail(shown + ".channel", "missing (required by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "')");
+  };
+  for (const char* key : {"channel", "component", "body_axis", "spatial_axis"}) {
+    const bool used = (o.kind == ObservableKind::component && (std::string(key) == "channel" || std::string(key) == "component")) ||
+                      ((o.kind == ObservableKind::norm || o.kind == ObservableKind::relative_drift) && std::string(key) == "channel") ||
+                      (o.kind == ObservableKind::nutation && (std::string(key) == "body_axis" || std::string(key) == "spatial_axis"));
+    if (t.get(key) && !used) r.fail(shown + "." + key, "not read by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "'");
+  }
+  statistics::ObservableSpec spec{standard_observables().front(), std::nullopt};
+  try {
+    switch (o.kind) {
+      case ObservableKind::standard: {
+        std::vector<std::string> names;
+        for (const Observable& s : standard_observables()) names.push_back(s.name());
+        const auto at = std::find(names.begin(), names.end(), o.name);
+        if (at == names.end())
+          r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + "): give its kind");
+        spec.observable = standard_observables()[std::size_t(at - names.begin())];
+        break;
+      }
+      case ObservableKind::component: need_channel(), spec.observable = Observable::component(o.name, o.channel, int(o.component)); break;
+      case ObservableKind::norm: need_channel(), spec.observable = Observable::norm(o.name, o.channel); break;
+      case ObservableKind::relative_drift: need_channel(), spec.observable = Observable::relative_drift(o.name, o.channel); break;
+      case ObservableKind::nutation: spec.observable = Observable::nutation(o.name, o.body_axis, o.spatial_axis); break;
+      case ObservableKind::newton_iterations: spec.observable = Observable::component(o.name, newton_iterations_channel); break;
+    }
+  } catch (const statistics::StatisticsError& e) {
+    r.fail(shown, e.what());
+  }
+  if (o.bins == 0 && (t.get("low") || t.get("high"))) r.fail(shown + ".bins", "missing: low and high are a histogram's edges");
+  if (o.bins > 0) {
+    if (o.bins > 1000000) r.fail(shown + ".bins", std::to_string(o.bins) + ", must be <= 1000000");
+    try {
+      spec.bins = statistics::Bins(o.low, o.high, int(o.bins));
+    } catch (const statistics::StatisticsError& e) {
+      r.fail(shown + ".high", e.what());
+    }
+  }
+  return spec;
+}
+
+/// [output.statistics]: the observables (checked against the run's channels) and the quantile levels.
+void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
+  const StatisticsTable table = r.read_spec<StatisticsTable>(t, "output.statistics", {"observable"});
+  statistics::StatisticsSpec spec;
+  for (std::size_t q = 0; q < table.quantiles.size(); ++q)
+    if (!(table.quantiles[q] >= 0 && table.quantiles[q] <= 1))
+      r.fail("output.statistics.quantiles", "component " + std::to_string(q) + " is " + format(table.quantiles[q]) + ", must be in [0, 1]");
+  spec.quantile_levels = table.quantiles;
+  const statistics::ChannelLayout layout = statistics_layout(sc);
+  const auto binds = [&](const statistics::Observable& o) {
+    try {
+      o.bind(layout);
+      return true;
+    } catch (const statistics::StatisticsError&) {
+      return false;
+    }
+  };
+  std::vector<std::string> standard;
+  for (const statistics::Observable& o : standard_observables()) standard.push_back(o.name());
+  if (t.get("observables")) {
+    for (const std::string& name : table.observables) {
+      const auto at = std::find(standard.begin(), standard.end(), name);
+      if (at == standard.end())
+        r.fail("output.statistics.observables", "'" + name + "' is not a standard observable (" + quoted(standard) +
+                                                    "): define it in an [[output.statistics.observable]] table");
+      for (const statistics::ObservableSpec& o : spec.observables)
+        if (o.observable.name() == name) r.fail("output.statistics.observables", "'" + name + "' is listed twice");
+      const statistics::Observable o = standard_observables()[std::size_t(at - standard.begin())];
+      try {
+        o.bind(layout);
+      } catch (const statistics::StatisticsError& e) {
+        r.fail("output.statistics.observables", e.what());
+      }
+      spec.observables.push_back({o, std::nullopt});
+    }
+  } else {
+    for (const statistics::Observable& o : standard_observables())
+      if (binds(o)) spec.observables.push_back({o, std::nullopt});
+  }
+  if (const toml::node* list = t.get("observable")) {
+    const toml::array& a = r.array_of_tables(*list, "output.statistics.observable");
+    std::set<std::string> tables;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const std::string shown = "output.statistics.observable[" + std::to_string(j) + "]";
+      const toml::table& ot = r.table_of(a[j], shown);
+      const ObservableTable table_j = r.read_spec<ObservableTable>(ot, shown);
+      if (!tables.insert(table_j.name).second) r.fail(shown + ".name", "'" + table_j.name + "' is defined twice");
+      statistics::ObservableSpec o = observable_of(r, table_j, ot, shown);
+      try {
+        o.observable.bind(layout);
+      } catch (const statistics::StatisticsError& e) {
+        r.fail(shown, e.what());
+      }
+      const auto same = std::find_if(spec.observables.begin(), spec.observables.end(),
+                                     [&](const statistics::ObservableSpec& x) { return x.observable.name() == o.observable.name(); });
+      if (same != spec.observables.end()) *same = std::move(o);
+      else spec.observables.push_back(std::move(o));
+    }
+  }
+  if (spec.observables.empty()) r.fail("output.statistics.observables", "no observable");
+  sc.statistics = std::move(spec);
 }
 
 void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
   const toml::table& t = r.table(root, "output", "output");
-  const OutputSpec out = r.read_spec<OutputSpec>(t, "output");
+  const OutputSpec out = r.read_spec<OutputSpec>(t, "output", {"statistics"});
   sc.output_file = out.file.empty() ? std::filesystem::path(sc.source).stem().string() + ".h5" : out.file;
   if (t.get("file") && out.file.empty()) r.fail("output.file", "empty file name");
   sc.stride = out.stride;
+  parse_trajectories(r, t, out, sc);
+  if (t.get("statistics")) parse_statistics(r, r.table(t, "statistics", "output.statistics"), sc);
   const std::vector<Channel> channels = sample_channels(sc);
   if (!t.get("channels")) {
     for (const Channel& c : channels)
@@ -534,15 +917,45 @@ void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
     if (std::find(out.channels.begin(), out.channels.end(), name) != out.channels.end()) sc.channels.push_back(name);
 }
 
-/// Every body after the ensemble tables; the first bad one is reported with its index.
+/// Every body after the ensemble tables; the first bad one (in body order) is reported with its
+/// index. Bodies are drawn in parallel (each draw depends on its body alone).
 void check_bodies(const Scenario& sc) {
-  if (sc.sweeps.empty() && sc.randoms.empty() && sc.overrides.empty()) return;  // all bodies are the base
-  for (index_t i = 0; i < sc.ensemble_size; ++i)
-    if (auto p = body_problem(sc.model_view(), body_parameters(sc, i)))
-      throw ScenarioError(sc.source + ": body " + std::to_string(i) + ": key '" + p->key + "': " + p->message);
+  if (sc.sweeps.empty() && sc.plan.empty() && sc.overrides.empty()) return;  // all bodies are the base
+  const index_t n = sc.ensemble_size;
+  index_t first_bad = n;
+  std::string message;
+#pragma omp parallel
+  {
+    index_t mine = n;
+    std::string my_message;
+#pragma omp for schedule(dynamic, 256)
+    for (index_t i = 0; i < n; ++i) {
+      if (i > mine) continue;
+      const std::string body = sc.source + ": body " + std::to_string(sc.body_index(i)) + ": ";
+      try {
+        if (auto p = body_problem(sc.model_view(), body_parameters(sc, i)))
+          mine = i, my_message = body + "key '" + p->key + "': " + p->message;
+      } catch (const SamplingError& e) {  // "model.inertia: body 17: drawn moments …" (invalid = "fail")
+        const std::string what = e.what(), marker = ": body " + std::to_string(sc.body_index(i)) + ": ";
+        const std::size_t at = what.find(marker);
+        const std::string key = at == std::string::npos ? "ensemble" : what.substr(0, at);
+        mine = i, my_message = body + "key '" + key + "': " + (at == std::string::npos ? what : what.substr(at + marker.size()));
+        if (key == inertia_key) my_message += " (invalid = \"redraw\" draws such bodies again)";
+      }
+    }
+#pragma omp critical
+    if (mine < first_bad) first_bad = mine, message = my_message;
+  }
+  if (first_bad < n) throw ScenarioError(message);
 }
 
 }  // namespace
+
+std::vector<statistics::Observable> standard_observables() {
+  std::vector<statistics::Observable> all = statistics::rigid_body_observables();
+  all.push_back(statistics::Observable::component("newton_iterations", newton_iterations_channel));
+  return all;
+}
 
 const char* to_string(Backend backend) { return name_of(backend_names, backend); }
 const char* to_string(Precision precision) { return name_of(precision_names, precision); }
@@ -591,7 +1004,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   if (overrides.precision) sc.precision = *overrides.precision;
   parse_integrator(r, root, sc);
   parse_time(r, root, overrides.t_end, sc);
-  parse_ensemble(r, root, sc);
+  parse_ensemble(r, root, overrides.bodies, sc);
   parse_output(r, root, sc);
   check_bodies(sc);
   return sc;
@@ -605,17 +1018,24 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
   return parse_scenario(text.str(), path, overrides);
 }
 
-std::vector<double> body_parameters(const Scenario& sc, index_t i) {
+std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws) {
   const ModelView& view = sc.model_view();
+  const index_t body = sc.body_index(i);
   std::vector<double> p = sc.base;
   for (const Sweep& s : sc.sweeps) {
     std::vector<double> v(s.from.size());
-    const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
+    const double f = sc.declared_size > 1 ? double(body) / double(sc.declared_size - 1) : 0.0;
     for (std::size_t c = 0; c < v.size(); ++c) v[c] = s.from[c] + (s.to[c] - s.from[c]) * f;
     assign(p, view.keys[find_key(view.keys, s.key)], v);
   }
-  for (const RandomDraw& d : sc.randoms) assign(p, view.keys[find_key(view.keys, d.key)], draw(d, i));
-  const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), i, ByBody{});
+  if (!sc.plan.empty()) {
+    const sampling::BodyDraw drawn = sc.plan.draw(body);
+    for (const sampling::Assignment& a : drawn.values) assign(p, view.keys[find_key(view.keys, a.key)], a.value);
+    if (redraws) *redraws = drawn.redraws;
+  } else if (redraws) {
+    *redraws = 0;
+  }
+  const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), body, ByBody{});
   for (auto o = first; o != last; ++o)
     for (const auto& [key, value] : o->values) assign(p, view.keys[key], value);
   return p;

@@ -87,6 +87,25 @@ class CudaEnsemble {
   }
   /// Body i's orientation and rates from its state (as CpuEnsemble::kinematics).
   Kinematics kinematics(index_t i) const { return integrator_.kinematics(models_host_[i], state(i)); }
+  /// Every body's state, [component][body], copied from the device: with the records and
+  /// steps_done(), a checkpoint (as CpuEnsemble::state_data).
+  std::vector<S> state_data() const {
+    std::vector<S> host;
+    state_.download(host);
+    return host;
+  }
+  /// Continue from a checkpoint taken of the same bodies (as CpuEnsemble::import_state).
+  void import_state(const std::vector<S>& state, std::vector<Status> status, std::vector<index_t> iterations,
+                    std::vector<index_t> failed_step, index_t steps_done) {
+    const std::size_t n = models_host_.size();
+    if (state.size() != state_.size() || status.size() != n || iterations.size() != n || failed_step.size() != n)
+      throw std::invalid_argument("import_state: a checkpoint of " + std::to_string(status.size()) + " bodies for an "
+                                  "ensemble of " + std::to_string(n));
+    state_.upload(state);
+    status_host_ = std::move(status), iterations_host_ = std::move(iterations), failed_step_host_ = std::move(failed_step);
+    status_.upload(status_host_), iterations_.upload(iterations_host_), failed_step_.upload(failed_step_host_);
+    steps_done_ = steps_done;
+  }
 
  private:
   /// The device side of a host sample window for one launch that takes steps [first, last]: a

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -163,6 +164,90 @@ TEST(Cli, BackendAndPrecisionOptionsReachTheRunAndTheFile) {
   const Outcome bad = run_cli(args + dir.file("g.h5") + " --backend gpu", dir);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--backend"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, BodiesOptionRerunsChosenBodiesBitForBit) {
+  // Bodies 17 and 404 of the spinning ensemble (a sweep and random draws) re-run alone: their rows of
+  // the full run, bit for bit.
+  ScratchDirectory dir;
+  const std::string args = "run " + example("spinning_ensemble.toml") + " --t-end 0.3 --backend cpu --quiet --output ";
+  ASSERT_EQ(run_cli(args + dir.file("full.h5"), dir).exit_code, 0);
+  const Outcome o = run_cli(args + dir.file("some.h5") + " --bodies 404,17", dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(read_dataset(dir.file("some.h5"), "bodies").values, (std::vector<double>{404, 17}));
+  for (const char* name : {"quaternion", "omega_body", "energy", "parameters/initial.omega_body", "parameters/model.inertia"}) {
+    const auto full = read_dataset(dir.file("full.h5"), name), some = read_dataset(dir.file("some.h5"), name);
+    const bool sampled = full.dims.size() >= 2 && full.dims[0] != 1000;
+    const std::size_t rows = sampled ? full.dims[0] : 1, n = sampled ? full.dims[1] : full.dims[0];
+    const std::size_t width = full.values.size() / (rows * n);
+    for (std::size_t j = 0; j < rows; ++j)
+      for (std::size_t c = 0; c < width; ++c) {
+        ASSERT_EQ(std::memcmp(&some.values[(j * 2 + 0) * width + c], &full.values[(j * n + 404) * width + c], 8), 0) << name;
+        ASSERT_EQ(std::memcmp(&some.values[(j * 2 + 1) * width + c], &full.values[(j * n + 17) * width + c], 8), 0) << name;
+      }
+  }
+  const Outcome bad = run_cli(args + dir.file("bad.h5") + " --bodies 17,1000", dir);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("body 1000 (--bodies) is not a body index in [0, 1000)"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
+  // One step of each 10^5-body study: statistics of every body at sample 0, no trajectories, every
+  // drawn value in /parameters.
+  ScratchDirectory dir;
+  const Outcome top = run_cli("run " + example("monte_carlo_heavy_top.toml") + " --t-end 1e-4 --quiet --output " +
+                                  dir.file("top.h5"),
+                              dir);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const std::string t = dir.file("top.h5");
+  EXPECT_FALSE(quatstep::testing::has_dataset(t, "/quaternion")) << "statistics only";
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/count").values, (std::vector<double>{100000}));
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/histogram").dims, (std::vector<unsigned long long>{1, 60}));
+  // About half of the thin discs drawn are no body and were drawn again (5σ of a binomial: 800).
+  EXPECT_NEAR(std::stod(read_string_attribute(t, "redrawn_bodies")), 50000, 800);
+  const auto omega = read_dataset(t, "parameters/initial.omega_body");
+  ASSERT_EQ(omega.dims, (std::vector<unsigned long long>{100000, 3}));
+  double mean = 0;
+  for (std::size_t i = 0; i < 100000; ++i) mean += std::sqrt(omega.values[3 * i] * omega.values[3 * i] +
+                                                             omega.values[3 * i + 1] * omega.values[3 * i + 1] +
+                                                             omega.values[3 * i + 2] * omega.values[3 * i + 2]);
+  EXPECT_NEAR(mean / 100000, 150.071, 5 * 5.0 / std::sqrt(1e5)) << "the spin's magnitude law: N(150.071, 5^2)";
+
+  const Outcome granular = run_cli("run " + example("granular_tumbling.toml") + " --t-end 1e-5 --quiet --output " +
+                                       dir.file("granular.h5"),
+                                   dir);
+  ASSERT_EQ(granular.exit_code, 0) << granular.err;
+  const std::string g = dir.file("granular.h5");
+  EXPECT_EQ(read_dataset(g, "statistics/omega_norm/count").values, (std::vector<double>{100000}));
+  const auto mass = read_dataset(g, "parameters/model.mass").values;
+  const auto [lightest, heaviest] = std::minmax_element(mass.begin(), mass.end());
+  EXPECT_GE(*lightest, 2500 * 1e-9) << "boxes of 1 mm edges at least";
+  EXPECT_LE(*heaviest, 2500 * 27e-9) << "boxes of 3 mm edges at most";
+  for (double s : read_dataset(g, "status").values) ASSERT_EQ(s, 0.0);
+}
+
+TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
+  // The fast subset: every published figure against its measurement (exit status 0: all agree).
+  ScratchDirectory dir;
+  const Outcome o = run_cli("verify --fast --out " + dir.file("v"), dir);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  const std::string table = slurp(dir.file("v/verify.md"));
+  for (const char* row : {"spin-up (Sherif §7)", "heavy top (Sherif §10.1)", "EML (Kinon & Betsch §5.3)", "case (ii) (Zupan §IV.A)"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << " missing from\n" << table;
+  EXPECT_EQ(table.find("**no**"), std::string::npos) << table;
+  for (const char* csv : {"verify.csv", "spin_up.csv", "heavy_top.csv", "eml.csv", "zupan.csv"})
+    EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + csv)).good()) << csv;
+  if (std::system("python3 -c 'import matplotlib, h5py' 2>/dev/null") == 0)
+    for (const char* png : {"verify_spin_up.png", "verify_heavy_top.png", "verify_eml.png", "verify_zupan.png"})
+      EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + png)).good()) << png << "\n" << o.err;
+}
+
+TEST(Cli, PlotWithoutPythonSaysSo) {
+  ScratchDirectory dir;
+  const std::string cmd = std::string("env PATH=/nonexistent '") + QUATSTEP_EXE + "' plot x.h5 2>'" + dir.file("err") + "'";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(dir.file("err")).find("there is no python3 on the PATH"), std::string::npos) << slurp(dir.file("err"));
 }
 
 TEST(Cli, VersionFlag) {

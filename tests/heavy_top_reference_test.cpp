@@ -1,4 +1,4 @@
-// The RK4 reference of the Sherif §10.1 heavy top (tests/reference/heavy_top_reference.hpp) checked
+// The RK4 reference of the Sherif §10.1 heavy top (problems/reference/heavy_top_reference.hpp) checked
 // on its own: step-halving agreement, unit length of q without renormalisation, and the three
 // exact invariants of this (Lagrange) top.
 #include <gtest/gtest.h>

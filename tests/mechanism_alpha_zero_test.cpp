@@ -16,7 +16,7 @@
 
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/mechanism/observables.hpp"
-#include "support/mechanisms.hpp"
+#include "mechanisms.hpp"
 
 namespace quatstep::mechanism {
 namespace {

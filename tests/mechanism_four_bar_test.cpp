@@ -21,8 +21,8 @@
 
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/mechanism/observables.hpp"
-#include "support/mechanism_reference.hpp"
-#include "support/mechanisms.hpp"
+#include "mechanism_reference.hpp"
+#include "mechanisms.hpp"
 
 namespace quatstep::mechanism {
 namespace {

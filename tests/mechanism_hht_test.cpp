@@ -1,5 +1,5 @@
-// Accuracy of the HHT family on two mechanisms (tests/support/mechanisms.hpp) against RK4 on the
-// index-1 form at h = 1e-4 (tests/support/mechanism_reference.hpp; its own error, measured against
+// Accuracy of the HHT family on two mechanisms (problems/mechanisms.hpp) against RK4 on the
+// index-1 form at h = 1e-4 (problems/mechanism_reference.hpp; its own error, measured against
 // h = 5e-5, is ≤ 1e-10 in ω, far below the HHT errors here):
 //   - observed orders of the largest body angular-velocity error at t = 1 s, from h = 2e-3, 1e-3,
 //     5e-4 (the asymptotic range on both mechanisms):
@@ -22,8 +22,8 @@
 
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/mechanism/observables.hpp"
-#include "support/mechanism_reference.hpp"
-#include "support/mechanisms.hpp"
+#include "mechanism_reference.hpp"
+#include "mechanisms.hpp"
 
 namespace quatstep::mechanism {
 namespace {

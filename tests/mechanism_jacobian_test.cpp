@@ -15,7 +15,7 @@
 #include <cstdio>
 
 #include "quatstep/mechanism/hht.hpp"
-#include "support/mechanisms.hpp"
+#include "mechanisms.hpp"
 #include "test_support.hpp"
 
 namespace quatstep::mechanism {

@@ -1,4 +1,4 @@
-// The V8 crank drive of Sherif §10.2 (geometry and masses stated in tests/support/v_engine.hpp):
+// The V8 crank drive of Sherif §10.2 (geometry and masses stated in problems/v_engine.hpp):
 // 17 bodies, 119 coordinates, 118 constraints; a constant torque of 50 N m on the crank about e_x
 // from 100 rad/s, α = −0.3, h = 1e-4 (the paper's), 0.5 s.
 //   - The paper's observation (Fig. 8): the classical HHT does not accelerate the crank as it
@@ -14,8 +14,8 @@
 #include "quatstep/mechanism/assembly.hpp"
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/mechanism/observables.hpp"
-#include "support/mechanism_reference.hpp"
-#include "support/v_engine.hpp"
+#include "mechanism_reference.hpp"
+#include "v_engine.hpp"
 
 namespace quatstep::mechanism {
 namespace {

@@ -420,7 +420,7 @@ TEST(ScenarioRejects, SweepAndRandomKeysThatDoNotExist) {
   EXPECT_REJECTED(ensemble + "[[ensemble.random]]\nkey = 'model.mass'\ndistribution = 'normal'\nmean = 0\nstddev = -1\n",
                   "ensemble.random[0].stddev", "must be >= 0");
   EXPECT_REJECTED(ensemble + "[[ensemble.random]]\nkey = 'model.mass'\ndistribution = 'uniform'\nlow = 2\nhigh = 1\n",
-                  "ensemble.random[0].high", "below low");
+                  "ensemble.random[0].low", "2, must be <= high (1)");
   EXPECT_REJECTED(ensemble + "[[ensemble.sweep]]\nkey = 'model.inertia'\nfrom = [1, 1]\nto = 2\n", "ensemble.sweep[0].from",
                   "expected an array of 3 numbers, got 2");
 }
@@ -570,7 +570,7 @@ TEST(ScenarioEnsemble, UniformRotationDrawsAreUnitAndUniformOverSO3) {
 TEST(ScenarioRejects, UniformRotationOnlyForTheQuaternion) {
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.random]]\nkey = 'initial.omega_body'\n"
                           "distribution = 'uniform_rotation'\n",
-                  "ensemble.random[0].distribution", "draws only initial.quaternion");
+                  "ensemble.random[0].distribution", "draws quaternion keys only, not 'initial.omega_body'");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.random]]\nkey = 'initial.quaternion'\n"
                           "distribution = 'uniform_rotation'\nlow = 0\n",
                   "ensemble.random[0].low", "not a parameter of distribution 'uniform_rotation'");

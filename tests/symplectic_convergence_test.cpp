@@ -1,9 +1,9 @@
 // Observed orders of NoSquish and SymmetricSplitting with order = 2, 4, 6 (composition.hpp), from
 // the errors at h and h/2 at t = 1 against the independent RK4 reference of
-// tests/reference/heavy_top_reference.hpp at h = 2.5e-6 (it differs from h = 5e-6 by 1.4e-12 on
+// problems/reference/heavy_top_reference.hpp at h = 2.5e-6 (it differs from h = 5e-6 by 1.4e-12 on
 // Sherif's top, 3.2e-11 on the off-axis top, 7.7e-12 and 2.4e-11 on the asymmetric bodies).
 // Error: max(geodesic angle between the orientations, |ω − ω_ref|/|ω_ref|). Problems
-// (tests/support/rigid_body_problems.hpp): Sherif's fast top, the off-axis top (non-diagonal
+// (problems/rigid_body_problems.hpp): Sherif's fast top, the off-axis top (non-diagonal
 // inertia), Kinon §5.3's torque-free asymmetric body, the same under a constant body torque.
 // Each window is the largest pair of steps in the asymptotic range with errors well above the
 // reference's; each window lists the order measured when it was chosen. Also: the free body's translation has the
@@ -21,7 +21,7 @@
 #include "quatstep/models/free_rigid_body.hpp"
 #include "reference/heavy_top_reference.hpp"
 #include "support/free_body_motion.hpp"
-#include "support/rigid_body_problems.hpp"
+#include "rigid_body_problems.hpp"
 
 namespace quatstep {
 namespace {

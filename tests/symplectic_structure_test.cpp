@@ -2,7 +2,7 @@
 // reversibility, symplecticity of the one-step map of R⁸ (central differences), exact conservation
 // of the spatial angular momentum without torque, bounded energy error over 10⁶ steps, the exact
 // free symmetric top and the exact spin of a Lagrange top, the axis order, float, failures, and the
-// CPU ensemble. Problems: tests/support/rigid_body_problems.hpp.
+// CPU ensemble. Problems: problems/rigid_body_problems.hpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +15,7 @@
 #include "quatstep/models/free_rigid_body.hpp"
 #include "reference/heavy_top_reference.hpp"
 #include "support/free_body_motion.hpp"
-#include "support/rigid_body_problems.hpp"
+#include "rigid_body_problems.hpp"
 #include "test_support.hpp"
 
 namespace quatstep {

@@ -68,8 +68,8 @@ std::string inertia_problem(const std::array<double, 3>& m) {
   };
   if (!(s[0] > 0) || !std::isfinite(s[2])) return text() + ": must be finite and > 0";
   if (s[0] + s[1] < s[2] * (1 - 1e-9)) return text() + " violate I1 + I2 >= I3";  // far beyond its 1e-12
-  const std::string problem = validation::inertia_problem<double>(Vec3d(m[0], m[1], m[2]).asDiagonal());
-  return problem.empty() ? problem : text() + ": " + problem;
+  const std::string problem = validation::principal_moments_problem(m);
+  return problem.empty() ? problem : "drawn moments: " + problem;
 }
 
 template <class... F>

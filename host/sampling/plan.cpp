@@ -56,6 +56,20 @@ void SamplingPlan::validate() const {
   }
 }
 
+std::vector<std::string> SamplingPlan::keys() const {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& key, const std::string& mass_key) {
+    out.push_back(key);
+    if (!mass_key.empty()) out.push_back(mass_key);
+  };
+  for (const auto& entry : entries_) {
+    if (const auto* e = std::get_if<Independent>(&entry)) add(e->key, e->mass_key);
+    else
+      for (const DesignEntry& k : std::get<Design>(entry).design.entries()) add(k.key, k.mass_key);
+  }
+  return out;
+}
+
 BodyDraw SamplingPlan::draw(index_t body) const {
   BodyDraw out;
   for (const auto& entry : entries_) {

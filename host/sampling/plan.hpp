@@ -45,6 +45,11 @@ class SamplingPlan {
   /// entries on the same stream (equal seeds and equal FNV hashes of different names would correlate
   /// them: change a seed). Throws a SamplingError naming the key.
   void validate() const;
+  /// No entry: nothing to draw.
+  bool empty() const { return entries_.empty(); }
+  /// The keys drawn (mass keys included), in plan order.
+  std::vector<std::string> keys() const;
+
   /// Body `body`'s values. An invalid body (invalid = fail) is a SamplingError "model.inertia: body 17: …".
   BodyDraw draw(index_t body) const;
 

@@ -1,5 +1,6 @@
 #include "statistics/ensemble_statistics.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -86,6 +87,17 @@ std::vector<Summary> EnsembleStatistics::summarize(index_t sample) const {
     out[k] = r.empty() ? Accumulator(!spec_.quantile_levels.empty(), bins_[k]).summary(spec_.quantile_levels)
                        : r[k].summary(spec_.quantile_levels);
   return out;
+}
+
+void EnsembleStatistics::restore_initial_values(std::size_t k, std::vector<double> values) {
+  if (values.size() != initial_.at(k).size())
+    throw StatisticsError("observable '" + bound_[k].name() + "': " + std::to_string(values.size()) + " initial values, needs " +
+                          std::to_string(initial_[k].size()));
+  initial_[k] = std::move(values);
+}
+
+bool EnsembleStatistics::pending() const {
+  return std::any_of(accumulators_.begin(), accumulators_.end(), [](const auto& row) { return !row.empty(); });
 }
 
 void EnsembleStatistics::release(index_t sample) {

@@ -67,6 +67,15 @@ class EnsembleStatistics {
   /// Frees a sample's accumulators (its values, with quantiles) once it is written.
   void release(index_t sample);
 
+  /// The drifts' x₀ of observable k (initial_width() per body, NaN where sample 0 was not added;
+  /// empty for the others): with no sample pending (each added sample released), all a checkpoint
+  /// of the accumulation needs.
+  const std::vector<double>& initial_values(std::size_t k) const { return initial_.at(k); }
+  /// Continue an accumulation from its checkpoint: observable k's initial_values().
+  void restore_initial_values(std::size_t k, std::vector<double> values);
+  /// Whether a sample has values added and not released.
+  bool pending() const;
+
   const StatisticsSpec& spec() const { return spec_; }
   index_t samples() const { return index_t(accumulators_.size()); }
 

@@ -1,8 +1,11 @@
 #include "statistics/observable.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "quatstep/math/angle.hpp"
+#include "quatstep/models/heavy_top.hpp"
 #include "quatstep/quaternion.hpp"
 #include "sampling/sampling_error.hpp"
 #include "statistics/accumulator.hpp"
@@ -35,14 +38,24 @@ ChannelLayout::ChannelLayout(std::vector<Channel> channels) : channels_(std::mov
   }
 }
 
-ChannelLayout ChannelLayout::of(const std::vector<quatstep::Channel>& sample_channels) {
+ChannelLayout ChannelLayout::of(const std::vector<quatstep::Channel>& sample) {
   std::vector<Channel> channels;
   int offset = 0;
-  for (const quatstep::Channel& c : sample_channels) {
+  for (const quatstep::Channel& c : sample) {
     channels.push_back({c.name, offset, c.size});
     offset += c.size;
   }
   return ChannelLayout(std::move(channels));
+}
+
+ChannelLayout ChannelLayout::rigid_body() {
+  return of(std::vector<quatstep::Channel>(std::begin(HeavyTop<double>::channels), std::end(HeavyTop<double>::channels)));
+}
+
+int ChannelLayout::scalars() const {
+  int end = 0;
+  for (const Channel& c : channels_) end = std::max(end, c.offset + c.components);
+  return end;
 }
 
 const Channel& ChannelLayout::find(const std::string& name) const {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
 
 namespace quatstep::statistics {
@@ -35,9 +36,14 @@ class ChannelLayout {
  public:
   /// Names unique and nonempty, offsets >= 0, components >= 1; otherwise StatisticsError.
   explicit ChannelLayout(std::vector<Channel> channels);
-  /// The layout of a run's samples: the channels the model and the method declare, in buffer order
-  /// (quatstep::sample_channels of a scenario; include/quatstep/channels.hpp).
-  static ChannelLayout of(const std::vector<quatstep::Channel>& sample_channels);
+  /// The layout of a sample buffer whose channels are `sample`, in buffer order (channels.hpp: the
+  /// model's, then the integrator's; e.g. sample_channels() of a scenario).
+  static ChannelLayout of(const std::vector<quatstep::Channel>& sample);
+  /// The heavy top's sample (HeavyTop::channels): quaternion (4, scalar first), omega_body (3),
+  /// energy, angular_momentum (3, spatial), constraint_violation.
+  static ChannelLayout rigid_body();
+  /// Scalars per body of the sample: the end of the last channel.
+  int scalars() const;
 
   /// The channel `name`, or a StatisticsError listing the sampled channels.
   const Channel& find(const std::string& name) const;
@@ -61,6 +67,8 @@ class Observable {
 
   const std::string& name() const { return name_; }
   Kind kind() const { return kind_; }
+  /// The channel it reads.
+  const std::string& channel() const { return channel_; }
   /// What it computes, e.g. "relative_drift(energy)" (the output's `definition` attribute).
   std::string definition() const;
 

@@ -1,6 +1,7 @@
 """Plots of a quatstep result file.
 
     python3 python/quatstep/plot.py RESULT.h5 [--out DIR] [--bodies 0,1,2] [--observables a,b]
+    python3 python/quatstep/plot.py --verify DIR      (the curves `quatstep verify` wrote into DIR)
 
 Writes PNG files into DIR (default: RESULT's name without .h5, plus "_plots") and prints their paths.
 Both layouts of the HDF5 file are understood, alone or together:
@@ -59,17 +60,36 @@ def relative_drift(x, x0, vector=False):
         return (x - x0) / np.abs(x0)
 
 
+def samples_in(f):
+    """Samples in the file: all of /time, or the first samples_written of an interrupted run."""
+    nt = len(f["time"])
+    return min(nt, int(f.attrs["samples_written"])) if "samples_written" in f.attrs else nt
+
+
 class Trajectories:
-    """The full-trajectory layout, read a block of samples at a time."""
+    """The full-trajectory layout, read a block of samples at a time. Rows are the bodies with
+    trajectories: /trajectory_bodies names them (ensemble indices) when they are not all the bodies
+    of the run; /bodies names the run's bodies when it ran a selection (--bodies)."""
 
     def __init__(self, f):
         self.f = f
-        self.time = f["time"][:]
-        self.nt = len(self.time)
+        self.nt = samples_in(f)
+        self.time = f["time"][: self.nt]
         self.n = f["energy"].shape[1]
         self.stride = int(f.attrs.get("stride", 1))
-        self.status = f["status"][:] if "status" in f else np.zeros(self.n, dtype=np.int32)
-        self.failed_step = f["failed_step"][:] if "failed_step" in f else np.full(self.n, -1)
+        run_bodies = f["bodies"][:] if "bodies" in f else None
+        self.labels = f["trajectory_bodies"][:] if "trajectory_bodies" in f else (
+            run_bodies if run_bodies is not None else np.arange(self.n))
+        # The rows' places among the run's bodies, for the per-body datasets (status, failed_step).
+        if run_bodies is not None:
+            where = {int(b): i for i, b in enumerate(run_bodies)}
+            rows = np.array([where[int(b)] for b in self.labels], dtype=np.int64)
+        else:
+            rows = np.asarray(self.labels, dtype=np.int64)
+        status = f["status"][:] if "status" in f else np.zeros(len(rows), dtype=np.int32)
+        failed_step = f["failed_step"][:] if "failed_step" in f else np.full(len(rows), -1)
+        self.status = status[rows] if "status" in f else status
+        self.failed_step = failed_step[rows] if "failed_step" in f else failed_step
 
     def healthy(self, j0, j1):
         """Mask (j1 − j0)×N of the bodies healthy at samples j0 … j1 − 1."""
@@ -174,7 +194,8 @@ def histogram_figure(path, edges, counts, title, below=0, above=0):
 
 
 def statistics_plots(f, out, wanted):
-    time = f["time"][:]
+    nt = samples_in(f)
+    time = f["time"][:nt]
     group = f["statistics"]
     levels = group.attrs.get("levels", np.array([]))
     written, drifts = [], {}
@@ -182,9 +203,9 @@ def statistics_plots(f, out, wanted):
         if wanted and name not in wanted:
             continue
         g = group[name]
-        s = {k: g[k][:] for k in ("count", "mean", "std", "min", "max") if k in g}
+        s = {k: g[k][:nt] for k in ("count", "mean", "std", "min", "max") if k in g}
         if "quantiles" in g:
-            s["quantiles"] = g["quantiles"][:]
+            s["quantiles"] = g["quantiles"][:nt]
             levels_here = g["quantiles"].attrs.get("levels", levels)
         else:
             levels_here = []
@@ -217,22 +238,23 @@ def statistics_plots(f, out, wanted):
 
 
 def trajectory_plots(f, out, bodies, wanted):
+    """`bodies`: ensemble indices to draw (those with trajectories; default the first three rows)."""
     tr = Trajectories(f)
-    bodies = [b for b in bodies if 0 <= b < tr.n] or [0]
+    label_of_row = [int(b) for b in tr.labels]
+    rows = sorted({label_of_row.index(b) for b in bodies if b in label_of_row}) if bodies else []
+    rows = rows or list(range(min(3, tr.n)))
     t = tr.time
     written = []
 
-    # The chosen bodies over the whole run: one pass over each dataset (h5py reads increasing indices).
-    bodies = sorted(set(bodies))
-
+    # The chosen rows over the whole run: one pass over each dataset (h5py reads increasing indices).
     def columns(name):
-        return f[name][:, bodies] if name in f else None
+        return f[name][: tr.nt, rows] if name in f else None
 
     omega, energy, quaternion, momentum = (columns(n) for n in ("omega_body", "energy", "quaternion", "angular_momentum"))
     fig, ax = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
-    for k, b in enumerate(bodies):
-        status = int(tr.status[b])
-        label = f"body {b}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[b])})")
+    for k, row in enumerate(rows):
+        status = int(tr.status[row])
+        label = f"body {label_of_row[row]}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[row])})")
         line = ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), label=label)[0]
         for c, style in zip(range(3), ("--", ":", "-.")):
             ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
@@ -263,8 +285,8 @@ def trajectory_plots(f, out, bodies, wanted):
     for a, (name, mine, label) in zip(ax, panels):
         b = bands[name]
         a.fill_between(t, b["min"], b["max"], color="0.85", lw=0, label=f"ensemble min–max ({tr.n} bodies)")
-        for k, body in enumerate(bodies):
-            a.plot(t, mine[:, k], lw=1, label=f"body {body}")
+        for k, row in enumerate(rows):
+            a.plot(t, mine[:, k], lw=1, label=f"body {label_of_row[row]}")
         a.set_ylabel(label)
         a.set_xlabel("t")
         a.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
@@ -303,13 +325,93 @@ def trajectory_plots(f, out, bodies, wanted):
     return written
 
 
+# ---------------------------------------------------------------- quatstep verify
+def read_csv(path):
+    """Columns of a CSV file with a header, as arrays (numbers) or lists (text)."""
+    import csv
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    columns = {}
+    for k, name in enumerate(rows[0]):
+        values = [r[k] for r in rows[1:]]
+        try:
+            columns[name] = np.array([float(v) for v in values])
+        except ValueError:
+            columns[name] = values
+    return columns
+
+
+def verify_plots(directory):
+    """verify_<study>.png from the CSV files of `quatstep verify`."""
+    written = []
+
+    def save(fig, name):
+        path = os.path.join(directory, name)
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+        written.append(path)
+
+    c = read_csv(os.path.join(directory, "spin_up.csv"))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(c["t"], c["exact"], "k-", lw=3, alpha=0.3, label="exact ω = t M/I")
+    ax.plot(c["t"], c["omega_modified_hht"], label="modified HHT, α = 0")
+    ax.plot(c["t"], c["omega_classical_hht"], label="classical HHT, α = −0.2")
+    ax.set(xlabel="t [s]", ylabel="ω_x [rad/s]", title="Spin-up under a unit torque, h = 0.01 (Sherif §7)")
+    ax.legend()
+    save(fig, "verify_spin_up.png")
+
+    c = read_csv(os.path.join(directory, "heavy_top.csv"))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    methods = list(dict.fromkeys(c["method"]))
+    for m in methods:
+        rows = [i for i, x in enumerate(c["method"]) if x == m]
+        ax.loglog(c["h"][rows], c["e_omega"][rows], "o-", label=m)
+    h = np.array(sorted(set(c["h"])))
+    ref = c["e_omega"][0]
+    ax.loglog(h, ref * (h / h.max()) ** 2, "k:", label="slope 2")
+    ax.loglog(h, ref * (h / h.max()), "k--", label="slope 1")
+    ax.set(xlabel="h", ylabel="e_ω", title="Heavy top, α = −0.2 (Sherif §10.1)")
+    ax.legend(fontsize="small")
+    save(fig, "verify_heavy_top.png")
+
+    c = read_csv(os.path.join(directory, "eml.csv"))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, label in (("energy_drift", "|E − E0|/E0"), ("momentum_drift", "‖L − L0‖/‖L0‖"), ("unity_drift", "| |q| − 1 |")):
+        ax.semilogy(c["t"], np.where(c[name] > 0, c[name], np.nan), lw=0.8, label=label)
+    ax.set(xlabel="t", ylabel="relative drift", title="Free rotation, EML, h = 0.05 (Kinon & Betsch §5.3)")
+    ax.legend()
+    save(fig, "verify_eml.png")
+
+    c = read_csv(os.path.join(directory, "zupan.csv"))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    paper = {("Simo–Vu-Quoc", 0.05): 0.084, ("Zupan3", 0.05): 0.0022, ("Simo–Vu-Quoc", 0.01): 0.0035, ("Zupan3", 0.01): 0.000017}
+    for m in dict.fromkeys(c["method"]):
+        rows = [i for i, x in enumerate(c["method"]) if x == m]
+        line = ax.loglog(c["h"][rows], c["max_angle_error"][rows], "o-", label=f"{m}, measured")[0]
+        ax.loglog([hh for (mm, hh) in paper if mm == m], [v for (mm, hh), v in paper.items() if mm == m], "x",
+                  color=line.get_color(), ms=10, label=f"{m}, paper")
+    ax.set(xlabel="h", ylabel="max angle error on [0, 5π]", title="Prescribed rotation, case (ii) (Zupan §IV.A)")
+    ax.legend(fontsize="small")
+    save(fig, "verify_zupan.png")
+    return written
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="plot.py", description="PNG plots of a quatstep result file (trajectories and/or statistics).")
-    parser.add_argument("result", help="HDF5 file written by quatstep")
+    parser.add_argument("result", nargs="?", help="HDF5 file written by quatstep")
+    parser.add_argument("--verify", metavar="DIR", help="draw the curves `quatstep verify` wrote into DIR instead")
     parser.add_argument("--out", help="directory for the PNG files (default: RESULT without .h5, plus _plots)")
-    parser.add_argument("--bodies", default="0,1,2", help="bodies whose trajectories are drawn (default: 0,1,2)")
+    parser.add_argument("--bodies", default="", help="bodies whose trajectories are drawn, ensemble indices "
+                        "(default: the first three with trajectories)")
     parser.add_argument("--observables", help="comma-separated observables to plot (default: all)")
     args = parser.parse_args(argv)
+    if args.verify:
+        for path in verify_plots(args.verify):
+            print(path)
+        return 0
+    if not args.result:
+        parser.error("a result file (or --verify DIR) is needed")
 
     try:
         bodies = [int(b) for b in args.bodies.split(",") if b.strip()]

@@ -147,3 +147,64 @@ def test_a_real_run(tmp_path, capsys):
     subprocess.run([os.environ["QUATSTEP_EXE"], "run", os.path.join(REPOSITORY, "examples", "heavy_top.toml"),
                     "--output", str(result)], check=True, capture_output=True)
     expect_real_images(run([str(result), "--out", str(tmp_path / "png")], capsys))
+
+
+STUDY = """
+[model]
+type = "heavy_top"
+inertia = [0.234375, 0.46875, 0.234375]
+mass = 15.0
+center_of_mass = [0.0, 1.0, 0.0]
+gravity = [0.0, 0.0, -9.81]
+[initial]
+omega_body = [0.0, 150.0, -4.61538]
+[integrator]
+method = "modified_hht"
+inertia_shift = true
+[time]
+dt = 1e-3
+t_end = 0.5
+[ensemble]
+size = 60
+[[ensemble.random]]
+key = "model.inertia"
+distribution = "normal"
+mean = [0.234375, 0.46875, 0.234375]
+stddev = 0.003
+invalid = "redraw"
+[[ensemble.random]]
+key = "initial.omega_body"
+distribution = "normal"
+mean = [0.0, 150.0, -4.61538]
+stddev = [1.0, 5.0, 1.0]
+[output]
+stride = 10
+trajectories = "list"
+trajectory_bodies = [7, 30, 41]
+[output.statistics]
+[[output.statistics.observable]]
+name = "nutation"
+bins = 20
+low = 0.0
+high = 1.8
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("QUATSTEP_EXE"), reason="QUATSTEP_EXE (the quatstep command) not set")
+def test_a_monte_carlo_run_through_quatstep_plot(tmp_path):
+    """`quatstep plot` on a run with statistics and three listed trajectories (ensemble indices 7, 30,
+    41 in rows 0–2; the statuses of those bodies, not of rows 0–2 of the ensemble)."""
+    scenario = tmp_path / "study.toml"
+    scenario.write_text(STUDY)
+    result = tmp_path / "study.h5"
+    subprocess.run([os.environ["QUATSTEP_EXE"], "run", str(scenario), "--output", str(result), "--quiet"], check=True)
+    with h5py.File(result, "r") as f:
+        tr = plot.Trajectories(f)
+        assert list(tr.labels) == [7, 30, 41] and tr.n == 3 and len(tr.status) == 3
+    out = tmp_path / "png"
+    done = subprocess.run([os.environ["QUATSTEP_EXE"], "plot", str(result), "--out", str(out)], check=True,
+                          capture_output=True, text=True)
+    written = done.stdout.split()
+    names = sorted(os.path.basename(p) for p in written)
+    assert "statistics_energy_drift.png" in names and "histogram_nutation.png" in names and "trajectories.png" in names
+    expect_real_images(written)

@@ -1,7 +1,7 @@
 // The rigid-body problems of the splitting integrators' tests and work–precision benchmark
 // (bench/symplectic_work_precision.cpp), each a HeavyTop with its initial state:
 //   Sherif's fast top (§10.1, docs/errata.md S1, S2: a disc spinning at 150 rad/s about its symmetry axis,
-//     the centre of mass on that axis: a Lagrange top) — tests/reference/sherif_heavy_top.hpp;
+//     the centre of mass on that axis: a Lagrange top) — problems/reference/sherif_heavy_top.hpp;
 //   the same disc with its centre of mass moved off the symmetry axis, x_cm = (0.1, 1, 0.05): the
 //     inertia about the fixed point is no longer diagonal (off-diagonal −m x_i x_j) nor symmetric;
 //   Kinon & Betsch §5.3's torque-free asymmetric body, J = diag(6, 8, 3), Ω(0) = (10, 20, 20);
@@ -9,7 +9,7 @@
 #pragma once
 
 #include "quatstep/models/heavy_top.hpp"
-#include "../reference/sherif_heavy_top.hpp"
+#include "reference/sherif_heavy_top.hpp"
 
 namespace quatstep::testing {
 

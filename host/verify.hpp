@@ -1,0 +1,38 @@
+// `quatstep verify`: the papers' benchmark studies that quatstep can rerun, each figure the paper
+// publishes set against what this build measures and what the project expects where the paper is
+// wrong (docs/errata.md):
+//   spin_up      Sherif §3–7: exact spin-up of the modified HHT (eq. 42), the classical form's
+//                terminal spin (eq. 28; docs/errata.md S5)
+//   heavy_top    Sherif §10.1: observed orders of e_ω against an RK4 reference (docs/errata.md S3;
+//                docs/second_order_hht.md)
+//   eml          Kinon & Betsch §5.3: EML (reduced) conserves the generalized energy, the spatial
+//                angular momentum and |q| = 1 on the free rotation at h = 0.05 over [0, 100]
+//   zupan        Zupan & Zupan §IV.A case (ii): maximum rotation-angle error of Simo–Vu-Quoc and the
+//                third-order scheme at h = 0.05 and 0.01 (docs/errata.md Z6)
+// Writes verify.md (the table), verify.csv and per-study CSVs of the curves; plots are drawn from
+// those by python/quatstep/plot.py --verify.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace quatstep {
+
+/// One published figure and its measurement.
+struct VerifiedFigure {
+  std::string study, quantity;
+  std::string published;  ///< as the paper states it
+  std::string expected;   ///< what the project holds (the paper's, or docs/errata.md's correction)
+  double measured;
+  bool agrees;            ///< measured within the expected figure's stated tolerance
+};
+
+/// Runs the studies (fast: fewer and coarser steps in the convergence study, a few seconds in all)
+/// and writes their CSV files into `directory` (created). Returns the figures in study order.
+std::vector<VerifiedFigure> verify_papers(const std::string& directory, bool fast);
+
+/// The table as Markdown (verify.md) and CSV (verify.csv).
+void write_verify_table(std::ostream& markdown, std::ostream& csv, const std::vector<VerifiedFigure>& figures);
+
+}  // namespace quatstep
