@@ -151,8 +151,12 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
     HDF5 file, and the result is read back from it (needs h5py). The GIL is released while it runs.
     """
     core = _require_core()
-    sc = scenario if isinstance(scenario, Scenario) else load(scenario, t_end=t_end, backend=backend,
-                                                                 precision=precision)
+    if isinstance(scenario, Scenario):
+        if (t_end, backend, precision) != (None, None, None):
+            raise ValueError("t_end, backend and precision apply when a scenario is parsed: pass them to load()")
+        sc = scenario
+    else:
+        sc = load(scenario, t_end=t_end, backend=backend, precision=precision)
     if output is None:
         r = core.run_in_memory(sc, threads)
         return Result(r["time"], r["channels"], r["status"], r["newton_iterations"], r["failed_step"], r["backend"],
@@ -227,9 +231,9 @@ class Ensemble:
     :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
     (:attr:`zero_copy` lists them: the quaternion always, ``omega_body`` for Simo–Vu-Quoc and Zupan3,
     position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
-    precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens and
-    Hamiltonian schemes: computed from the stored rates or momenta) and :meth:`kinematics` and
-    :meth:`observe` are computed copies.
+    precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
+    Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and
+    :meth:`kinematics` and :meth:`observe` are computed copies.
     """
 
     def __init__(self, model: str, method: str, *, dt: float, parameters: Mapping | None = None,

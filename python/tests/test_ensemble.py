@@ -203,6 +203,14 @@ def test_every_registered_method_and_model(method, variant, model, precision):
     energy = ens.observe()["energy"]
     assert np.all(np.isfinite(energy))
     assert np.asarray(ens.newton_iterations).min() >= 0
+    # Each kinematic attribute: a view of the state where the method stores it as is, else a copy;
+    # either way the values of kinematics().
+    computed = ens.kinematics()
+    assert "quaternion" in ens.zero_copy
+    for name, values in computed.items():
+        a = getattr(ens, name)
+        assert np.shares_memory(a, ens.state) == (name in ens.zero_copy), name
+        assert_bitwise(a.astype(np.float64), values, name)
 
 
 def test_registry_lists_every_model_and_method():
