@@ -173,27 +173,30 @@ template <class Integrator>
 StateLayout probe_layout(const Integrator& integrator, const typename Integrator::ModelType& model) {
   using S = typename Integrator::Scalar;
   using State = typename Integrator::State;
-  State a{}, b{};
-  for (int c = 0; c < State::size; ++c) {
-    a[c] = S(c + 1);
-    b[c] = S(-0.25) * S(2 * c + 3);
-  }
-  const auto ka = integrator.kinematics(model, a), kb = integrator.kinematics(model, b);
-  const auto find = [&](const auto& va, const auto& vb) {
-    const int size = int(va.size());
-    for (int o = 0; o + size <= State::size; ++o) {
-      bool same = true;
-      for (int c = 0; c < size; ++c) same = same && va[c] == a[o + c] && vb[c] == b[o + c];
-      if (same) return o;
-    }
-    return -1;
-  };
+  using Kinematics = typename CpuEnsemble<Integrator>::Kinematics;
   StateLayout l;
-  l.quaternion = find(ka.quaternion, kb.quaternion);
-  l.omega_body = find(ka.omega_body, kb.omega_body);
-  if (Integrator::ModelType::translates) {
-    l.position = find(ka.position, kb.position);
-    l.velocity = find(ka.velocity, kb.velocity);
+  if constexpr (is_rigid_body_kinematics<Kinematics>::value) {
+    State a{}, b{};
+    for (int c = 0; c < State::size; ++c) {
+      a[c] = S(c + 1);
+      b[c] = S(-0.25) * S(2 * c + 3);
+    }
+    const Kinematics ka = integrator.kinematics(model, a), kb = integrator.kinematics(model, b);
+    const auto find = [&](const auto& va, const auto& vb) {
+      const int size = int(va.size());
+      for (int o = 0; o + size <= State::size; ++o) {
+        bool same = true;
+        for (int c = 0; c < size; ++c) same = same && va[c] == a[o + c] && vb[c] == b[o + c];
+        if (same) return o;
+      }
+      return -1;
+    };
+    l.quaternion = find(ka.quaternion, kb.quaternion);
+    l.omega_body = find(ka.omega_body, kb.omega_body);
+    if (Integrator::ModelType::translates) {
+      l.position = find(ka.position, kb.position);
+      l.velocity = find(ka.velocity, kb.velocity);
+    }
   }
   return l;
 }
@@ -224,7 +227,11 @@ class CpuBodyEnsemble final : public BodyEnsemble {
   double t_start() const override { return t_start_; }
   double dt() const override { return dt_; }
   double time() const override { return t_start_ + double(ensemble_.steps_done()) * dt_; }
-  bool translates() const override { return Model::translates; }
+  bool rigid_body() const override { return is_rigid_body_kinematics<Kinematics>::value; }
+  bool translates() const override {
+    if constexpr (is_rigid_body_kinematics<Kinematics>::value) return Model::translates;
+    else return false;
+  }
   std::vector<Channel> channels() const override {
     std::vector<Channel> c(std::begin(Model::channels), std::end(Model::channels));
     if constexpr (has_integrator_channels<Integrator>::value)
@@ -250,14 +257,19 @@ class CpuBodyEnsemble final : public BodyEnsemble {
     widening_.widen(out);
   }
   void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const override {
-    const index_t n = bodies();
+    if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
+      throw std::invalid_argument(std::string("kinematics: a ") + ModelEntry::info.name +
+                                  " model is not one rigid body (its channels are observe()'s)");
+    } else {
+      const index_t n = bodies();
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) {
-      const Kinematics k = ensemble_.kinematics(i);
-      for (int c = 0; c < 4 && quaternion; ++c) quaternion[4 * i + c] = double(k.quaternion[c]);
-      for (int c = 0; c < 3 && omega_body; ++c) omega_body[3 * i + c] = double(k.omega_body[c]);
-      for (int c = 0; c < 3 && position; ++c) position[3 * i + c] = double(k.position[c]);
-      for (int c = 0; c < 3 && velocity; ++c) velocity[3 * i + c] = double(k.velocity[c]);
+      for (index_t i = 0; i < n; ++i) {
+        const Kinematics k = ensemble_.kinematics(i);
+        for (int c = 0; c < 4 && quaternion; ++c) quaternion[4 * i + c] = double(k.quaternion[c]);
+        for (int c = 0; c < 3 && omega_body; ++c) omega_body[3 * i + c] = double(k.omega_body[c]);
+        for (int c = 0; c < 3 && position; ++c) position[3 * i + c] = double(k.position[c]);
+        for (int c = 0; c < 3 && velocity; ++c) velocity[3 * i + c] = double(k.velocity[c]);
+      }
     }
   }
 

@@ -18,6 +18,7 @@
 #include "ensemble_factory.hpp"
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
 #include "scenario.hpp"
 
 namespace quatstep {
@@ -77,6 +78,13 @@ struct BodyEnsembleSpec {
   std::vector<std::string> given;
 };
 
+/// Whether a model's kinematics are one rigid body's (quaternion, ω, position, velocity); a mechanism's
+/// are not, and its states are read through its channels (observe, samples).
+template <class Kinematics>
+struct is_rigid_body_kinematics : std::false_type {};
+template <class S>
+struct is_rigid_body_kinematics<RigidBodyKinematics<S>> : std::true_type {};
+
 /// Where a kinematic quantity lies verbatim in an integrator's state: the first of its consecutive
 /// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)).
 struct StateLayout {
@@ -93,7 +101,8 @@ class BodyEnsemble {
   virtual double t_start() const = 0;
   virtual double dt() const = 0;
   virtual double time() const = 0;  ///< t_start + steps_done·dt
-  virtual bool translates() const = 0;
+  virtual bool rigid_body() const = 0;  ///< the model's kinematics are one rigid body's
+  virtual bool translates() const = 0;  ///< rigid body with position and velocity
   virtual std::vector<Channel> channels() const = 0;  ///< a sample's, in buffer order
   virtual const BackendChoice& backend() const = 0;
 
@@ -109,7 +118,8 @@ class BodyEnsemble {
   /// The channels of the current state into sample steps_done() of `out` (stride 1).
   virtual void observe(const SampleView<double>& out) const = 0;
   /// Orientation, body angular velocity, and for translating models position and velocity of every
-  /// body, body-major (bodies × 4, bodies × 3, …); null pointers are skipped.
+  /// body, body-major (bodies × 4, bodies × 3, …); null pointers are skipped. Rigid-body models only
+  /// (std::invalid_argument otherwise).
   virtual void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const = 0;
 
   virtual const std::vector<Status>& status() const = 0;

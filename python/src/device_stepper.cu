@@ -12,10 +12,23 @@ namespace {
 
 cudaStream_t as_stream(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
+/// The channel tables of the model (and the integrator) made complete types: nvcc's front end
+/// otherwise deduces `const Channel[]` of unknown size for a table nothing has completed yet when
+/// the kernels' write_sample counts its scalars, and fails. sizeof completes them.
+template <class Integrator>
+constexpr bool channel_tables_complete() {
+  using Model = typename Integrator::ModelType;
+  if constexpr (has_integrator_channels<Integrator>::value)
+    return sizeof(Model::channels) > 0 && sizeof(Integrator::channels) > 0;
+  else
+    return sizeof(Model::channels) > 0;
+}
+
 template <class Integrator>
 class CudaStepper final : public DeviceStepper {
   using S = typename Integrator::Scalar;
   using Batch = cuda::BatchStepper<Integrator>;
+  static_assert(channel_tables_complete<Integrator>());
 
  public:
   CudaStepper(const Integrator& integrator, const std::vector<typename Batch::Model>& models,
@@ -48,25 +61,37 @@ class CudaStepper final : public DeviceStepper {
   int device_ = 0;
 };
 
+/// The stepper of one registered model × integrator, its bodies built from the spec's rows.
+template <class ModelEntry, class Integrator>
+std::unique_ptr<DeviceStepper> stepper_of(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream) {
+  using S = typename Integrator::Scalar;
+  using Kinematics = typename cuda::BatchStepper<Integrator>::Kinematics;
+  if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
+    throw std::invalid_argument(std::string("BatchStepper: a ") + ModelEntry::info.name +
+                                " model is not one rigid body (the coupled step loads rigid bodies)");
+  } else {
+    const std::size_t p = model_views().at(c.model).defaults.size();
+    std::vector<typename Integrator::ModelType> models;
+    std::vector<Kinematics> initial;
+    for (index_t i = 0; i < spec.bodies; ++i) {
+      typename ModelEntry::Parameters parameters;
+      std::memcpy(&parameters, spec.parameters.data() + i * p, sizeof parameters);
+      models.push_back(ModelEntry::template build<S>(parameters));
+      initial.push_back(ModelEntry::template initial<S>(parameters));
+    }
+    return std::make_unique<CudaStepper<Integrator>>(build::make_integrator<Integrator>(c.integrator), models, initial,
+                                                     spec.t_start, stream);
+  }
+}
+
 template <class S>
 std::unique_ptr<DeviceStepper> stepper_in(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream) {
   using R = std::unique_ptr<DeviceStepper>;
-  const std::size_t p = model_views().at(c.model).defaults.size();
-  return with_registered_integrator<S, R>(
-      c.model, c.integrator.method, c.integrator.variant, [&](auto model_tag, auto integrator_tag) -> R {
-        using ModelEntry = tag_type<decltype(model_tag)>;
-        using Integrator = tag_type<decltype(integrator_tag)>;
-        std::vector<typename Integrator::ModelType> models;
-        std::vector<typename cuda::BatchStepper<Integrator>::Kinematics> initial;
-        for (index_t i = 0; i < spec.bodies; ++i) {
-          typename ModelEntry::Parameters parameters;
-          std::memcpy(&parameters, spec.parameters.data() + i * p, sizeof parameters);
-          models.push_back(ModelEntry::template build<S>(parameters));
-          initial.push_back(ModelEntry::template initial<S>(parameters));
-        }
-        return std::make_unique<CudaStepper<Integrator>>(build::make_integrator<Integrator>(c.integrator), models,
-                                                         initial, spec.t_start, stream);
-      });
+  return with_registered_integrator<S, R>(c.model, c.integrator.method, c.integrator.variant,
+                                          [&](auto model_tag, auto integrator_tag) -> R {
+                                            return stepper_of<tag_type<decltype(model_tag)>,
+                                                              tag_type<decltype(integrator_tag)>>(spec, c, stream);
+                                          });
 }
 
 }  // namespace
