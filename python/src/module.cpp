@@ -38,10 +38,10 @@ A view(T* data, std::initializer_list<std::size_t> shape, std::initializer_list<
 
 /// Status codes as int32 (the enum's storage), for NumPy.
 static_assert(sizeof(Status) == sizeof(std::int32_t));
-template <class V>
-const std::int32_t* codes(const V& status) {
+const std::int32_t* codes(const std::vector<Status>& status) {
   return reinterpret_cast<const std::int32_t*>(status.data());
 }
+std::int32_t* codes(std::vector<Status>& status) { return reinterpret_cast<std::int32_t*>(status.data()); }
 
 /// The channels `names` of a sample buffer as arrays of shape (samples, bodies) for one scalar,
 /// (samples, bodies, k) for k: strided views into the buffer, owned by `owner`.
@@ -77,7 +77,7 @@ nb::dict records(const std::vector<Status>& status, const std::vector<index_t>& 
   const nb::capsule owner = owning(r);
   const std::size_t n = status.size();
   nb::dict d;
-  d["status"] = view(const_cast<std::int32_t*>(codes(r->status)), {n}, {1}, owner);
+  d["status"] = view(codes(r->status), {n}, {1}, owner);
   d["newton_iterations"] = view(r->newton_iterations.data(), {n}, {1}, owner);
   d["failed_step"] = view(r->failed_step.data(), {n}, {1}, owner);
   return d;
@@ -190,8 +190,6 @@ SettingValue setting_value(nb::handle v) {
   return s;
 }
 
-const char* precision_name(Precision p) { return to_string(p); }
-
 }  // namespace
 
 BodyEnsembleSpec ensemble_spec(const std::string& model, const std::string& method, const std::string& variant,
@@ -300,7 +298,7 @@ NB_MODULE(_quatstep, m) {
       .def_prop_ro("bodies", &BodyEnsemble::bodies)
       .def_prop_ro("steps_done", &BodyEnsemble::steps_done)
       .def_prop_ro("time", &BodyEnsemble::time)
-      .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(precision_name(e.precision())); })
+      .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(to_string(e.precision())); })
       .def_prop_ro("translates", &BodyEnsemble::translates)
       .def_prop_ro("backend", [](const BodyEnsemble& e) { return e.backend().description; })
       .def_prop_ro("channels", [](const BodyEnsemble& e) { return names_of_channels(e.channels()); })
