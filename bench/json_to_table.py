@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Turn the --benchmark_format=json output of bench_cpu_throughput or bench_simd_lanes(_avx2) into
-the Markdown tables of bench/README.md. Standard library only.
+"""Turn the --benchmark_format=json output of bench_cpu_throughput into the Markdown table of
+bench/README.md; its helpers also serve gpu_table.py, peers_table.py and
+studies/simd_lanes/simd_table.py. Standard library only.
 
 Usage: json_to_table.py RESULT.json                 print the table
-       json_to_table.py RESULT.json --into README.md  replace the text between <!-- KIND:begin -->
-                                                      and <!-- KIND:end -->, KIND = cpu-table,
-                                                      simd-table-sse2 or simd-table-avx2
+       json_to_table.py RESULT.json --into README.md  replace the text between <!-- cpu-table:begin -->
+                                                      and <!-- cpu-table:end -->
 Uses the median aggregate when the run had repetitions, the single run otherwise.
 """
 import json
@@ -71,28 +71,9 @@ def cpu_table(report, rows):
     return out
 
 
-def simd_table(report, rows):
-    scalar = {r["method"]: r["rate"] for r in rows if r["variant"] == "scalar" and not r["error"]}
-    out = [header(report, rows) + " Instruction set: %s; 1 thread, rates per CPU-second."
-           % report["context"]["simd"], "",
-           "| integrator | variant | bodies | body-steps/s | vs scalar | Newton it./step |",
-           "|---|---|---:|---:|---:|---:|"]
-    for r in rows:
-        if r["error"]:
-            out.append("| %s | %s | %d | %s | | |" % (r["method"], r["variant"], r["bodies"], r["error"]))
-        else:
-            ratio = "%.2f" % (r["rate"] / scalar[r["method"]]) if r["method"] in scalar else "?"
-            out.append("| %s | %s | %d | %.3g | %s | %.2f |"
-                       % (r["method"], r["variant"], r["bodies"], r["rate"], ratio, r["newton"]))
-    return out
-
-
 def table(report):
     """(marker kind, Markdown text) for this report."""
-    rows = list(runs(report))
-    if "simd" in report["context"]:
-        return "simd-table-" + report["context"]["simd"].lower(), "\n".join(simd_table(report, rows))
-    return "cpu-table", "\n".join(cpu_table(report, rows))
+    return "cpu-table", "\n".join(cpu_table(report, list(runs(report))))
 
 
 def main(argv):

@@ -2,15 +2,19 @@
 # Instruction counts per call of each step-code kernel (bench_profile_step --list), measured with
 # callgrind as (Ir(2R) − Ir(R))/R so that set-up and the harness cancel out.
 #   bench/profile.sh [KERNEL...]      (default: every kernel; REPS=R, default 1000)
-# Writes a Markdown table to stdout. Needs valgrind. BUILD_DIR as in run_cpu.sh; PROFILE_EXE=
-# bench_profile_step_avx2 profiles the -mavx2 build (lanes4 kernels).
+# Writes a Markdown table to stdout. Needs valgrind. BUILD_DIR as in run_cpu.sh; PROFILE_EXE, the
+# driver's path in the build directory (default bench/bench_profile_step), may name a study's driver
+# with the same command line (bench/profile_driver.hpp), e.g. studies/study_simd_profile_step_avx2.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench-release}"
 reps="${REPS:-1000}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target "${PROFILE_EXE:-bench_profile_step}" -j"${JOBS:-2}" >/dev/null
-exe="$build/bench/${PROFILE_EXE:-bench_profile_step}"
+driver="${PROFILE_EXE:-bench/bench_profile_step}"
+options=(-DCMAKE_BUILD_TYPE=Release -DQUATSTEP_BUILD_BENCH=ON)
+[[ $driver == studies/* ]] && options+=(-DQUATSTEP_BUILD_STUDIES=ON)
+cmake -S "$root" -B "$build" "${options[@]}" >/dev/null
+cmake --build "$build" --target "$(basename "$driver")" -j"${JOBS:-2}" >/dev/null
+exe="$build/$driver"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 

@@ -101,7 +101,7 @@ void write_markdown(FILE* f, const std::vector<Point>& pts) {
                "Zupan §IV.A case (ii), t ∈ [0, 5π]: max geodesic error (docs/errata.md Z6) vs wall time of the step loop "
                "(fastest of ≥ 5 runs, one core). Simo–Vu-Quoc with α = 0 (the paper's Newmark form), modified HHT "
                "with α = −0.2 and the inertia shift (second order), EML (livens_em) in its reduced form (REML) with the "
-               "torque frozen at t^{n+½} (tests/support/zupan_livens.hpp); default Newton tolerance 1e-12 everywhere. "
+               "torque frozen at t^{n+½} (problems/zupan_livens.hpp); default Newton tolerance 1e-12 everywhere. "
                "The machine is shared (2 cores): times are noisy; runs minutes apart (load 1–2.8) differed by up to ~30 %% in "
                "single rows, mostly < 5 %%, and an earlier table under heavier load had times up to 1.8× longer.\n\n"
                "| method | h | steps | max geodesic error [rad] | wall time [ms] | Newton iterations/step | "

@@ -18,8 +18,7 @@ class CpuEnsemble {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
-  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
-                                                                             std::declval<const State&>()));
+  using Kinematics = KinematicsOf<Integrator>;
   /// Scalars per body and sample of the SampleViews this ensemble writes.
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
 

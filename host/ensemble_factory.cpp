@@ -1,10 +1,10 @@
-// Backend choice and the CPU half of the scenario → ensemble dispatch (ensemble_builder.hpp).
+// Backend choice and the scenario → ensemble dispatch to the backend and precision (the
+// instantiations are in cpu_ensemble_instances.cpp and kernels/cuda_ensemble_shard.cu.in).
 #include "ensemble_factory.hpp"
 
 #include <stdexcept>
 
-#include "cpu_ensemble.hpp"
-#include "ensemble_builder.hpp"
+#include "quatstep/registry/type_list.hpp"
 #ifdef QUATSTEP_WITH_CUDA
 #include "kernels/cuda_device.hpp"
 #include "kernels/cuda_ensemble_shards.hpp"
@@ -39,8 +39,8 @@ std::unique_ptr<Ensemble> make_ensemble(const Scenario& sc, const BackendChoice&
   if (backend.backend == Backend::cuda) return make_cuda_ensemble(sc);
 #endif
   if (backend.backend != Backend::cpu) throw std::logic_error("make_ensemble: backend not resolved by choose_backend");
-  if (sc.precision == Precision::single_precision) return build::ensemble_in<CpuEnsemble, float>(sc);
-  return build::ensemble_in<CpuEnsemble, double>(sc);
+  if (sc.precision == Precision::single_precision) return make_cpu_ensemble<float>(sc);
+  return make_cpu_ensemble<double>(sc);
 }
 
 }  // namespace quatstep

@@ -54,6 +54,12 @@ MethodView method_view(int index) {
   with_first_model<M, double>([&](auto tag) {
     using I = IntegratorOf<M, tag_type<decltype(tag)>>;
     v.keys = key_table<SettingsOf<I>>();
+    v.check_settings = [](const std::vector<std::vector<double>>& values) {
+      SettingsOf<I> s;
+      KeyAssigner assign(values);
+      s.describe(assign);
+      keys::check(s);
+    };
     if constexpr (has_integrator_channels<I>::value) v.channels.assign(std::begin(I::channels), std::end(I::channels));
   });
   with_first_model<M, float>([&](auto tag) {

@@ -25,6 +25,8 @@ struct MethodView {
   std::vector<std::vector<double>> float_defaults;  ///< the defaults in float precision, per key
   std::vector<Channel> channels;      ///< the integrator's own (after the model's in a sample)
   std::vector<std::vector<bool>> applies;  ///< [model][variant]: whether the pair is instantiated
+  /// Values of `keys` (in double) through the settings struct's ranges and own rules: keys::KeyError.
+  void (*check_settings)(const std::vector<std::vector<double>>& values);
 
   bool has_variants() const { return variants.size() > 1; }
   bool applies_to(int model) const;  ///< in any variant

@@ -413,6 +413,11 @@ void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   if (sc.precision == Precision::single_precision)
     for (std::size_t k = 0; k < keys.size(); ++k) keys[k].value = view.float_defaults[k];
   in.settings = r.read_all(t, "", "integrator", keys, {"method", "variant"}, unknown).numbers;
+  try {
+    view.check_settings(in.settings);  // the rules a single key's range cannot say
+  } catch (const keys::KeyError& e) {
+    r.fail(e.key, e.problem);
+  }
 }
 
 void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {

@@ -32,8 +32,7 @@ class BatchStepper {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
-  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
-                                                                             std::declval<const State&>()));
+  using Kinematics = KinematicsOf<Integrator>;
 
   /// Validates every body (std::invalid_argument naming body and field), uploads the models and
   /// computes the consistent initial state on the device. Synchronises `stream` once.

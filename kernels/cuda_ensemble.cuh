@@ -23,8 +23,7 @@ class CudaEnsemble {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
   using State = typename Integrator::State;
-  using Kinematics = decltype(std::declval<const Integrator&>().kinematics(std::declval<const Model&>(),
-                                                                             std::declval<const State&>()));
+  using Kinematics = KinematicsOf<Integrator>;
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
 
   /// One model (per-body parameters) per body, uploaded once; the current CUDA device is used.

@@ -19,12 +19,29 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "quatstep/quaternion.hpp"
+#include "quatstep/registry.hpp"
 #include "statistics.hpp"
 
 using namespace quatstep;
 using namespace quatstep::statistics;
 using boost::multiprecision::cpp_int;
 using boost::multiprecision::cpp_rational;
+
+namespace {
+
+/// The sample layout these tests generate: a rigid body's channels with both methods' own.
+namespace channel {
+constexpr int quaternion = 0, omega_body = 4, energy = 7, angular_momentum = 8, constraint_violation = 11,
+              local_error = 12, generalized_energy = 13, count = 14;
+}  // namespace channel
+
+ChannelLayout rigid_body_layout() {
+  return ChannelLayout::of({rigid_body_channels::quaternion, rigid_body_channels::omega_body, rigid_body_channels::energy,
+                            rigid_body_channels::angular_momentum, rigid_body_channels::constraint_violation,
+                            Zupan3<HeavyTop<double>>::channels[0], LivensEm<HeavyTop<double>>::channels[0]});
+}
+
+}  // namespace
 
 namespace {
 
@@ -249,7 +266,7 @@ TEST(Accumulator, FixedBins) {
 
 // ---------------------------------------------------------------- observables
 TEST(Observables, AgreeWithIndependentFormulas) {
-  const ChannelLayout layout = ChannelLayout::rigid_body();
+  const ChannelLayout layout = rigid_body_layout();
   std::vector<double> body(channel::count), initial(channel::count);
   const auto set = [](std::vector<double>& b, int offset, std::vector<double> v) {
     std::copy(v.begin(), v.end(), b.begin() + offset);
@@ -284,7 +301,7 @@ TEST(Observables, AgreeWithIndependentFormulas) {
 }
 
 TEST(Observables, BadDefinitionsAreNamed) {
-  const ChannelLayout layout = ChannelLayout::rigid_body();
+  const ChannelLayout layout = rigid_body_layout();
   const auto message = [&](const std::function<void()>& f) {
     try {
       f();
@@ -354,7 +371,7 @@ StatisticsSpec spec() {
 }
 
 std::vector<std::vector<Summary>> one_pass(const Ensemble& e) {
-  EnsembleStatistics stats(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, 0, e.n);
+  EnsembleStatistics stats(spec(), rigid_body_layout(), e.nt, e.stride, 0, e.n);
   std::vector<std::vector<Summary>> out;
   for (index_t j = 0; j < e.nt; ++j) {
     stats.add(j, e.block(j, 0, e.n));
@@ -376,7 +393,7 @@ TEST(EnsembleStatistics, EveryStatisticRecomputedFromTheFullData) {
   const Ensemble e(301, 6, 8);
   const StatisticsSpec s = spec();
   const std::vector<std::vector<Summary>> stats = one_pass(e);
-  const ChannelLayout layout = ChannelLayout::rigid_body();
+  const ChannelLayout layout = rigid_body_layout();
   for (std::size_t k = 0; k < s.observables.size(); ++k) {
     const Observable o = s.observables[k].observable.bind(layout);
     for (index_t j = 0; j < e.nt; ++j) {
@@ -461,7 +478,7 @@ TEST(EnsembleStatistics, BodyOrderAndChunkingDoNotChangeABit) {
       first += count;
     }
     std::shuffle(chunks.begin(), chunks.end(), gen);
-    EnsembleStatistics stats(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, 0, e.n);
+    EnsembleStatistics stats(spec(), rigid_body_layout(), e.nt, e.stride, 0, e.n);
     for (const auto& [first, count] : chunks)
       for (index_t j = 0; j < e.nt; ++j) stats.add(j, p.block(j, first, count));
     std::vector<std::vector<Summary>> got;
@@ -477,11 +494,11 @@ TEST(EnsembleStatistics, ShardsMergedInAnyOrderGiveTheSameBits) {
     std::vector<EnsembleStatistics> parts;
     for (int s = 0; s < shards; ++s) {
       const index_t first = e.n * s / shards, last = e.n * (s + 1) / shards;
-      parts.emplace_back(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, first, last - first);
+      parts.emplace_back(spec(), rigid_body_layout(), e.nt, e.stride, first, last - first);
       for (index_t j = 0; j < e.nt; ++j) parts.back().add(j, e.block(j, first, last - first));
     }
     for (bool reversed : {false, true}) {
-      EnsembleStatistics merged(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, 0, 0);
+      EnsembleStatistics merged(spec(), rigid_body_layout(), e.nt, e.stride, 0, 0);
       for (int s = 0; s < shards; ++s) merged.merge(parts[std::size_t(reversed ? shards - 1 - s : s)]);
       std::vector<std::vector<Summary>> got;
       for (index_t j = 0; j < e.nt; ++j) got.push_back(merged.summarize(j));
@@ -504,12 +521,12 @@ TEST(EnsembleStatistics, ThreadCountDoesNotChangeABit) {
 
 TEST(EnsembleStatistics, MisuseIsAnError) {
   const Ensemble e(10, 2, 12);
-  EnsembleStatistics stats(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, 0, 5);
+  EnsembleStatistics stats(spec(), rigid_body_layout(), e.nt, e.stride, 0, 5);
   EXPECT_THROW(stats.add(0, e.block(0, 3, 5)), StatisticsError);  // bodies 3 … 7 outside 0 … 4
   EXPECT_THROW(stats.add(2, e.block(0, 0, 5)), StatisticsError);  // no sample 2
-  EnsembleStatistics other({}, ChannelLayout::rigid_body(), e.nt, e.stride, 0, 5);
+  EnsembleStatistics other({}, rigid_body_layout(), e.nt, e.stride, 0, 5);
   EXPECT_THROW(stats.merge(other), StatisticsError);
   StatisticsSpec twice = spec();
   twice.observables.push_back(twice.observables[0]);
-  EXPECT_THROW(EnsembleStatistics(twice, ChannelLayout::rigid_body(), 2, 1, 0, 1), StatisticsError);
+  EXPECT_THROW(EnsembleStatistics(twice, rigid_body_layout(), 2, 1, 0, 1), StatisticsError);
 }

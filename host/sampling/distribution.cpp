@@ -68,7 +68,8 @@ std::string inertia_problem(const std::array<double, 3>& m) {
   };
   if (!(s[0] > 0) || !std::isfinite(s[2])) return text() + ": must be finite and > 0";
   if (s[0] + s[1] < s[2] * (1 - 1e-9)) return text() + " violate I1 + I2 >= I3";  // far beyond its 1e-12
-  return validation::inertia_problem<double>(Vec3d(m[0], m[1], m[2]).asDiagonal(), "drawn moments");
+  const std::string problem = validation::inertia_problem<double>(Vec3d(m[0], m[1], m[2]).asDiagonal());
+  return problem.empty() ? problem : text() + ": " + problem;
 }
 
 template <class... F>

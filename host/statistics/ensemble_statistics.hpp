@@ -9,7 +9,7 @@
 // (invalid_input, failed_step −1) never count.
 //
 // Where the run loop calls it (sketch):
-//   EnsembleStatistics stats(spec, ChannelLayout::rigid_body(), samples, stride, 0, n);
+//   EnsembleStatistics stats(spec, ChannelLayout::of(sample_channels(scenario)), samples, stride, 0, n);
 //   stats.add(0, {buffer, n, 0, n, status, failed_step});   // sample 0 also keeps the drifts' x₀
 //   write_row(0, stats.summarize(0)); stats.release(0);
 //   ... after each advance, for each sample j of the window:

@@ -35,14 +35,14 @@ ChannelLayout::ChannelLayout(std::vector<Channel> channels) : channels_(std::mov
   }
 }
 
-ChannelLayout ChannelLayout::rigid_body() {
-  return ChannelLayout({{"quaternion", channel::quaternion, 4},
-                        {"omega_body", channel::omega_body, 3},
-                        {"energy", channel::energy, 1},
-                        {"angular_momentum", channel::angular_momentum, 3},
-                        {"constraint_violation", channel::constraint_violation, 1},
-                        {"local_error", channel::local_error, 1},
-                        {"generalized_energy", channel::generalized_energy, 1}});
+ChannelLayout ChannelLayout::of(const std::vector<quatstep::Channel>& sample_channels) {
+  std::vector<Channel> channels;
+  int offset = 0;
+  for (const quatstep::Channel& c : sample_channels) {
+    channels.push_back({c.name, offset, c.size});
+    offset += c.size;
+  }
+  return ChannelLayout(std::move(channels));
 }
 
 const Channel& ChannelLayout::find(const std::string& name) const {

@@ -14,6 +14,8 @@
 //                                (math/angle.hpp): accurate near 0 and π, where acos is not
 #pragma once
 
+#include "quatstep/channels.hpp"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -33,9 +35,9 @@ class ChannelLayout {
  public:
   /// Names unique and nonempty, offsets >= 0, components >= 1; otherwise StatisticsError.
   explicit ChannelLayout(std::vector<Channel> channels);
-  /// The channels of ensemble.hpp (channel::): quaternion (4, scalar first), omega_body (3), energy,
-  /// angular_momentum (3, spatial), constraint_violation, local_error, generalized_energy.
-  static ChannelLayout rigid_body();
+  /// The layout of a run's samples: the channels the model and the method declare, in buffer order
+  /// (quatstep::sample_channels of a scenario; include/quatstep/channels.hpp).
+  static ChannelLayout of(const std::vector<quatstep::Channel>& sample_channels);
 
   /// The channel `name`, or a StatisticsError listing the sampled channels.
   const Channel& find(const std::string& name) const;
@@ -82,7 +84,7 @@ class Observable {
   int components_ = 0;   ///< bound: the channel's components
 };
 
-/// The standard set for rigid bodies (ChannelLayout::rigid_body()): energy, energy_drift, omega_norm,
+/// The standard set for rigid bodies (channels of the rigid-body models): energy, energy_drift, omega_norm,
 /// omega_body_x/y/z, nutation (body z against spatial z), angular_momentum_x/y/z,
 /// angular_momentum_norm, angular_momentum_drift, constraint_violation.
 std::vector<Observable> rigid_body_observables();

@@ -1,4 +1,5 @@
-// Sampled output channels. A model declares the channels it observes (its `channels` table and an
+// Sampled output channels. A model declares the channels it observes (its `channels` table, a
+// std::array of Channel — a plain array member of a class template is incomplete to nvcc — and an
 // `observe(kinematics, w)` that hands their values to w in that order); an integrator may add its
 // own (Zupan3's local error, the conserving schemes' generalized energy) the same way. The sample
 // buffers, the HDF5 datasets and `quatstep docs scenario` are all derived from these tables.

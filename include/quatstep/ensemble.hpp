@@ -17,6 +17,12 @@ namespace quatstep {
 
 using index_t = std::int64_t;
 
+/// What an integrator tells of a body's state (RigidBodyKinematics for the rigid-body models), and
+/// what a body's initial state is given as.
+template <class Integrator>
+using KinematicsOf = decltype(std::declval<const Integrator&>().kinematics(
+    std::declval<const typename Integrator::ModelType&>(), std::declval<const typename Integrator::State&>()));
+
 /// Struct-of-arrays view: component c of body i at data[c·bodies + i].
 template <class S>
 struct SoaView {

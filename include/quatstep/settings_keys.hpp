@@ -8,10 +8,13 @@
 //     newton.describe(k);
 //   }
 //
-// The host code visits it (host/settings.hpp) to read the defaults of a default-constructed struct
-// in the run's precision, to assign a scenario's values, to reject keys that are not declared and
-// to print the scenario format (`quatstep docs scenario`). A member may be float, double, int, bool
-// or an enum with a keys::Choices table. describe() is host code: kernels never call it.
+// The host code visits it (host/keys.hpp) to read the defaults of a default-constructed struct in
+// the run's precision, to assign a scenario's values, to reject keys that are not declared and to
+// print the scenario format (`quatstep docs scenario`). A member may be float, double, int, bool or
+// an enum with a keys::Choices table. describe() is host code: kernels never call it. A rule that a
+// range cannot say (order 2, 4 or 6; one key bounded by another) goes in an optional
+//   void validate() const;   // throws keys::KeyError
+// which keys::check() calls after the ranges, and the scenario parser before any integration.
 #pragma once
 
 #include <cstddef>
@@ -82,21 +85,29 @@ struct Choices {
 
 namespace quatstep::keys {
 
-/// The visitor that checks every key of a settings struct against its range: what validate() of an
-/// integrator does on the host before a run (device code cannot throw). Throws
-/// std::invalid_argument("integrator.alpha = 0.5: must be in [-1/3, 0]").
+/// A settings value that breaks its key's rule: what() is "integrator.alpha = 0.5: must be in
+/// [-1/3, 0]"; key and problem apart for the scenario parser's "FILE: key 'K': problem".
+struct KeyError : std::invalid_argument {
+  std::string key, problem;
+  KeyError(std::string k, std::string p) : std::invalid_argument(k + " = " + p), key(std::move(k)), problem(std::move(p)) {}
+  /// "0.5: must be in [-1/3, 0]" from a value and the rule it breaks.
+  template <class T>
+  static KeyError of(const std::string& key, const T& value, const std::string& rule) {
+    std::ostringstream os;
+    os << value << ": must be " << rule;
+    return KeyError(key, os.str());
+  }
+};
+
+/// The visitor that checks every key of a settings struct against its range, on the host before a
+/// run (device code cannot throw): keys::KeyError for the first value out of range.
 struct RangeCheck {
   std::string prefix = "integrator.";
 
   template <class T>
   void operator()(const std::string& name, const T& value, const char*, const Range& range = finite) const {
-    if constexpr (!std::is_same_v<T, bool>) {
-      if (!range.contains_value(value)) {
-        std::ostringstream os;
-        os << prefix << name << " = " << value << ": must be " << range.text;
-        throw std::invalid_argument(os.str());
-      }
-    }
+    if constexpr (!std::is_same_v<T, bool>)
+      if (!range.contains_value(value)) throw KeyError::of(prefix + name, value, range.text);
   }
   template <class E>
   void operator()(const std::string&, const E&, const char*, Choices<E>) const {}  // an enum holds only its values
@@ -106,12 +117,19 @@ struct RangeCheck {
   }
 };
 
-/// Checks every key of `settings` (a struct with describe()).
+template <class Settings, class = void>
+struct has_validate : std::false_type {};
+template <class Settings>
+struct has_validate<Settings, std::void_t<decltype(std::declval<const Settings&>().validate())>> : std::true_type {};
+
+/// Checks every key of `settings` (a struct with describe()) against its range, then the struct's
+/// own validate() where it has one; keys::KeyError for the first problem.
 template <class Settings>
 void check(const Settings& settings) {
   Settings copy = settings;  // describe() hands out references, for visitors that assign
   RangeCheck check;
   copy.describe(check);
+  if constexpr (has_validate<Settings>::value) settings.validate();
 }
 
 }  // namespace quatstep::keys

@@ -12,6 +12,7 @@ enum class Status : std::int32_t {
   non_finite = 3,            ///< NaN/Inf in the state after a step
   constraint_drift = 4,      ///< velocity-level constraint lost (classical HHT, Sherif; docs/errata.md S4)
   invalid_input = 5,         ///< rejected before the first step (non-unit quaternion, singular inertia, …)
+  step_size_too_small = 6,   ///< adaptive steps: the error test failed at the minimum step h_min
 };
 
 inline const char* to_string(Status s) {
@@ -22,6 +23,7 @@ inline const char* to_string(Status s) {
     case Status::non_finite: return "non_finite";
     case Status::constraint_drift: return "constraint_drift";
     case Status::invalid_input: return "invalid_input";
+    case Status::step_size_too_small: return "step_size_too_small";
   }
   return "unknown";
 }

@@ -9,6 +9,8 @@
 // rigid_body_forces.hpp; the centre of mass of a free body by midpoint_translation.hpp.
 #pragma once
 
+#include <array>
+
 #include <limits>
 
 #include "quatstep/integrators/livens_system.hpp"
@@ -168,8 +170,8 @@ class HamiltonianQuaternion {
     return e;
   }
 
-  static constexpr Channel channels[] = {
-      {"generalized_energy", 1, "the scheme's Hamiltonian H, Kinon eqs. (138)-(139)", false}};
+  static constexpr std::array channels{
+      Channel{"generalized_energy", 1, "the scheme's Hamiltonian H, Kinon eqs. (138)-(139)", false}};
   template <class W>
   QS_HD void observe(const Model& model, const State& s, W& w) const {
     w(generalized_energy(model, s));

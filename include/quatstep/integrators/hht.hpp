@@ -52,6 +52,7 @@ template <class Model, VelocityUpdate Update>
 class HhtFamily {
  public:
   using ModelType = Model;
+  static constexpr VelocityUpdate update = Update;
   using Scalar = typename Model::Scalar;
   using S = Scalar;
   static constexpr int n = Model::n;
@@ -83,16 +84,11 @@ class HhtFamily {
   /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU.
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     model.dae_from_kinematics(k, s.q, s.v);
-    Eigen::Matrix<S, K, K> A = Eigen::Matrix<S, K, K>::Zero();
     Vec<S, K> b;
-    const MatMN Cq = model.constraint_jacobian(s.q);
     const VecN Q = model.force(s.q, s.v, t);
-    A.template topLeftCorner<nr, nr>() = model.bilinear_mass_matrix(s.q, s.q).template bottomRightCorner<nr, nr>();
-    A.template topRightCorner<nr, m>() = Cq.template rightCols<nr>().transpose();
-    A.template bottomLeftCorner<m, nr>() = Cq.template rightCols<nr>();
     b.template head<nr>() = Q.template tail<nr>();
     b.template tail<m>() = model.constraint_acceleration_rhs(s.q, s.v);
-    const Lu<S, K> lu(A);
+    const Lu<S, K> lu(constrained_mass(model, s.q));
     if (lu.singular) return Status::singular_jacobian;
     const Vec<S, K> x = lu.solve(b);
     if constexpr (nt > 0) s.a.template head<nt>() = Q.template head<nt>() / model.mass;
@@ -101,14 +97,30 @@ class HhtFamily {
     return Status::ok;
   }
 
+  /// [M C_qᵀ; C_q 0] over the Newton coordinates at q (Sherif eq. 57): the matrix of the
+  /// consistent initial state, and how the accelerations answer a force under the constraints
+  /// (the local error estimate of the plain methods, include/quatstep/adaptive/local_error.hpp).
+  QS_HD static Eigen::Matrix<S, K, K> constrained_mass(const Model& model, const VecN& q) {
+    Eigen::Matrix<S, K, K> A = Eigen::Matrix<S, K, K>::Zero();
+    const MatMN Cq = model.constraint_jacobian(q);
+    A.template topLeftCorner<nr, nr>() = model.bilinear_mass_matrix(q, q).template bottomRightCorner<nr, nr>();
+    A.template topRightCorner<nr, m>() = Cq.template rightCols<nr>().transpose();
+    A.template bottomLeftCorner<m, nr>() = Cq.template rightCols<nr>();
+    return A;
+  }
+
   QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
     return model.kinematics_from_dae(s.q, s.v);
   }
 
   /// One step t → t + h. On failure the state is left as it was and the status says why.
   QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
+    return step(model, s, t, h, unknowns(s));  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
+  }
+  /// The same from the Newton starting value x (an extrapolating predictor, Negrut §3.5:
+  /// include/quatstep/adaptive/predictor.hpp).
+  QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h, Vec<S, K> x) const {
     const Step sys(model, *this, s, t, h);
-    Vec<S, K> x = unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
     NewtonOutcome out = newton_solve<S, K>(sys, x, settings.newton);
     if (out.status != Status::ok) return out;
     State next;

@@ -13,6 +13,8 @@
 // dependent mass matrices use the generic form (livens_generic.hpp).
 #pragma once
 
+#include <array>
+
 #include <limits>
 
 #include "quatstep/integrators/livens_generic.hpp"
@@ -175,8 +177,8 @@ class LivensIntegrator {
     return e;
   }
 
-  static constexpr Channel channels[] = {
-      {"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false}};
+  static constexpr std::array channels{
+      Channel{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false}};
   template <class W>
   QS_HD void observe(const Model& model, const State& s, W& w) const {
     w(generalized_energy(model, s));

@@ -10,6 +10,8 @@
 // solved in closed form (eqs. 10–11, 14–15, 18).
 #pragma once
 
+#include <array>
+
 #include <cmath>
 #include <limits>
 
@@ -156,8 +158,8 @@ class Zupan3 {
   /// The embedded local error estimate of the last step (docs/errata.md Z7), radians.
   QS_HD static S local_error(const State& s) { return s.local_error; }
 
-  static constexpr Channel channels[] = {
-      {"local_error", 1,
+  static constexpr std::array channels{
+      Channel{"local_error", 1,
        "geodesic angle [rad] between the second- and third-order orientation of the step that ended at the sample "
        "(docs/errata.md Z7; 0 at t_start)",
        true}};

@@ -4,6 +4,8 @@
 // DAE form: q = (r, e) ∈ R⁷ (Sherif §9 ordering r, e), n = 7, one constraint C = eᵀe − 1.
 #pragma once
 
+#include <array>
+
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
@@ -139,7 +141,7 @@ struct FreeRigidBody {
   }
 
   // ---------------------------------------------------------------- sampled channels (channels.hpp)
-  static constexpr Channel channels[] = {rigid_body_channels::quaternion,       rigid_body_channels::omega_body,
+  static constexpr std::array channels{rigid_body_channels::quaternion,       rigid_body_channels::omega_body,
                                          rigid_body_channels::position,         rigid_body_channels::velocity,
                                          rigid_body_channels::energy,           rigid_body_channels::angular_momentum,
                                          rigid_body_channels::constraint_violation};

@@ -5,6 +5,8 @@
 // DAE form (Sherif eq. 57): q = e ∈ R⁴, n = 4, one constraint C = eᵀe − 1 (Sherif eq. 5).
 #pragma once
 
+#include <array>
+
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/models/rigid_body_loads.hpp"
@@ -108,7 +110,7 @@ struct HeavyTop {
   }
 
   // ---------------------------------------------------------------- sampled channels (channels.hpp)
-  static constexpr Channel channels[] = {rigid_body_channels::quaternion, rigid_body_channels::omega_body,
+  static constexpr std::array channels{rigid_body_channels::quaternion, rigid_body_channels::omega_body,
                                          rigid_body_channels::energy, rigid_body_channels::angular_momentum,
                                          rigid_body_channels::constraint_violation};
   /// The values of `channels`, in order, to w.

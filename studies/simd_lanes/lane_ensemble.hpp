@@ -1,5 +1,5 @@
 // A heavy-top ensemble stepped W bodies at a time with lane_step (simd_step.hpp): the SIMD
-// counterpart of CpuEnsemble<HhtFamily<HeavyTop<double>, U>> for the experiment in bench/README.md.
+// counterpart of CpuEnsemble<HhtFamily<HeavyTop<double>, U>> for the study in studies/README.md.
 // State in the same struct-of-arrays layout, so a block of W bodies is W consecutive doubles per
 // component. Initial accelerations come from the scalar integrator (initialize pivots).
 #pragma once

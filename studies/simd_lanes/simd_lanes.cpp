@@ -1,7 +1,7 @@
 // SIMD across bodies: the HHT-family step with Lanes<W> (lanes = bodies, simd_step.hpp) against the
 // scalar CpuEnsemble, same workload and counters as bench_cpu_throughput (throughput.hpp), compiled
-// with the same flags in one program so that the ratio is fair. Built twice: bench_simd_lanes
-// (baseline x86-64, SSE2: W = 2 is one register, W = 4 two) and bench_simd_lanes_avx2 (-mavx2).
+// with the same flags in one program so that the ratio is fair. Built twice: study_simd_lanes
+// (baseline x86-64, SSE2: W = 2 is one register, W = 4 two) and study_simd_lanes_avx2 (-mavx2).
 // Results are bitwise those of the scalar code (simd_lanes_test.cpp). Single-threaded, so the rates
 // are per CPU second of the thread (less disturbed by other processes than wall-clock time).
 #include "cpu_ensemble.hpp"

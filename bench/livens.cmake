@@ -1,5 +1,0 @@
-# Livens-principle integrators: throughput benchmark (include() from bench/CMakeLists.txt).
-find_package(benchmark REQUIRED)
-add_executable(bench_livens_throughput ${CMAKE_CURRENT_LIST_DIR}/livens_throughput.cpp)
-target_include_directories(bench_livens_throughput PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-target_link_libraries(bench_livens_throughput PRIVATE quatstep::cpu benchmark::benchmark)

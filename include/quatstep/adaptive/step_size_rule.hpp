@@ -1,0 +1,112 @@
+// The accuracy test and the step-size selection of Negrut et al. §3.2–3.3, per body.
+//
+// The composite error (Negrut eq. 34) is the root mean square of δ_i / Y_i over the coordinates, with
+// the weight Y_i = atol + rtol·max(|q_{i,n}|, |q_{i,n+1}|) of the coordinate's kind (Euler parameter
+// or translation); Negrut's Y_i = max(1, max_j |q_{i,j}|) against ε is atol = rtol = ε in spirit.
+// A step is accepted when that error e ≤ 1 (eq. 47c with ε folded into the weights), and the next
+// step follows eq. (37): since e ∝ h³, h_new = s·h·e^(−1/3) (= s·h·Θ^(−1/6), Θ = e²; docs/errata.md
+// N2), or, holding the error per unit time e/h ∝ h² at 1, h_new = s·h·(e/h)^(−1/2). Factors are
+// clamped to [shrink_limit, growth_limit], and never above 1 right after a rejection.
+//
+// The roots are computed with + − × ÷ only (Newton iterations), so that the CPU and the GPU choose
+// the same steps bit for bit (std::cbrt and std::pow differ between glibc and CUDA).
+#pragma once
+
+#include "quatstep/adaptive/adaptive_settings.hpp"
+#include "quatstep/config.hpp"
+
+namespace quatstep {
+
+namespace detail {
+/// x^(1/3) for x > 0 by Newton's iteration y ← (2y + x/y²)/3 from y₀ = max(1, x) ≥ x^(1/3): the
+/// iterates decrease monotonically to the root, and the loop stops at the first one that does not.
+template <class S>
+QS_HD S cube_root(S x) {
+  S y = x > S(1) ? x : S(1);
+  for (int k = 0; k < 200; ++k) {
+    const S next = (S(2) * y + x / (y * y)) / S(3);
+    if (!(next < y)) break;
+    y = next;
+  }
+  return y;
+}
+}  // namespace detail
+
+/// The composite error of Negrut eq. (34): RMS of δ_i / Y_i over the coordinates of Model.
+template <class Model, class S>
+QS_HD S composite_error(const AdaptiveSettings<S>& settings, const Vec<S, Model::n>& delta, const Vec<S, Model::n>& q0,
+                        const Vec<S, Model::n>& q1) {
+  bool rotation[Model::n] = {};
+  QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
+    const int o = Model::quaternion_offset(b);
+    QS_UNROLL for (int c = 0; c < 4; ++c) rotation[o + c] = true;
+  }
+  S sum = S(0);
+  QS_UNROLL for (int i = 0; i < Model::n; ++i) {
+    const S size = Eigen::numext::maxi(Eigen::numext::abs(q0[i]), Eigen::numext::abs(q1[i]));
+    const S weight = rotation[i] ? settings.rotation_atol + settings.rotation_rtol * size
+                                 : settings.translation_atol + settings.translation_rtol * size;
+    const S r = delta[i] / weight;
+    sum += r * r;
+  }
+  using std::sqrt;
+  return sqrt(sum / S(Model::n));
+}
+
+/// What the controller makes of a step whose corrector converged.
+template <class S>
+struct StepDecision {
+  bool accept;
+  S factor;  ///< h_next / h
+};
+
+/// The accuracy test and the next step's factor for a step of size h with composite error e.
+/// `successes` counts consecutive accepted steps for the halve_double rule (updated here);
+/// `iterations` is the step's Newton iteration count; `after_rejection` caps the factor at 1.
+template <class S>
+QS_HD StepDecision<S> decide_step(const AdaptiveSettings<S>& settings, S e, S h, int iterations, bool after_rejection,
+                                  S& successes) {
+  using std::sqrt;
+  StepDecision<S> d;
+  if (settings.control == ErrorControl::halve_double) {
+    // Project Chrono's ChTimestepperHHT: halve on a failure, double after 5 successes that took at
+    // most 3 Newton iterations each.
+    d.accept = e <= S(1);
+    d.factor = S(1);
+    if (!d.accept) {
+      d.factor = S(0.5);
+      successes = S(0);
+    } else if (iterations > 3) {
+      successes = S(0);
+    } else if ((successes += S(1)) >= S(5)) {
+      d.factor = S(2);
+      successes = S(0);
+    }
+    return d;
+  }
+  // With the factor f the next error is ≈ r·f^k (k = 3 per step, 2 per unit step), and the rule is
+  // f = s·r^(−1/k). Whether f reaches a limit is decided from r·f^k at the limit against s^k, so the
+  // root is only taken between the limits (a bounded number of iterations).
+  const bool per_unit = settings.control == ErrorControl::per_unit_step;
+  const S r = per_unit ? e / h : e;
+  d.accept = r <= S(1);
+  const S high = after_rejection || !d.accept ? S(1) : settings.growth_limit, low = settings.shrink_limit;
+  const S sk = per_unit ? settings.safety * settings.safety : settings.safety * settings.safety * settings.safety;
+  const S hk = per_unit ? high * high : high * high * high, lk = per_unit ? low * low : low * low * low;
+  if (r * hk <= sk)
+    d.factor = high;
+  else if (r * lk >= sk)
+    d.factor = low;
+  else  // Negrut eq. (37b), or its per-unit-step form
+    d.factor = settings.safety / (per_unit ? sqrt(r) : detail::cube_root(r));
+  return d;
+}
+
+/// The factor after a step whose corrector failed (no error estimate): shrink_limit, or ½ for the
+/// halve_double rule.
+template <class S>
+QS_HD S failed_step_factor(const AdaptiveSettings<S>& settings) {
+  return settings.control == ErrorControl::halve_double ? S(0.5) : settings.shrink_limit;
+}
+
+}  // namespace quatstep
