@@ -116,6 +116,11 @@ IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
     if (k < 0) fail("integrator." + name, unused(name));
     in.settings[k] = setting(view.keys[k], value, "integrator." + name);
   }
+  try {
+    view.check_settings(in.settings);  // the rules a single key's range cannot say
+  } catch (const keys::KeyError& e) {
+    fail(e.key, e.problem);
+  }
   return in;
 }
 

@@ -12,23 +12,10 @@ namespace {
 
 cudaStream_t as_stream(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
-/// The channel tables of the model (and the integrator) made complete types: nvcc's front end
-/// otherwise deduces `const Channel[]` of unknown size for a table nothing has completed yet when
-/// the kernels' write_sample counts its scalars, and fails. sizeof completes them.
-template <class Integrator>
-constexpr bool channel_tables_complete() {
-  using Model = typename Integrator::ModelType;
-  if constexpr (has_integrator_channels<Integrator>::value)
-    return sizeof(Model::channels) > 0 && sizeof(Integrator::channels) > 0;
-  else
-    return sizeof(Model::channels) > 0;
-}
-
 template <class Integrator>
 class CudaStepper final : public DeviceStepper {
   using S = typename Integrator::Scalar;
   using Batch = cuda::BatchStepper<Integrator>;
-  static_assert(channel_tables_complete<Integrator>());
 
  public:
   CudaStepper(const Integrator& integrator, const std::vector<typename Batch::Model>& models,
