@@ -32,11 +32,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# h5py for reading the output in Python (README), matplotlib for python/quatstep/plot.py, pytest (with
-# --tests) for python/tests; none of them is needed by the C++ build or its tests.
-python_packages=(h5py numpy matplotlib)
+# h5py for reading the output in Python (README), matplotlib for python/quatstep/plot.py, nanobind for
+# the Python module (its build: CMake builds it when nanobind is found) and scikit-build-core for
+# `pip install .`, pytest (with --tests) for python/tests; none of them is needed by the C++ build.
+python_packages=(h5py numpy matplotlib "nanobind>=3.1" "scikit-build-core>=1.1")
 [[ $mode == tests ]] && python_packages+=(pytest)
-if command -v python3 >/dev/null && ! python3 -c "import $(IFS=,; echo "${python_packages[*]}")" 2>/dev/null; then
+python_modules=(h5py numpy matplotlib nanobind scikit_build_core)
+[[ $mode == tests ]] && python_modules+=(pytest)
+if command -v python3 >/dev/null && ! python3 -c "import $(IFS=,; echo "${python_modules[*]}")" 2>/dev/null; then
   python3 -m pip install -q "${python_packages[@]}" || echo "setup: could not install ${python_packages[*]} (only needed for Python)"
 fi
 

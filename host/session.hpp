@@ -1,0 +1,144 @@
+// Runs whose results stay in memory, for the Python module (python/) and any C++ caller that wants
+// arrays rather than a file:
+//   * run_in_memory: a parsed scenario run to its end on make_ensemble — the ensemble `quatstep run`
+//     uses, so the samples, statuses and Newton counts are the command's, bit for bit — with every
+//     sample kept in one buffer;
+//   * BodyEnsemble: an ensemble made from per-body parameter arrays, no scenario file (model and
+//     method by registry name, settings by key), advanced step by step, with its state storage open
+//     to zero-copy views (CPU backend).
+// Inputs are checked as the scenario parser checks them, with its messages ("key 'model.inertia':
+// component 2 is -1, must be > 0", "key 'integrator.alpha': …"); a problem is a ScenarioError.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ensemble_factory.hpp"
+#include "quatstep/channels.hpp"
+#include "quatstep/ensemble.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
+#include "scenario.hpp"
+
+namespace quatstep {
+
+/// Samples [first_sample, first_sample + samples) of a run in one buffer, SampleView's layout
+/// [sample][scalar][body]; a sample holds every channel of `layout`.
+struct SampleBuffer {
+  std::vector<Channel> layout;  ///< the model's channels, then the method's (sample_channels)
+  index_t bodies = 0, first_sample = 0, samples = 0, stride = 1;
+  std::vector<double> time;  ///< per sample: t_start + j·stride·dt
+  std::vector<double> data;
+
+  SampleBuffer(std::vector<Channel> layout, index_t bodies, index_t first_sample, index_t samples, index_t stride,
+               double t_start, double dt);
+  SampleView<double> view() { return {data.data(), bodies, first_sample, samples, stride, channel_scalars(layout)}; }
+  /// The first scalar of channel `name` in a sample (std::invalid_argument if it has none).
+  int offset(const std::string& name) const;
+};
+
+/// Per-body records at the end of a run.
+struct BodyRecords {
+  std::vector<Status> status;
+  std::vector<index_t> newton_iterations;  ///< all steps
+  std::vector<index_t> failed_step;        ///< −1 if none
+};
+
+struct InMemoryRun {
+  SampleBuffer samples;
+  std::vector<std::string> channels;  ///< the scenario's [output] channels, the datasets `quatstep run` writes
+  BodyRecords records;
+  BackendChoice backend;
+};
+
+/// The scenario run to its end, every sample of its [output] stride in memory. `threads` > 0 sets
+/// the OpenMP thread count for the run (the results do not depend on it).
+InMemoryRun run_in_memory(const Scenario& scenario, int threads = 0);
+
+/// A setting given by key outside a file: a number (or several), a boolean or a choice's name.
+struct SettingValue {
+  enum class Kind { numbers, boolean, text } kind = Kind::numbers;
+  std::vector<double> numbers;
+  bool flag = false;
+  std::string text;
+};
+
+/// An ensemble from arrays. `parameters` holds `bodies` rows of the model's flat parameters
+/// (ModelView::keys give each key's offset; a row starts as ModelView::defaults); `given` names the
+/// keys the caller set (a required key left out is an error, as in a scenario).
+struct BodyEnsembleSpec {
+  std::string model, method, variant;  ///< registry names; variant "" is the method's default
+  std::vector<std::pair<std::string, SettingValue>> settings;  ///< [integrator] keys, the rest default
+  Precision precision = Precision::double_precision;
+  Backend backend = Backend::cpu;
+  double dt = 0, t_start = 0;
+  index_t bodies = 0;
+  std::vector<double> parameters;  ///< bodies × ModelView::defaults.size(), body-major
+  std::vector<std::string> given;
+};
+
+/// Whether a model's kinematics are one rigid body's (quaternion, ω, position, velocity); a mechanism's
+/// are not, and its states are read through its channels (observe, samples).
+template <class Kinematics>
+struct is_rigid_body_kinematics : std::false_type {};
+template <class S>
+struct is_rigid_body_kinematics<RigidBodyKinematics<S>> : std::true_type {};
+
+/// Where a kinematic quantity lies verbatim in an integrator's state: the first of its consecutive
+/// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)).
+struct StateLayout {
+  int quaternion = -1, omega_body = -1, position = -1, velocity = -1;
+};
+
+class BodyEnsemble {
+ public:
+  virtual ~BodyEnsemble() = default;
+
+  virtual index_t bodies() const = 0;
+  virtual Precision precision() const = 0;
+  virtual index_t steps_done() const = 0;
+  virtual double t_start() const = 0;
+  virtual double dt() const = 0;
+  virtual double time() const = 0;  ///< t_start + steps_done·dt
+  virtual bool rigid_body() const = 0;  ///< the model's kinematics are one rigid body's
+  virtual bool translates() const = 0;  ///< rigid body with position and velocity
+  virtual std::vector<Channel> channels() const = 0;  ///< a sample's, in buffer order
+  virtual const BackendChoice& backend() const = 0;
+
+  /// The integrator's state as the ensemble stores it: state_size() components per body, component c
+  /// of body i at [c·bodies() + i], in the ensemble's precision (float or double).
+  virtual const void* state_data() const = 0;
+  virtual int state_size() const = 0;
+  virtual const StateLayout& layout() const = 0;
+
+  /// Advance every body by `steps` steps, writing the samples that fall into `out`'s window (none
+  /// when out.samples is 0), as Ensemble::advance.
+  virtual void advance(index_t steps, const SampleView<double>& out) = 0;
+  /// The channels of the current state into sample steps_done() of `out` (stride 1).
+  virtual void observe(const SampleView<double>& out) const = 0;
+  /// Orientation, body angular velocity, and for translating models position and velocity of every
+  /// body, body-major (bodies × 4, bodies × 3, …); null pointers are skipped. Rigid-body models only
+  /// (std::invalid_argument otherwise).
+  virtual void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const = 0;
+
+  virtual const std::vector<Status>& status() const = 0;
+  virtual const std::vector<index_t>& newton_iterations() const = 0;
+  virtual const std::vector<index_t>& failed_step() const = 0;
+};
+
+/// A spec's names and settings as registry indices, checked as a scenario's are.
+struct CheckedSpec {
+  int model = 0;  ///< in model_views()
+  IntegratorSpec integrator;
+};
+/// Checks the spec as a scenario is checked (names, settings, dt, each body's keys and the model's
+/// rules); throws ScenarioError naming the key (and body) at fault.
+CheckedSpec check_spec(const BodyEnsembleSpec& spec);
+
+/// Checks the spec as a scenario is checked (names, settings, each body's keys and the model's rules),
+/// then builds the models, computes the consistent initial state and writes nothing. Throws
+/// ScenarioError naming the key (and body) at fault.
+std::unique_ptr<BodyEnsemble> make_body_ensemble(const BodyEnsembleSpec& spec);
+
+}  // namespace quatstep

@@ -1,0 +1,386 @@
+"""quatstep from Python: thousands to millions of rigid bodies integrated at once, on the CPU or a GPU.
+
+Three ways in, all on the same compiled core as the ``quatstep`` command:
+
+* :func:`run` — a scenario (a path, a TOML string or a dict) run to its end; the results come back as
+  NumPy arrays (:class:`Result`), bit for bit what ``quatstep run`` writes to its HDF5 file, without a
+  file unless ``output=`` asks for one.
+* :class:`Ensemble` — bodies made from arrays of per-body parameters (no TOML): a model and a method
+  by registry name, the model's keys as arrays, the method's settings as keywords; ``advance(steps)``
+  and the state read as NumPy views of the ensemble's own storage (CPU).
+* :class:`BatchStepper` — the coupled-step API for DEM codes: one step of the whole batch with the
+  caller's torques and forces as CUDA arrays (CuPy, PyTorch, JAX; DLPack), on the caller's stream, the
+  kinematics written into arrays the caller owns (CUDA builds).
+
+Models and methods are those of the registry (:func:`registry`, ``quatstep docs scenario``); a new
+model or mechanism registered in C++ is reachable here by its name, with its keys as parameters.
+
+Every problem with the input raises :class:`ScenarioError` (a ValueError) with the command's message,
+e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pkgutil import extend_path
+
+# The package may lie in two directories: python/quatstep (these files) and the build tree's
+# python/quatstep (the compiled _quatstep and its stubs); both on sys.path join here.
+__path__ = extend_path(__path__, __name__)
+
+import numpy as np  # noqa: E402
+
+from . import _toml  # noqa: E402
+
+try:
+    from . import _quatstep as _core
+    from ._quatstep import ScenarioError, Scenario
+except ImportError as _error:  # the plots (quatstep.plot) work without the compiled module
+    _core = None
+    _import_error = _error
+
+    class ScenarioError(ValueError):
+        """A problem with a scenario or an ensemble's input (the compiled module is missing here)."""
+
+__all__ = ["run", "load", "Result", "Ensemble", "BatchStepper", "ScenarioError", "registry", "models",
+           "methods", "to_toml", "STATUS"]
+
+#: Per-body status codes (quatstep/status.hpp).
+STATUS = {0: "ok", 1: "newton_not_converged", 2: "singular_jacobian", 3: "non_finite", 4: "constraint_drift",
+          5: "invalid_input"}
+
+to_toml = _toml.dumps
+
+
+def _require_core():
+    if _core is None:
+        raise ImportError(f"the compiled module quatstep._quatstep is not importable ({_import_error}); build it "
+                          "(cmake, target _quatstep) or pip install .") from _import_error
+    return _core
+
+
+_registry = None
+
+
+def registry() -> dict:
+    """The registry: ``{'models': {name: {...}}, 'methods': {name: {...}}}`` with every model's keys
+    (name, size, default, range, doc, offset), channels and defaults, and every method's settings,
+    variants, channels and the models it runs on."""
+    global _registry
+    if _registry is None:
+        _registry = _require_core().registry()
+    return _registry
+
+
+def models() -> list[str]:
+    """The names of the registered models (``[model] type``)."""
+    return list(registry()["models"])
+
+
+def methods() -> list[str]:
+    """The names of the registered methods (``[integrator] method``)."""
+    return list(registry()["methods"])
+
+
+# ---------------------------------------------------------------- scenarios
+def load(scenario, *, t_end: float | None = None, backend: str | None = None,
+         precision: str | None = None) -> "Scenario":
+    """Parse and validate a scenario: a path (str ending in .toml, or any existing file, or os.PathLike),
+    a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend`` and ``precision``
+    replace the file's values as the command's options do. Raises ScenarioError with the command's
+    message."""
+    core = _require_core()
+    if isinstance(scenario, Mapping):
+        return core.parse_scenario(to_toml(scenario), "<dict>", t_end, backend, precision)
+    if isinstance(scenario, os.PathLike) or (
+            isinstance(scenario, str) and "\n" not in scenario
+            and (scenario.endswith(".toml") or os.path.isfile(scenario))):
+        return core.load_scenario(os.fspath(scenario), t_end, backend, precision)
+    if isinstance(scenario, str):
+        return core.parse_scenario(scenario, "<string>", t_end, backend, precision)
+    raise TypeError(f"a scenario is a path, a TOML string or a dict, got {type(scenario).__name__}")
+
+
+class Result:
+    """Samples and per-body records of a run.
+
+    ``time`` (samples,), ``channels`` {name: (samples, bodies) or (samples, bodies, k)} as h5py shows the
+    command's datasets, ``status`` (bodies,) int32 codes (:data:`STATUS`), ``newton_iterations`` and
+    ``failed_step`` (bodies,) int64 (−1: none), ``backend`` (what ran it). ``result['energy']`` is
+    ``result.channels['energy']``. After :func:`run` the channel arrays are views into one buffer that
+    the run filled (no copy); the per-body records are those the ensemble kept.
+    """
+
+    def __init__(self, time, channels, status=None, newton_iterations=None, failed_step=None, backend=None,
+                 scenario=None):
+        self.time = time
+        self.channels = dict(channels)
+        self.status = status
+        self.newton_iterations = newton_iterations
+        self.failed_step = failed_step
+        self.backend = backend
+        self.scenario = scenario
+
+    def __getitem__(self, name):
+        return self.channels[name]
+
+    def __contains__(self, name):
+        return name in self.channels
+
+    @property
+    def failures(self) -> int:
+        """Bodies whose status is not ok."""
+        return int(np.count_nonzero(self.status))
+
+    def __repr__(self):
+        shape = next(iter(self.channels.values())).shape if self.channels else ()
+        return (f"Result({len(self.time)} samples, channels {list(self.channels)} {shape}, "
+                f"{self.failures if self.status is not None else '?'} failures)")
+
+
+def run(scenario, *, t_end: float | None = None, backend: str | None = None, precision: str | None = None,
+        threads: int = 0, output: str | os.PathLike | None = None) -> Result:
+    """Run a scenario to its end and return its results as NumPy arrays.
+
+    ``scenario``: a path, a TOML string, a dict of tables, or a :class:`Scenario` from :func:`load`.
+    ``t_end``, ``backend`` (``"auto"``, ``"cuda"``, ``"cpu"``), ``precision`` (``"double"``, ``"float"``)
+    replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
+    Without ``output`` nothing is written: every sample of the scenario's ``[output] stride`` is kept in
+    memory (samples × channels × bodies doubles). With ``output`` the run is the command's, writing that
+    HDF5 file, and the result is read back from it (needs h5py). The GIL is released while it runs.
+    """
+    core = _require_core()
+    if isinstance(scenario, Scenario):
+        if (t_end, backend, precision) != (None, None, None):
+            raise ValueError("t_end, backend and precision apply when a scenario is parsed: pass them to load()")
+        sc = scenario
+    else:
+        sc = load(scenario, t_end=t_end, backend=backend, precision=precision)
+    if output is None:
+        r = core.run_in_memory(sc, threads)
+        return Result(r["time"], r["channels"], r["status"], r["newton_iterations"], r["failed_step"], r["backend"],
+                      sc)
+    path = core.run_to_file(sc, os.fspath(output), threads)
+    import h5py  # only for results that go through a file
+
+    with h5py.File(path, "r") as f:
+        return Result(f["time"][:], {name: f[name][:] for name in sc.channels}, f["status"][:],
+                      f["newton_iterations"][:], f["failed_step"][:], f.attrs["backend"], sc)
+
+
+# ---------------------------------------------------------------- ensembles from arrays
+def _model_keys(model):
+    info = registry()["models"].get(model)
+    return None if info is None else info
+
+
+def _parameters(owner, model, parameters, bodies):
+    """(bodies, P) float64 rows of the model's flat parameters from {key: array}, and the keys given.
+    A key is the scenario's full name ("model.inertia", "initial.quaternion") or, when unambiguous, its
+    name within its table ("inertia"); a value is one value for every body (shape (size,) or scalar)
+    or one per body ((bodies, size), or (bodies,) for a scalar key)."""
+    parameters = dict(parameters or {})
+    info = _model_keys(model)
+    if info is None:  # the core names the models in its message
+        return np.zeros((0, 0)), list(parameters)
+    keys = {k["name"]: k for k in info["keys"]}
+    short = {}
+    for name in keys:
+        tail = name.split(".", 1)[1]
+        short[tail] = name if tail not in short else None
+    resolved, given = {}, []
+    for name, value in parameters.items():
+        full = name if name in keys else short.get(name) or name
+        given.append(full)
+        if full in keys:
+            resolved[full] = np.asarray(value, dtype=np.float64)
+    n = bodies
+    for full, a in resolved.items():
+        size = keys[full]["size"]
+        per_body = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
+        if not per_body and a.shape not in ((), (size,)):
+            raise ScenarioError(f"{owner}: key '{full}': expected one value of shape ({size},) or one per body "
+                                f"(bodies, {size}), got an array of shape {a.shape}")
+        if per_body:
+            if n is not None and a.shape[0] != n:
+                raise ScenarioError(f"{owner}: key '{full}': {a.shape[0]} rows, but {n} bodies")
+            n = a.shape[0]
+    n = 1 if n is None else int(n)
+    flat = np.tile(np.asarray(info["defaults"], dtype=np.float64), (n, 1))
+    for full, a in resolved.items():
+        k = keys[full]
+        flat[:, k["offset"]:k["offset"] + k["size"]] = a.reshape(-1, k["size"]) if a.ndim else a
+    return np.ascontiguousarray(flat), given
+
+
+class Ensemble:
+    """Bodies made from arrays, advanced step by step (CPU).
+
+    ``Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters={"inertia": I, "mass": 1.0,
+    "center_of_mass": [0, 0, 1], "gravity": [0, 0, -9.81], "omega_body": w}, alpha=-0.1)``
+
+    ``model``, ``method``: registry names (:func:`models`, :func:`methods`); ``parameters``: the model's
+    keys (:func:`registry`, ``quatstep docs scenario``), full ("model.inertia") or short ("inertia"),
+    each one value for all bodies or one row per body (``bodies`` sets the count when every value is
+    shared); the method's settings as keywords (``alpha=-0.1``, ``inertia_shift=True``,
+    ``newton_tolerance=1e-10``), ``variant`` for methods that have them; ``precision`` ``"double"`` or
+    ``"float"``. Inputs are checked as a scenario's are (:class:`ScenarioError`).
+
+    No copy: :attr:`state` (the integrator's state, ``(state_size, bodies)``), :attr:`status`,
+    :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
+    (:attr:`zero_copy` lists them: the quaternion always, ``omega_body`` for Simo–Vu-Quoc and Zupan3,
+    position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
+    precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
+    Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and
+    :meth:`kinematics` and :meth:`observe` are computed copies.
+    """
+
+    def __init__(self, model: str, method: str, *, dt: float, parameters: Mapping | None = None,
+                 bodies: int | None = None, variant: str | None = None, precision: str = "double",
+                 backend: str = "cpu", t_start: float = 0.0, **settings):
+        flat, given = _parameters("quatstep.Ensemble", model, parameters, bodies)
+        self._core = _require_core().make_ensemble(model, method, variant or "", settings, precision, backend,
+                                                   float(dt), float(t_start), flat, given)
+        self.model, self.method = model, method
+
+    # -- stepping
+    def advance(self, steps: int, stride: int | None = None) -> Result | None:
+        """Advance every body by ``steps`` steps (the GIL is released meanwhile). With ``stride``, every
+        stride-th state's channels come back as a :class:`Result` (time and channels only)."""
+        if stride is None:
+            self._core.advance(int(steps))
+            return None
+        r = self._core.advance_sampled(int(steps), int(stride))
+        return Result(r["time"], r["channels"], backend=self.backend)
+
+    def observe(self) -> dict:
+        """The channels of the current state, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies)."""
+        return self._core.observe()
+
+    def kinematics(self) -> dict:
+        """Quaternion (bodies, 4), omega_body (bodies, 3) and for free bodies position and velocity, computed
+        from the state in double: copies."""
+        return self._core.kinematics()
+
+    # -- the state
+    @property
+    def state(self) -> np.ndarray:
+        """The integrator's state as stored, ``(state_size, bodies)``, read-only view (no copy). The meaning
+        of its rows is the method's (e.g. HHT: q, q̇, q̈, λ)."""
+        return self._core.state()
+
+    @property
+    def zero_copy(self) -> tuple:
+        """The attributes that are views of the ensemble's storage for this model and method."""
+        stored = tuple(k for k, first in self._core.layout.items() if first >= 0)
+        return ("state", "status", "newton_iterations", "failed_step") + stored
+
+    def _kinematic(self, name, size):
+        first = self._core.layout[name]
+        if first >= 0:
+            return self._core.state_view(first, size)
+        values = self._core.kinematics()
+        if name not in values:
+            raise AttributeError(f"a {self.model} model has no {name}")
+        return values[name]
+
+    @property
+    def quaternion(self) -> np.ndarray:
+        """(bodies, 4), scalar first."""
+        return self._kinematic("quaternion", 4)
+
+    @property
+    def omega_body(self) -> np.ndarray:
+        """(bodies, 3) body angular velocity."""
+        return self._kinematic("omega_body", 3)
+
+    @property
+    def position(self) -> np.ndarray:
+        """(bodies, 3) centre of mass (free bodies)."""
+        return self._kinematic("position", 3)
+
+    @property
+    def velocity(self) -> np.ndarray:
+        """(bodies, 3) velocity of the centre of mass (free bodies)."""
+        return self._kinematic("velocity", 3)
+
+    @property
+    def status(self) -> np.ndarray:
+        return self._core.status()
+
+    @property
+    def newton_iterations(self) -> np.ndarray:
+        return self._core.newton_iterations()
+
+    @property
+    def failed_step(self) -> np.ndarray:
+        return self._core.failed_step()
+
+    bodies = property(lambda self: self._core.bodies, doc="Number of bodies.")
+    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken since the start.")
+    time = property(lambda self: self._core.time, doc="t_start + steps_done·dt.")
+    precision = property(lambda self: self._core.precision, doc='"double" or "float".')
+    channels = property(lambda self: self._core.channels, doc="The channel names of observe() and samples.")
+    backend = property(lambda self: self._core.backend, doc="What runs the bodies.")
+
+    def __repr__(self):
+        return (f"Ensemble({self.model!r}, {self.method!r}, {self.bodies} bodies, {self.precision}, "
+                f"step {self.steps_done})")
+
+
+# ---------------------------------------------------------------- the coupled-step API (GPU)
+def _stream_handle(stream) -> int:
+    """A cudaStream_t as an integer from None (the default stream), an int, a CuPy stream (.ptr) or a
+    PyTorch stream (.cuda_stream)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    raise TypeError(f"not a CUDA stream: {stream!r}")
+
+
+class BatchStepper:
+    """One step of the whole batch at a time with the caller's loads: the coupled-step API
+    (kernels/batch_stepper.cuh) for DEM codes. CUDA builds only (``quatstep._quatstep.has_cuda``).
+
+    Made as :class:`Ensemble` is (model, method, parameters, settings as keywords; no dt: each
+    :meth:`step` gives its h). Torques and forces are spatial, ``(3, bodies)`` CUDA arrays in the
+    stepper's precision (component-major, C-contiguous), from any library that speaks DLPack (CuPy,
+    PyTorch, JAX); :meth:`kinematics` writes into ``(4, bodies)`` / ``(3, bodies)`` arrays the caller
+    owns. Every call is asynchronous on ``stream`` (a CuPy or PyTorch stream, or a cudaStream_t as an
+    int); nothing is copied to the host.
+    """
+
+    def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,
+                 variant: str | None = None, precision: str = "double", t_start: float = 0.0, stream=None,
+                 **settings):
+        flat, given = _parameters("quatstep.BatchStepper", model, parameters, bodies)
+        self._core = _require_core().make_device_stepper(model, method, variant or "", settings, precision,
+                                                         float(t_start), flat, given, _stream_handle(stream))
+
+    def step(self, h: float, torque=None, force=None, stream=None) -> None:
+        """One step of size h with the torques and forces of this step held over it."""
+        self._core.step(float(h), torque, force, _stream_handle(stream))
+
+    def kinematics(self, quaternion=None, omega_body=None, position=None, velocity=None, stream=None) -> None:
+        """Write orientation, body angular velocity (and position, velocity) into the given arrays."""
+        self._core.kinematics(quaternion, omega_body, position, velocity, _stream_handle(stream))
+
+    def status(self):
+        """Per-body status codes on the device (DLPack array: ``cupy.from_dlpack``, ``torch.from_dlpack``)."""
+        return self._core.status()
+
+    def failed_step(self):
+        return self._core.failed_step()
+
+    def newton_iterations(self):
+        return self._core.newton_iterations()
+
+    bodies = property(lambda self: self._core.bodies)
+    steps_done = property(lambda self: self._core.steps_done)
+    time = property(lambda self: self._core.time)
+    precision = property(lambda self: self._core.precision)

@@ -1,0 +1,46 @@
+// The coupled-step API (kernels/batch_stepper.cuh) for Python, behind a plain C++ interface so that
+// the nanobind module is compiled by the host compiler alone: device_stepper.cu (CUDA builds only)
+// makes a cuda::BatchStepper of any registered model × method × precision from a BodyEnsembleSpec.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "host/session.hpp"
+
+namespace quatstep::python {
+
+#ifdef QUATSTEP_PYTHON_CUDA
+inline constexpr bool has_cuda_stepper = true;
+#else
+inline constexpr bool has_cuda_stepper = false;
+#endif
+
+/// cuda::BatchStepper<Integrator> with untyped device pointers (of the stepper's precision) and
+/// streams as the integers Python libraries hand out (cudaStream_t; 0 is the legacy default stream).
+class DeviceStepper {
+ public:
+  virtual ~DeviceStepper() = default;
+  virtual index_t bodies() const = 0;
+  virtual Precision precision() const = 0;
+  virtual bool translates() const = 0;
+  virtual index_t steps_done() const = 0;
+  virtual double time() const = 0;
+  virtual int device() const = 0;  ///< the CUDA device the state lives on
+  /// One step of size h with spatial torques and forces (3 × bodies device arrays, component-major;
+  /// null for none), asynchronous on `stream`.
+  virtual void step(double h, const void* torque, const void* force, std::uintptr_t stream) = 0;
+  /// Kinematics into the caller's device arrays (4, 3, 3, 3 × bodies, component-major; null: skipped).
+  virtual void kinematics(void* quaternion, void* omega_body, void* position, void* velocity,
+                          std::uintptr_t stream) const = 0;
+  /// Device arrays of bodies() entries: status codes (int32), failed step and Newton iterations (int64).
+  virtual const void* status() const = 0;
+  virtual const void* failed_step() const = 0;
+  virtual const void* newton_iterations() const = 0;
+};
+
+/// Checks the spec (check_spec), builds the models and uploads them; the consistent initial state is
+/// computed on `stream`, which is synchronised once. CUDA builds only (device_stepper.cu).
+std::unique_ptr<DeviceStepper> make_device_stepper(const BodyEnsembleSpec& spec, std::uintptr_t stream);
+
+}  // namespace quatstep::python

@@ -1,0 +1,436 @@
+// quatstep._quatstep: the compiled half of the Python package (python/quatstep/ is the other).
+// Arrays cross as nanobind ndarrays: results are NumPy views of buffers this module allocated,
+// ensemble state views are read-only NumPy views of the ensemble's own storage (no copy), and the
+// coupled-step API takes any DLPack or __cuda_array_interface__ CUDA array (CuPy, PyTorch, JAX).
+// Long calls release the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "host/run.hpp"
+#include "host/session.hpp"
+#include "quatstep/status.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace quatstep::python {
+namespace {
+
+using Array = nb::ndarray<nb::numpy>;
+using ReadOnlyArray = nb::ndarray<nb::numpy, nb::ro>;
+
+/// A NumPy view of `data` (shape, strides in elements) kept alive by `owner`.
+template <class T, class A = std::conditional_t<std::is_const_v<T>, ReadOnlyArray, Array>>
+A view(T* data, std::initializer_list<std::size_t> shape, std::initializer_list<std::int64_t> strides, nb::handle owner) {
+  return A(data, shape, owner, strides, nb::dtype<std::remove_const_t<T>>());
+}
+
+/// Status codes as int32 (the enum's storage), for NumPy.
+static_assert(sizeof(Status) == sizeof(std::int32_t));
+const std::int32_t* codes(const std::vector<Status>& status) {
+  return reinterpret_cast<const std::int32_t*>(status.data());
+}
+std::int32_t* codes(std::vector<Status>& status) { return reinterpret_cast<std::int32_t*>(status.data()); }
+
+/// The channels `names` of a sample buffer as arrays of shape (samples, bodies) for one scalar,
+/// (samples, bodies, k) for k: strided views into the buffer, owned by `owner`.
+nb::dict channel_views(SampleBuffer& b, const std::vector<std::string>& names, nb::handle owner, bool one_sample) {
+  nb::dict out;
+  const std::int64_t n = b.bodies, per_sample = std::int64_t(channel_scalars(b.layout)) * n;
+  const std::size_t nt = std::size_t(b.samples), bodies = std::size_t(n);
+  for (const std::string& name : names) {
+    int size = 0;
+    for (const Channel& c : b.layout)
+      if (name == c.name) size = c.size;
+    double* first = b.data.data() + std::int64_t(b.offset(name)) * n;
+    if (one_sample)
+      out[name.c_str()] = size == 1 ? view(first, {bodies}, {1}, owner)
+                                    : view(first, {bodies, std::size_t(size)}, {1, n}, owner);
+    else
+      out[name.c_str()] = size == 1 ? view(first, {nt, bodies}, {per_sample, 1}, owner)
+                                    : view(first, {nt, bodies, std::size_t(size)}, {per_sample, 1, n}, owner);
+  }
+  return out;
+}
+
+/// Python owner of a C++ object: a capsule that deletes it.
+template <class T>
+nb::capsule owning(T* p) {
+  return nb::capsule(p, [](void* q) noexcept { delete static_cast<T*>(q); });
+}
+
+/// Per-body records as arrays: copies, owned by NumPy.
+nb::dict records(const std::vector<Status>& status, const std::vector<index_t>& iterations,
+                 const std::vector<index_t>& failed) {
+  auto* r = new BodyRecords{status, iterations, failed};
+  const nb::capsule owner = owning(r);
+  const std::size_t n = status.size();
+  nb::dict d;
+  d["status"] = view(codes(r->status), {n}, {1}, owner);
+  d["newton_iterations"] = view(r->newton_iterations.data(), {n}, {1}, owner);
+  d["failed_step"] = view(r->failed_step.data(), {n}, {1}, owner);
+  return d;
+}
+
+nb::dict samples_dict(SampleBuffer* buffer, const std::vector<std::string>& names) {
+  const nb::capsule owner = owning(buffer);
+  nb::dict d;
+  d["time"] = view(buffer->time.data(), {std::size_t(buffer->samples)}, {1}, owner);
+  d["channels"] = channel_views(*buffer, names, owner, false);
+  return d;
+}
+
+std::vector<std::string> names_of_channels(const std::vector<Channel>& layout) {
+  std::vector<std::string> names;
+  for (const Channel& c : layout) names.push_back(c.name);
+  return names;
+}
+
+ScenarioOverrides overrides(std::optional<double> t_end, std::optional<std::string> backend,
+                            std::optional<std::string> precision) {
+  ScenarioOverrides o;
+  o.t_end = t_end;
+  if (backend) o.backend = parse_backend(*backend);
+  if (precision) o.precision = parse_precision(*precision);
+  return o;
+}
+
+// ---------------------------------------------------------------- registry as Python data
+nb::dict key_dict(const KeyInfo& k) {
+  static const char* kinds[] = {"number", "numbers", "integer", "boolean", "choice", "text", "text_list"};
+  nb::dict d;
+  d["name"] = k.name;
+  d["kind"] = kinds[int(k.kind)];
+  d["size"] = k.size;
+  d["doc"] = k.doc;
+  d["required"] = k.required;
+  d["default"] = k.value;
+  d["range"] = k.range.text;
+  d["choices"] = k.choices;
+  d["offset"] = k.offset;
+  return d;
+}
+
+nb::list channel_list(const std::vector<Channel>& channels) {
+  nb::list l;
+  for (const Channel& c : channels) {
+    nb::dict d;
+    d["name"] = c.name;
+    d["size"] = c.size;
+    d["doc"] = c.doc;
+    d["optional"] = c.optional;
+    l.append(d);
+  }
+  return l;
+}
+
+nb::dict registry() {
+  nb::dict models, methods;
+  for (const ModelView& m : model_views()) {
+    nb::dict d;
+    d["class"] = m.info.class_name;
+    d["doc"] = m.info.doc;
+    nb::list keys;
+    for (const KeyInfo& k : m.keys) keys.append(key_dict(k));
+    d["keys"] = keys;
+    d["defaults"] = m.defaults;
+    d["channels"] = channel_list(m.channels);
+    models[m.info.name] = d;
+  }
+  for (const MethodView& m : method_views()) {
+    nb::dict d;
+    d["class"] = m.info.class_name;
+    d["reference"] = m.info.reference;
+    d["order"] = m.info.order;
+    d["conserves"] = m.info.conserves;
+    nb::list variants, models_run;
+    if (m.has_variants())
+      for (const VariantInfo& v : m.variants) variants.append(nb::make_tuple(v.name, v.doc));
+    d["variants"] = variants;
+    nb::list keys;
+    for (const KeyInfo& k : m.keys) keys.append(key_dict(k));
+    d["settings"] = keys;
+    d["channels"] = channel_list(m.channels);
+    for (const ModelView& model : model_views())
+      if (m.applies_to(model.index)) models_run.append(model.info.name);
+    d["models"] = models_run;
+    methods[m.info.name] = d;
+  }
+  nb::dict r;
+  r["models"] = models;
+  r["methods"] = methods;
+  return r;
+}
+
+/// A Python value of a setting keyword as a SettingValue (bool before int: bool is an int in Python).
+SettingValue setting_value(nb::handle v) {
+  SettingValue s;
+  if (nb::isinstance<nb::bool_>(v)) {
+    s.kind = SettingValue::Kind::boolean;
+    s.flag = nb::cast<bool>(v);
+  } else if (nb::isinstance<nb::str>(v)) {
+    s.kind = SettingValue::Kind::text;
+    s.text = nb::cast<std::string>(v);
+  } else if (nb::isinstance<nb::int_>(v) || nb::isinstance<nb::float_>(v) || nb::hasattr(v, "__float__")) {
+    s.numbers = {nb::cast<double>(v)};
+  } else {
+    s.numbers = nb::cast<std::vector<double>>(v);
+  }
+  return s;
+}
+
+}  // namespace
+
+BodyEnsembleSpec ensemble_spec(const std::string& model, const std::string& method, const std::string& variant,
+                               nb::dict settings, const std::string& precision, const std::string& backend, double dt,
+                               double t_start, const ParameterArray& parameters, std::vector<std::string> given) {
+  BodyEnsembleSpec spec;
+  spec.model = model;
+  spec.method = method;
+  spec.variant = variant;
+  for (auto [key, value] : settings) spec.settings.emplace_back(nb::cast<std::string>(key), setting_value(value));
+  spec.precision = parse_precision(precision);
+  spec.backend = parse_backend(backend);
+  spec.dt = dt;
+  spec.t_start = t_start;
+  spec.bodies = index_t(parameters.shape(0));
+  spec.parameters.assign(parameters.data(), parameters.data() + parameters.size());
+  spec.given = std::move(given);
+  return spec;
+}
+}  // namespace quatstep::python
+
+NB_MODULE(_quatstep, m) {
+  using namespace quatstep;
+  using namespace quatstep::python;
+  m.doc() = "The compiled core of quatstep (use the package `quatstep`, which wraps it).";
+  m.attr("version") = version;
+  nb::exception<ScenarioError>(m, "ScenarioError", PyExc_ValueError);
+
+  m.def("registry", &registry,
+        "The registry: {'models': {name: {keys, defaults, channels, ...}}, 'methods': {name: {settings, variants, "
+        "channels, models, ...}}}.");
+  m.def(
+      "status_name", [](int code) { return std::string(to_string(Status(code))); }, "code"_a,
+      "The name of a per-body status code ('ok', 'newton_not_converged', ...).");
+
+  nb::class_<Scenario>(m, "Scenario", "A parsed and validated scenario (quatstep.load / quatstep.run make them).")
+      .def_prop_ro("source", [](const Scenario& s) { return s.source; })
+      .def_prop_ro("text", [](const Scenario& s) { return s.text; }, "The TOML text.")
+      .def_prop_ro("model", [](const Scenario& s) { return std::string(s.model_view().info.name); })
+      .def_prop_ro("method", [](const Scenario& s) { return std::string(s.integrator.view().info.name); })
+      .def_prop_ro("bodies", [](const Scenario& s) { return s.ensemble_size; })
+      .def_prop_ro("steps", [](const Scenario& s) { return s.time.steps; })
+      .def_prop_ro("samples", [](const Scenario& s) { return s.samples(); })
+      .def_prop_ro("stride", [](const Scenario& s) { return s.stride; })
+      .def_prop_ro("dt", [](const Scenario& s) { return s.time.dt; })
+      .def_prop_ro("t_start", [](const Scenario& s) { return s.time.t_start; })
+      .def_prop_ro("t_end", [](const Scenario& s) { return s.time.t_end; })
+      .def_prop_ro("precision", [](const Scenario& s) { return std::string(to_string(s.precision)); })
+      .def_prop_ro("backend", [](const Scenario& s) { return std::string(to_string(s.backend)); })
+      .def_prop_ro("channels", [](const Scenario& s) { return s.channels; }, "The [output] channels.")
+      .def_prop_ro("output_file", [](const Scenario& s) { return s.output_file; })
+      .def("body_parameters", [](const Scenario& s, index_t i) { return body_parameters(s, i); }, "body"_a,
+           "Body i's flat parameters (registry()['models'][model]['keys'] give the offsets).");
+
+  m.def(
+      "parse_scenario",
+      [](const std::string& text, const std::string& source, std::optional<double> t_end,
+         std::optional<std::string> backend, std::optional<std::string> precision) {
+        return parse_scenario(text, source, overrides(t_end, backend, precision));
+      },
+      "text"_a, "source"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(),
+      "Parse and validate a TOML scenario (ScenarioError, a ValueError, with the command's message).");
+  m.def(
+      "load_scenario",
+      [](const std::string& path, std::optional<double> t_end, std::optional<std::string> backend,
+         std::optional<std::string> precision) { return load_scenario(path, overrides(t_end, backend, precision)); },
+      "path"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(),
+      "Read, parse and validate a scenario file.");
+
+  m.def(
+      "run_in_memory",
+      [](const Scenario& sc, int threads) {
+        auto* run = new InMemoryRun([&] {
+          nb::gil_scoped_release release;
+          return run_in_memory(sc, threads);
+        }());
+        const std::unique_ptr<InMemoryRun> owned(run);
+        nb::dict d = records(run->records.status, run->records.newton_iterations, run->records.failed_step);
+        const std::vector<std::string> names = run->channels;
+        d["backend"] = run->backend.description;
+        auto* buffer = new SampleBuffer(std::move(run->samples));
+        nb::dict samples = samples_dict(buffer, names);
+        d["time"] = samples["time"];
+        d["channels"] = samples["channels"];
+        return d;
+      },
+      "scenario"_a, "threads"_a = 0,
+      "Run a scenario to its end in memory (the GIL is released meanwhile): {'time', 'channels': {name: array "
+      "(samples, bodies[, k])}, 'status', 'newton_iterations', 'failed_step', 'backend'}.");
+  m.def(
+      "run_to_file",
+      [](const Scenario& sc, const std::string& output, int threads) {
+        nb::gil_scoped_release release;
+        RunOptions options;
+        options.threads = threads;
+        options.output = output;
+        options.progress = ProgressMode::never;
+        return run_scenario(sc, options).output_file;
+      },
+      "scenario"_a, "output"_a = "", "threads"_a = 0,
+      "Run a scenario as `quatstep run` does, writing its HDF5 file; returns the file's path.");
+
+  nb::class_<BodyEnsemble>(m, "BodyEnsemble",
+                           "An ensemble made from arrays (quatstep.Ensemble wraps it); the state lives in the ensemble, "
+                           "the views below read it without a copy.")
+      .def_prop_ro("bodies", &BodyEnsemble::bodies)
+      .def_prop_ro("steps_done", &BodyEnsemble::steps_done)
+      .def_prop_ro("time", &BodyEnsemble::time)
+      .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(to_string(e.precision())); })
+      .def_prop_ro("translates", &BodyEnsemble::translates)
+      .def_prop_ro("backend", [](const BodyEnsemble& e) { return e.backend().description; })
+      .def_prop_ro("channels", [](const BodyEnsemble& e) { return names_of_channels(e.channels()); })
+      .def_prop_ro("state_size", &BodyEnsemble::state_size)
+      .def_prop_ro(
+          "layout",
+          [](const BodyEnsemble& e) {
+            const StateLayout& l = e.layout();
+            nb::dict d;
+            d["quaternion"] = l.quaternion;
+            d["omega_body"] = l.omega_body;
+            d["position"] = l.position;
+            d["velocity"] = l.velocity;
+            return d;
+          },
+          "The first state component of each kinematic quantity stored verbatim, or -1 (computed).")
+      .def(
+          "state",
+          [](nb::handle self) {
+            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+            const std::size_t n = std::size_t(e.bodies()), c = std::size_t(e.state_size());
+            const nb::dlpack::dtype dtype =
+                e.precision() == Precision::single_precision ? nb::dtype<float>() : nb::dtype<double>();
+            return ReadOnlyArray(e.state_data(), {c, n}, self, {}, dtype);
+          },
+          "The integrator's state as stored: (state_size, bodies), read-only, no copy.")
+      .def(
+          "state_view",
+          [](nb::handle self, int first, int size) {
+            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+            const std::size_t n = std::size_t(e.bodies());
+            if (first < 0 || size < 1 || first + size > e.state_size()) throw std::out_of_range("state_view: components");
+            const bool single = e.precision() == Precision::single_precision;
+            const std::size_t bytes = single ? sizeof(float) : sizeof(double);
+            const void* data = static_cast<const char*>(e.state_data()) + std::size_t(first) * n * bytes;
+            return ReadOnlyArray(data, {n, std::size_t(size)}, self, {1, std::int64_t(n)},
+                                 single ? nb::dtype<float>() : nb::dtype<double>());
+          },
+          "first"_a, "size"_a, "State components [first, first + size) as a (bodies, size) read-only view, no copy.")
+      .def(
+          "kinematics",
+          [](const BodyEnsemble& e) {
+            const std::size_t n = std::size_t(e.bodies());
+            auto* values = new std::vector<double>(n * 13);
+            const nb::capsule owner = owning(values);
+            double* q = values->data();
+            {
+              nb::gil_scoped_release release;
+              e.kinematics(q, q + 4 * n, e.translates() ? q + 7 * n : nullptr, e.translates() ? q + 10 * n : nullptr);
+            }
+            nb::dict d;
+            d["quaternion"] = view(q, {n, 4}, {4, 1}, owner);
+            d["omega_body"] = view(q + 4 * n, {n, 3}, {3, 1}, owner);
+            if (e.translates()) {
+              d["position"] = view(q + 7 * n, {n, 3}, {3, 1}, owner);
+              d["velocity"] = view(q + 10 * n, {n, 3}, {3, 1}, owner);
+            }
+            return d;
+          },
+          "Orientation, body angular velocity (and position, velocity) of every body, computed from the state: copies.")
+      .def(
+          "advance",
+          [](BodyEnsemble& e, index_t steps) {
+            if (steps < 0) throw std::invalid_argument("advance: steps must be >= 0");
+            nb::gil_scoped_release release;
+            e.advance(steps, SampleView<double>{nullptr, e.bodies(), 0, 0, 1, 0});
+          },
+          "steps"_a, "Advance every body by `steps` steps (the GIL is released meanwhile).")
+      .def(
+          "advance_sampled",
+          [](BodyEnsemble& e, index_t steps, index_t stride) {
+            if (steps < 0 || stride < 1) throw std::invalid_argument("advance: steps >= 0 and stride >= 1 required");
+            if (e.steps_done() % stride != 0 || steps % stride != 0)
+              throw std::invalid_argument("advance: steps and the steps done so far must be multiples of stride");
+            const index_t first = e.steps_done() / stride + 1, count = steps / stride;
+            auto* buffer = new SampleBuffer(e.channels(), e.bodies(), first, count, stride,
+                                            e.t_start(), e.dt());
+            {
+              nb::gil_scoped_release release;
+              e.advance(steps, buffer->view());
+            }
+            return samples_dict(buffer, names_of_channels(e.channels()));
+          },
+          "steps"_a, "stride"_a,
+          "Advance by `steps` steps keeping every stride-th state's channels: {'time', 'channels'}.")
+      .def(
+          "observe",
+          [](const BodyEnsemble& e) {
+            auto* buffer = new SampleBuffer(e.channels(), e.bodies(), e.steps_done(), 1, 1, e.time(), 0.0);
+            const nb::capsule owner = owning(buffer);
+            {
+              nb::gil_scoped_release release;
+              e.observe(buffer->view());
+            }
+            return channel_views(*buffer, names_of_channels(e.channels()), owner, true);
+          },
+          "The channels of the current state: {name: array (bodies[, k])} (NaN for failed bodies).")
+      .def(
+          "status",
+          [](nb::handle self) {
+            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+            return view(codes(e.status()), {std::size_t(e.bodies())}, {1}, self);
+          },
+          "Per-body status codes (int32, read-only view, no copy).")
+      .def(
+          "newton_iterations",
+          [](nb::handle self) {
+            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+            return view(e.newton_iterations().data(), {std::size_t(e.bodies())}, {1}, self);
+          },
+          "Per-body Newton iterations in all (int64, read-only view, no copy).")
+      .def(
+          "failed_step",
+          [](nb::handle self) {
+            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+            return view(e.failed_step().data(), {std::size_t(e.bodies())}, {1}, self);
+          },
+          "Per-body step of failure, -1 for none (int64, read-only view, no copy).");
+
+  m.def(
+      "make_ensemble",
+      [](const std::string& model, const std::string& method, const std::string& variant, nb::dict settings,
+         const std::string& precision, const std::string& backend, double dt, double t_start,
+         const ParameterArray& parameters, std::vector<std::string> given) {
+        const BodyEnsembleSpec spec =
+            ensemble_spec(model, method, variant, settings, precision, backend, dt, t_start, parameters, std::move(given));
+        nb::gil_scoped_release release;
+        return make_body_ensemble(spec);
+      },
+      "model"_a, "method"_a, "variant"_a, "settings"_a, "precision"_a, "backend"_a, "dt"_a, "t_start"_a,
+      "parameters"_a, "given"_a,
+      "The core of quatstep.Ensemble: `parameters` (bodies, flat parameters of the model), `given` the keys set.");
+
+  bind_device_stepper(m);
+}

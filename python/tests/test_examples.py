@@ -1,0 +1,32 @@
+"""examples/python: the Monte-Carlo study runs and draws its figure; the DEM loop runs on a GPU or
+says why it skipped."""
+
+import os
+import subprocess
+import sys
+
+import matplotlib.image
+import numpy as np
+
+from support import REPOSITORY, quatstep  # noqa: F401  (skips without the compiled module)
+
+
+def run_example(name, *args, cwd):
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.run([sys.executable, os.path.join(REPOSITORY, "examples", "python", name), *args], cwd=cwd,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_monte_carlo(tmp_path):
+    out = run_example("monte_carlo.py", str(tmp_path / "mc.png"), cwd=tmp_path)
+    assert "2000 tops, 5000 steps, failures: 0" in out
+    image = matplotlib.image.imread(tmp_path / "mc.png")
+    grey = image[..., :3].mean(axis=-1)
+    assert image.shape[0] >= 300 and np.mean(grey < 0.9) > 0.01  # bands and axes drawn
+
+
+def test_dem_loop(tmp_path):
+    out = run_example("dem_loop.py", "1000", "50", cwd=tmp_path)
+    assert "skipped, " in out or ("body-steps/s" in out and "failed bodies: 0" in out), out
