@@ -78,10 +78,9 @@ class CpuEnsemble {
     for (int c = 0; c < State::size; ++c) s[c] = state_[c * bodies() + i];
     return s;
   }
-  /// The state storage: State::size components per body, component c of body i at [c·bodies() + i].
-  const S* state_data() const { return state_.data(); }
   Kinematics kinematics(index_t i) const { return integrator_.kinematics(models_[i], state(i)); }
-  /// Every body's state, [component][body]: with the records and steps_done(), a checkpoint.
+  /// Every body's state, State::size components per body, component c of body i at [c·bodies() + i]:
+  /// with the records and steps_done(), a checkpoint.
   const std::vector<S>& state_data() const { return state_; }
   /// Continue from a checkpoint (state_data(), the records, steps_done()) taken of the same bodies.
   void import_state(std::vector<S> state, std::vector<Status> status, std::vector<index_t> iterations,

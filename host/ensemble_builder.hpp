@@ -63,7 +63,7 @@ class BackendAdapter final : public Ensemble {
   const std::vector<index_t>& newton_iterations() const override { return backend_.newton_iterations(); }
   const std::vector<index_t>& failed_step() const override { return backend_.failed_step(); }
   EnsembleState save() const override {
-    const std::vector<S> state = backend_.state_data();
+    const std::vector<S>& state = backend_.state_data();
     return {backend_.steps_done(), std::vector<double>(state.begin(), state.end()), backend_.status(),
             backend_.newton_iterations(), backend_.failed_step()};
   }

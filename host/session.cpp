@@ -245,7 +245,7 @@ class CpuBodyEnsemble final : public BodyEnsemble {
   }
   const BackendChoice& backend() const override { return backend_; }
 
-  const void* state_data() const override { return ensemble_.state_data(); }
+  const void* state_data() const override { return ensemble_.state_data().data(); }
   int state_size() const override { return Integrator::State::size; }
   const StateLayout& layout() const override { return layout_; }
 
