@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build-gpu-resources}
 cmake -S "$here/.." -B "$build" -DQUATSTEP_CUDA_RESOURCE_USAGE=ON -DQUATSTEP_BUILD_TESTS=OFF \
       -DQUATSTEP_BUILD_BENCH=OFF > /dev/null
-touch "$here/../kernels/cuda_ensemble_factory.cu"
+# Recompile the kernel shards (generated at configure time) so that ptxas prints their usage again.
+touch "$build"/kernels/cuda_ensemble_*.cu
 cmake --build "$build" --target quatstep_host -j2 2>&1 | tee "$build/ptxas.log" > /dev/null
 nvcc_version=$(grep -ho 'CMAKE_CUDA_COMPILER_VERSION "[^"]*"' "$build"/CMakeFiles/*/CMakeCUDACompiler.cmake | head -1 | cut -d'"' -f2)
 python3 "$here/gpu_resources.py" "$build/ptxas.log" "$here/README.md" "$(date +%F), nvcc $nvcc_version" > "$here/gpu_resources.md"

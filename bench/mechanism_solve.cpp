@@ -1,6 +1,6 @@
 // The mechanism HHT step and its Newton linear algebra, structured against dense (docs/mechanisms.md):
 // for the double pendulum (2 bodies), the four-bar of Kinon §5.5 (4), an inline four (9) and a V8
-// (17) (tests/support), per case
+// (17) (problems/mechanisms.hpp, problems/v_engine.hpp), per case
 //   Step        one MechanismModifiedHht step (inertia shift; α = −0.2, h = 1e-3 for the small ones,
 //               α = −0.3, h = 1e-4 for the engines) — steps per second on one core;
 //   Structured  factorising the saddle-point Newton matrix by its body blocks and the Schur

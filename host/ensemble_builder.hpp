@@ -1,5 +1,5 @@
 // Scenario → running ensemble on a backend, written once for every backend (CpuEnsemble in
-// ensemble_factory.cpp, cuda::CudaEnsemble in kernels/cuda_ensemble_factory*.cu): the registry's
+// ensemble_factory.cpp, cuda::CudaEnsemble in kernels/cuda_ensemble_shard.cu.in): the registry's
 // dispatch (registry_dispatch.hpp) picks the integrator class, the model entry builds each body.
 // A backend is a class template over the integrator with CpuEnsemble's interface: (integrator,
 // models, t0, h), initialize, advance, status, newton_iterations, failed_step.

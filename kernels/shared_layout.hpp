@@ -3,7 +3,7 @@
 // objects, so a type laid out differently by the two (Eigen's static alignment did this, config.hpp)
 // corrupts memory without any compiler noticing. shared_layout_here() measures it in whichever
 // compiler includes this header; shared_layout_in_nvcc_objects() is the same measure compiled by
-// nvcc (cuda_ensemble_factory.cu), for a g++ test to compare.
+// nvcc (shared_layout.cu), for a g++ test to compare.
 #pragma once
 
 #include <array>

@@ -133,7 +133,7 @@ void add_hat_load(MechanismBuilder<double>& b, int body, mechanism::LoadKind kin
 /// 1.667 about the long axis, 84.17 about the others); centres (5,0,0), (0,5,0), (−5,0,0), (0,−5,0);
 /// bars 1 and 3 along body e₂, 2 and 4 along body e₁; identity orientations; spherical joints at
 /// the corners; f = 8 f(t) e₁ and τ = 6 f(t) e₁ (spatial) at bar 1's centre, f_m = 100. `spin`
-/// adds a rigid rotation of the whole loop about e_z (errata S10's variant).
+/// adds a rigid rotation of the whole loop about e_z (docs/errata.md S10's variant).
 template <class Cap>
 TestMechanism<Cap> four_bar(double spin = 0.0, double f_m = 100.0) {
   TestMechanism<Cap> t;

@@ -323,7 +323,7 @@ TEST(Laws, AxisTimesMagnitude) {
 
 // ---------------------------------------------------------------- physical inertias
 TEST(Inertia, ThinDiscWithNormalSpreadRedrawsToValidBodies) {
-  // The issue: a normal draw about Sherif's thin disc (errata S1: J_xx + J_zz = J_yy) violates the
+  // The issue: a normal draw about Sherif's thin disc (docs/errata.md S1: J_xx + J_zz = J_yy) violates the
   // triangle inequality for half of the bodies. With redraw every body is valid; the number of
   // redraws per body is geometric with p = 1/2 (only J_x + J_z >= J_y binds): mean 1, variance 2.
   const Distribution law = Distribution::principal_inertia(Distribution::normal({0.234375, 0.46875, 0.234375}, {0.01}),
