@@ -49,6 +49,10 @@ inline Counted min(Counted a, Counted b) { return Counted(b.v < a.v ? b.v : a.v)
 inline Counted sqrt(Counted a) { return ++flop_counts.sqrt, Counted(std::sqrt(a.v)); }
 inline Counted sin(Counted a) { return ++flop_counts.transcendental, Counted(std::sin(a.v)); }
 inline Counted cos(Counted a) { return ++flop_counts.transcendental, Counted(std::cos(a.v)); }
+inline void sincos(Counted a, Counted& s, Counted& c) {  // counted as the two calls it replaces
+  flop_counts.transcendental += 2;
+  s = Counted(std::sin(a.v)), c = Counted(std::cos(a.v));
+}
 inline Counted atan2(Counted a, Counted b) { return ++flop_counts.transcendental, Counted(std::atan2(a.v, b.v)); }
 
 }  // namespace quatstep::bench

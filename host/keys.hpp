@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "quatstep/settings_keys.hpp"
@@ -106,6 +107,13 @@ class KeyCollector {
   std::vector<KeyInfo> keys_;
 };
 
+/// Whether T is a fixed-size array of numbers (std::array, an Eigen vector): it has size() and [].
+template <class T, class = void>
+struct is_indexed : std::false_type {};
+template <class T>
+struct is_indexed<T, std::void_t<decltype(std::declval<T&>().size()), decltype(std::declval<T&>()[0])>>
+    : std::true_type {};
+
 /// Assigns values into the members a describe() visits, in its order: numbers, booleans and integers
 /// from `numbers[k]` (one vector per key, the choice index for enums), texts from `texts[k]`.
 class KeyAssigner {
@@ -144,6 +152,8 @@ class KeyAssigner {
       member = texts_.at(k);
     } else if constexpr (std::is_same_v<T, std::vector<double>>) {
       member = numbers_.at(k);
+    } else if constexpr (!is_indexed<T>::value) {  // a number-like class (e.g. bench/'s counting scalar)
+      member = T(numbers_.at(k).at(0));
     } else {
       for (std::size_t c = 0; c < member.size(); ++c) member[c] = numbers_.at(k).at(c);
     }

@@ -45,8 +45,9 @@ template <int k, class S>
 QS_HD void axis_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   const Vec4<S> qk = times_unit<k>(q), pk = times_unit<k>(p);
   const S quarter_angle = S(0.125) * (t * c) * p.dot(qk);  // φ/2 = ¼ t c L_k
+  using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S sh, ch;
-  math::sincos(quarter_angle, sh, ch);
+  sincos(quarter_angle, sh, ch);
   const S sine = S(2) * sh * ch, cosine_minus_one = S(-2) * sh * sh;
   q += cosine_minus_one * q + sine * qk;
   p += cosine_minus_one * p + sine * pk;
@@ -60,8 +61,9 @@ QS_HD void spherical_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   using std::sqrt;
   const Vec3<S> v = S(0.5) * (t * c) * body_momentum(q, p);
   const S half = S(0.5) * sqrt(v.squaredNorm());
+  using math::sincos;
   S sh, ch;
-  math::sincos(half, sh, ch);
+  sincos(half, sh, ch);
   const S sinc = half > S(0) ? ch * (sh / half) : S(1);  // sin a / a; sin x/x is accurate for any x > 0
   const Vec4<S> r_minus_one(S(-2) * sh * sh, sinc * v[0], sinc * v[1], sinc * v[2]);
   q += quat_mul(q, r_minus_one);

@@ -51,7 +51,7 @@ QS_HD void jacobi_rotation(Mat3<S>& a, Mat3<S>& v) {
 /// diagonal matrix is returned as it is, with A = I.
 template <class S>
 QS_HD PrincipalAxes<S> principal_axes(const Mat3<S>& j) {
-  constexpr S eps = std::numeric_limits<S>::epsilon();
+  const S eps = std::numeric_limits<S>::epsilon();  // not constexpr: S may be a counting scalar
   Mat3<S> a = S(0.5) * (j + j.transpose());
   Mat3<S> v = Mat3<S>::Identity();
   QS_NO_UNROLL for (int sweep = 0; sweep < 16; ++sweep) {
