@@ -2,9 +2,10 @@
 
 Three ways in, all on the same compiled core as the ``quatstep`` command:
 
-* :func:`run` — a scenario (a path, a TOML string or a dict) run to its end; the results come back as
-  NumPy arrays (:class:`Result`), bit for bit what ``quatstep run`` writes to its HDF5 file, without a
-  file unless ``output=`` asks for one.
+* :func:`run` — a scenario (a path, a TOML string or a dict) run to its end by the command's run loop;
+  the results come back as NumPy arrays (:class:`Result`): every dataset ``quatstep run`` writes to its
+  HDF5 file (the chosen bodies' trajectories, the statistics, the drawn parameters), bit for bit,
+  without a file unless ``output=`` asks for one.
 * :class:`Ensemble` — bodies made from arrays of per-body parameters (no TOML): a model and a method
   by registry name, the model's keys as arrays, the method's settings as keywords; ``advance(steps)``
   and the state read as NumPy views of the ensemble's own storage (CPU).
@@ -13,7 +14,8 @@ Three ways in, all on the same compiled core as the ``quatstep`` command:
   kinematics written into arrays the caller owns (CUDA builds).
 
 Models and methods are those of the registry (:func:`registry`, ``quatstep docs scenario``); a new
-model or mechanism registered in C++ is reachable here by its name, with its keys as parameters.
+model registered in C++ is reachable here by its name, with its keys as parameters. (Mechanisms are
+not in the registry yet, so not here either.)
 
 Every problem with the input raises :class:`ScenarioError` (a ValueError) with the command's message,
 e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
