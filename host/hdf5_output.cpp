@@ -304,7 +304,8 @@ void gather_trajectories(const double* samples, index_t count, index_t bodies, i
 #pragma omp parallel for schedule(static) if (count * m * size >= 65536)
   for (index_t s = 0; s < count; ++s)  // [sample][scalar][body] → [sample][trajectory row][component]
     for (index_t r = 0; r < m; ++r)
-      for (int j = 0; j < size; ++j) out[(s * m + r) * size + j] = samples[(s * scalars + offset + j) * bodies + rows[r]];
+      for (int j = 0; j < size; ++j)
+        out[(s * m + r) * size + j] = samples[(s * scalars + offset + j) * bodies + rows[r]];
 }
 
 void Hdf5Output::write_samples(index_t first, index_t count, const double* samples, const double* times) {

@@ -939,7 +939,8 @@ IntegratorSpec integrator_named(const std::string& source, int model, const std:
   }
   const MethodView& view = in.view();
   const std::string model_name = model_views().at(model).info.name;
-  if (!view.applies_to(model)) fail_key(source, "integrator.method", "'" + method + "' does not run on a " + model_name + " model");
+  if (!view.applies_to(model))
+    fail_key(source, "integrator.method", "'" + method + "' does not run on a " + model_name + " model");
   if (variant) {
     if (!view.has_variants()) fail_key(source, "integrator.variant", unused_setting(method, "variant"));
     try {

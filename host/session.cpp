@@ -57,8 +57,8 @@ std::vector<double> setting(const KeyInfo& k, const SettingValue& v, const std::
 
 /// The [integrator] of a spec, checked as parse_integrator checks a file's.
 IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
-  IntegratorSpec in = integrator_named(source, model, spec.method,
-                                       spec.variant.empty() ? std::nullopt : std::optional(spec.variant), spec.precision);
+  const std::optional<std::string> variant = spec.variant.empty() ? std::nullopt : std::optional(spec.variant);
+  IntegratorSpec in = integrator_named(source, model, spec.method, variant, spec.precision);
   const MethodView& view = in.view();
   for (const auto& [name, value] : spec.settings) {
     const int k = find_key(view.keys, name);
@@ -241,7 +241,8 @@ class MemoryOutput final : public RunOutput {
   MemoryOutput(InMemoryRun& run, const OutputLayout& layout, const OutputAttributes& attributes) : r_(run) {
     r_.layout = layout;
     r_.attributes = attributes;
-    const std::size_t nt = std::size_t(layout.samples), m = layout.trajectory_rows.size(), n = std::size_t(layout.bodies);
+    const std::size_t nt = std::size_t(layout.samples), m = layout.trajectory_rows.size();
+    const std::size_t n = std::size_t(layout.bodies);
     r_.time.resize(nt);
     if (m > 0)  // as the file: no channel dataset when no body has trajectories
       for (const Channel& c : layout.channels)
@@ -266,8 +267,9 @@ class MemoryOutput final : public RunOutput {
     const OutputLayout& l = r_.layout;
     const index_t m = index_t(l.trajectory_rows.size());
     for (auto& [channel, values] : r_.trajectories)
-      gather_trajectories(samples, count, l.bodies, channel_scalars(l.channels), detail::offset_in(l.channels, channel.name, 0),
-                          channel.size, l.trajectory_rows, values.data() + first * m * channel.size);
+      gather_trajectories(samples, count, l.bodies, channel_scalars(l.channels),
+                          detail::offset_in(l.channels, channel.name, 0), channel.size, l.trajectory_rows,
+                          values.data() + first * m * channel.size);
   }
   void write_parameters(int p, index_t first, index_t count, const double* values) override {
     const int size = r_.layout.parameters.at(std::size_t(p)).size;
