@@ -39,6 +39,28 @@ typename ModelEntry::Parameters parameters(const Scenario& sc, index_t i) {
   return p;
 }
 
+/// Samples for a caller's double window from an ensemble of precision S: the window itself for
+/// double, else a float staging window widened into the caller's after each write.
+template <class S>
+class Widening {
+ public:
+  SampleView<S> window(const SampleView<double>& out) {
+    if constexpr (std::is_same_v<S, double>) {
+      return out;
+    } else {
+      staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
+      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
+    }
+  }
+  void widen(const SampleView<double>& out) const {
+    if constexpr (!std::is_same_v<S, double>)
+      for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
+  }
+
+ private:
+  std::vector<S> staging_;  // float only
+};
+
 /// A backend's ensemble behind the Ensemble interface. The interface speaks double; a float
 /// ensemble writes its samples into a float window that is widened into the caller's.
 template <class Backend, class ModelEntry>
@@ -52,12 +74,12 @@ class BackendAdapter final : public Ensemble {
       initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(sc, i)));
   }
   void initialize(const SampleView<double>& out) override {
-    backend_.initialize(initial_, window(out));
-    widen(out);
+    backend_.initialize(initial_, widening_.window(out));
+    widening_.widen(out);
   }
   void advance(index_t steps, const SampleView<double>& out) override {
-    backend_.advance(steps, window(out));
-    widen(out);
+    backend_.advance(steps, widening_.window(out));
+    widening_.widen(out);
   }
   const std::vector<Status>& status() const override { return backend_.status(); }
   const std::vector<index_t>& newton_iterations() const override { return backend_.newton_iterations(); }
@@ -73,22 +95,9 @@ class BackendAdapter final : public Ensemble {
   }
 
  private:
-  SampleView<S> window(const SampleView<double>& out) {
-    if constexpr (std::is_same_v<S, double>) {
-      return out;
-    } else {
-      staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
-      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
-    }
-  }
-  void widen(const SampleView<double>& out) const {
-    if constexpr (!std::is_same_v<S, double>)
-      for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
-  }
-
   Backend backend_;
   std::vector<typename Backend::Kinematics> initial_;
-  std::vector<S> staging_;  // float runs only
+  Widening<S> widening_;
 };
 
 /// The scenario's ensemble on `Backend` in precision S, for the methods of CUDA shard Shard of

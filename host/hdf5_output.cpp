@@ -298,6 +298,16 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
 
 Hdf5Output::~Hdf5Output() = default;
 
+void gather_trajectories(const double* samples, index_t count, index_t bodies, int scalars, int offset, int size,
+                         const std::vector<index_t>& rows, double* out) {
+  const index_t m = index_t(rows.size());
+#pragma omp parallel for schedule(static) if (count * m * size >= 65536)
+  for (index_t s = 0; s < count; ++s)  // [sample][scalar][body] → [sample][trajectory row][component]
+    for (index_t r = 0; r < m; ++r)
+      for (int j = 0; j < size; ++j)
+        out[(s * m + r) * size + j] = samples[(s * scalars + offset + j) * bodies + rows[r]];
+}
+
 void Hdf5Output::write_samples(index_t first, index_t count, const double* samples, const double* times) {
   if (count == 0) return;
   Impl& m = *impl_;
@@ -306,13 +316,8 @@ void Hdf5Output::write_samples(index_t first, index_t count, const double* sampl
   m.write(m.time, H5T_NATIVE_DOUBLE, times, {f}, {k}, "time");
   for (std::size_t d = 0; d < m.sampled.size(); ++d) {
     const int c = m.sampled[d].channel.size, offset = m.sampled[d].offset;
-    // [sample][scalar][body] → [sample][trajectory row][component]
     m.scratch.resize(static_cast<std::size_t>(k * rows * c));
-#pragma omp parallel for schedule(static) if (k * rows * c >= 65536)
-    for (index_t s = 0; s < count; ++s)
-      for (std::size_t r = 0; r < rows; ++r)
-        for (int j = 0; j < c; ++j)
-          m.scratch[(s * rows + r) * c + j] = samples[(s * m.scalars + offset + j) * n + m.rows[r]];
+    gather_trajectories(samples, count, n, m.scalars, offset, c, m.rows, m.scratch.data());
     std::vector<hsize_t> start = {f, 0}, size = {k, rows};
     if (c > 1) start.push_back(0), size.push_back(c);
     m.write(m.data[d], H5T_NATIVE_DOUBLE, m.scratch.data(), start, size, m.sampled[d].channel.name);

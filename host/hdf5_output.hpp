@@ -92,7 +92,40 @@ struct StoredRun {
 /// Reads `path`'s attributes (std::runtime_error naming the file and what is missing).
 StoredRun read_stored_run(const std::string& path);
 
-class Hdf5Output {
+/// One channel of the trajectory bodies from a window of `count` samples: scalars [offset, offset +
+/// size) of each sample of `samples` ([sample][scalar][body], `scalars` per body and sample, `bodies`
+/// bodies) for the bodies `rows`, into `out` as [sample][row][component] — the dataset's layout.
+void gather_trajectories(const double* samples, index_t count, index_t bodies, int scalars, int offset, int size,
+                         const std::vector<index_t>& rows, double* out);
+
+/// Where a run's results go, in the order run_scenario produces them: the HDF5 file (Hdf5Output) or
+/// memory (session.hpp's run_in_memory). The arguments are the file's datasets, described at the top.
+class RunOutput {
+ public:
+  virtual ~RunOutput() = default;
+  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body] of all
+  /// N bodies (ensemble.hpp), `times` one per sample; the trajectory bodies' values are kept.
+  virtual void write_samples(index_t first, index_t count, const double* samples, const double* times) = 0;
+  /// Rows [first, first + count) of /parameters/<name> (ParameterDataset order `p`): count × size values.
+  virtual void write_parameters(int p, index_t first, index_t count, const double* values) = 0;
+  /// Rows [first, first + count) of /redraws.
+  virtual void write_redraws(index_t first, index_t count, const std::int32_t* redraws) = 0;
+  /// Samples [first, first + rows.size()) of every statistics dataset: rows[j][k] is observable k's
+  /// summary at sample first + j.
+  virtual void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) = 0;
+  virtual void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
+                                  const std::vector<index_t>& failed_step) = 0;
+  /// A 64-bit integer root attribute (created or replaced): redrawn_bodies, redraws.
+  virtual void integer_attribute(const std::string& name, std::int64_t value) = 0;
+  /// An interrupted run's state, to continue from.
+  virtual void write_checkpoint(const Checkpoint& checkpoint) = 0;
+  /// The attributes complete and samples_written.
+  virtual void mark_progress(bool complete, index_t samples_written) = 0;
+  /// Everything written; errors surface here.
+  virtual void close() = 0;
+};
+
+class Hdf5Output final : public RunOutput {
  public:
   enum class Mode { create, resume };
   /// create: creates (truncates) `path` with every dataset of `layout`; resume: opens the file an
@@ -104,29 +137,23 @@ class Hdf5Output {
   Hdf5Output(const Hdf5Output&) = delete;
   Hdf5Output& operator=(const Hdf5Output&) = delete;
 
-  /// Samples [first, first + count): `samples` in the SampleView layout [sample][scalar][body] of all
-  /// N bodies (ensemble.hpp), `times` one per sample; the trajectory bodies' values are written.
-  void write_samples(index_t first, index_t count, const double* samples, const double* times);
-  /// Rows [first, first + count) of /parameters/<name> (ParameterDataset order `p`): count × size values.
-  void write_parameters(int p, index_t first, index_t count, const double* values);
-  /// Rows [first, first + count) of /redraws.
-  void write_redraws(index_t first, index_t count, const std::int32_t* redraws);
-  /// Samples [first, first + rows.size()) of every statistics dataset: rows[j][k] is observable k's
-  /// summary at sample first + j.
-  void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows);
+  // RunOutput, into the file.
+  void write_samples(index_t first, index_t count, const double* samples, const double* times) override;
+  void write_parameters(int p, index_t first, index_t count, const double* values) override;
+  void write_redraws(index_t first, index_t count, const std::int32_t* redraws) override;
+  void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) override;
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
-                          const std::vector<index_t>& failed_step);
-  /// A 64-bit integer root attribute (created or replaced).
-  void integer_attribute(const std::string& name, std::int64_t value);
+                          const std::vector<index_t>& failed_step) override;
+  void integer_attribute(const std::string& name, std::int64_t value) override;
   /// /checkpoint (replacing one there), and back.
-  void write_checkpoint(const Checkpoint& checkpoint);
+  void write_checkpoint(const Checkpoint& checkpoint) override;
   Checkpoint read_checkpoint() const;
-  /// The attributes complete and samples_written; a complete file loses its /checkpoint.
-  void mark_progress(bool complete, index_t samples_written);
+  /// A complete file also loses its /checkpoint.
+  void mark_progress(bool complete, index_t samples_written) override;
   /// A 64-bit integer root attribute of the file (std::runtime_error if absent).
   std::int64_t read_integer_attribute(const std::string& name) const;
   /// Flush and close; errors surface here rather than in the destructor.
-  void close();
+  void close() override;
 
  private:
   struct Impl;

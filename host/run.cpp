@@ -16,7 +16,6 @@
 #include <stdexcept>
 
 #include "ensemble_factory.hpp"
-#include "hdf5_output.hpp"
 #include "progress.hpp"
 
 namespace quatstep {
@@ -87,7 +86,7 @@ std::string ordinal(index_t k) {
 
 /// /parameters (every key an [ensemble] table sets) and /redraws, a block of bodies at a time, drawn
 /// in parallel; the redraw counts go to the result.
-void write_parameters(const Scenario& sc, Hdf5Output& out, RunResult& result) {
+void write_parameters(const Scenario& sc, RunOutput& out, RunResult& result) {
   if (sc.ensemble_keys.empty() && !sc.redraws) return;
   constexpr index_t block = index_t(1) << 14;
   const ModelView& view = sc.model_view();
@@ -284,7 +283,7 @@ index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
 }
 
-RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+RunResult run_scenario(const Scenario& sc, const RunOptions& options, const OpenOutput& open) {
   const auto start = Clock::now();
   const ThreadCount threads(options.threads);
   RunResult result;
@@ -292,7 +291,6 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.steps = sc.time.steps;
   result.samples = sc.samples();
   result.threads = omp_get_max_threads();
-  result.output_file = options.output.empty() ? sc.output_file : options.output;
   const index_t n = result.bodies;
 
   const BackendChoice backend = choose_backend(sc.backend);
@@ -320,16 +318,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     file.statistics = stats->datasets();
     result.statistics = int(file.statistics.size());
   }
-  Hdf5Output out(result.output_file, file,
-                 {sc.text, sc.integrator.view().info.name, sc.model_view().info.name, backend.description,
-                  to_string(sc.precision), sc.time.dt, sc.time.t_start, sc.time.t_end, sc.stride,
-                  trajectories.description},
-                 options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
-  if (!options.resume) {
+  OpenedOutput opened = open(file, {sc.text, sc.integrator.view().info.name, sc.model_view().info.name,
+                                    backend.description, to_string(sc.precision), sc.time.dt, sc.time.t_start,
+                                    sc.time.t_end, sc.stride, trajectories.description});
+  RunOutput& out = *opened.output;
+  if (!opened.resume) {
     write_parameters(sc, out, result);
-  } else if (sc.redraws) {
-    result.redrawn_bodies = out.read_integer_attribute("redrawn_bodies");
-    result.redraws = out.read_integer_attribute("redraws");
+  } else {
+    result.redrawn_bodies = opened.resume->redrawn_bodies;
+    result.redraws = opened.resume->redraws;
   }
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
 
@@ -356,9 +353,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
                    iterations ? ensemble->newton_iterations() : std::vector<index_t>{}};
   };
   index_t done = 0;
-  if (options.resume) {  // the initial state, then the checkpoint over it
+  if (opened.resume) {  // the initial state, then the checkpoint over it
     ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 0, sc.stride, scalars});
-    const Checkpoint c = out.read_checkpoint();
+    const Checkpoint& c = opened.resume->checkpoint;
     ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step});
     if (stats) stats->restore(c);
     done = c.steps_done;
@@ -425,6 +422,26 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.failed_step = ensemble->failed_step();
   for (index_t it : ensemble->newton_iterations()) result.newton_iterations += it;
   result.wall_seconds = seconds_since(start);
+  return result;
+}
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+  const std::string path = options.output.empty() ? sc.output_file : options.output;
+  RunResult result = run_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
+    auto file = std::make_unique<Hdf5Output>(path, layout, attributes,
+                                             options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
+    OpenedOutput opened;
+    if (options.resume) {
+      opened.resume = ResumePoint{file->read_checkpoint(), 0, 0};
+      if (sc.redraws) {
+        opened.resume->redrawn_bodies = file->read_integer_attribute("redrawn_bodies");
+        opened.resume->redraws = file->read_integer_attribute("redraws");
+      }
+    }
+    opened.output = std::move(file);
+    return opened;
+  });
+  result.output_file = path;
   return result;
 }
 

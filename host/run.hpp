@@ -4,12 +4,15 @@
 #pragma once
 
 #include <csignal>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "ensemble_factory.hpp"
+#include "hdf5_output.hpp"
 #include "quatstep/ensemble.hpp"
 #include "scenario.hpp"
 
@@ -72,6 +75,24 @@ struct RunResult {
 /// results, not errors. Interrupted, the file holds a checkpoint from which a run with
 /// RunOptions::resume ends with the same bits as an uninterrupted run.
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+/// Where an interrupted run left off (RunOptions::resume): its checkpoint and redraw counts.
+struct ResumePoint {
+  Checkpoint checkpoint;
+  index_t redrawn_bodies = 0, redraws = 0;
+};
+/// A run's output, opened for the layout and attributes the run computes from its scenario; `resume`
+/// when it continues an interrupted run.
+struct OpenedOutput {
+  std::unique_ptr<RunOutput> output;
+  std::optional<ResumePoint> resume;
+};
+using OpenOutput = std::function<OpenedOutput(const OutputLayout&, const OutputAttributes&)>;
+
+/// run_scenario into the output `open` gives (run_in_memory's arrays, session.hpp): the same loop,
+/// chunks, trajectory selection, statistics, parameters and records as the file's run.
+/// RunOptions::output and resume are left to `open`; RunResult::output_file is left empty.
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options, const OpenOutput& open);
 
 /// The scenario of an interrupted run's file, as it was run (its TOML text, t_end, precision,
 /// backend and body selection are in the file); `backend` replaces the stored one. Throws for a

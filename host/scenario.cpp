@@ -60,16 +60,6 @@ std::string join(const std::string& prefix, std::string_view name) {
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
 }
 
-/// "component 2 is -1, must be > 0" / "-1, must be > 0" when a value is outside its key's range.
-std::optional<std::string> range_problem(const KeyInfo& k, const double* v, int size) {
-  for (int c = 0; c < size; ++c) {
-    if (k.range.contains(v[c])) continue;
-    const std::string what = std::isfinite(v[c]) ? format(v[c]) + ", must be " + k.range.text : "not finite";
-    return size > 1 || k.size > 1 ? "component " + std::to_string(c) + " is " + what : what;
-  }
-  return std::nullopt;
-}
-
 /// The values of a key table read from TOML: per key the numbers (booleans 0/1, choice indices) or
 /// texts, and whether the file gave it.
 struct Values {
@@ -82,9 +72,8 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw ScenarioError(source_ + ": key '" + key + "': " + problem);
-  }
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const { fail_key(source_, key, problem); }
+  const std::string& source() const { return source_; }
 
   /// The sub-table `name` of `parent` (an empty one if absent).
   const toml::table& table(const toml::table& parent, const std::string& name, const std::string& shown) const {
@@ -262,13 +251,6 @@ class Reader {
 };
 
 // ---------------------------------------------------------------- per-body parameters
-/// The first problem of one body's flat parameters: each key in its range, then the model's rules.
-std::optional<validation::Problem> body_problem(const ModelView& model, const std::vector<double>& p) {
-  for (const KeyInfo& k : model.keys)
-    if (auto problem = range_problem(k, p.data() + k.offset, k.size)) return validation::Problem{k.name, *problem};
-  return model.check(p);
-}
-
 /// "not a key of a heavy_top model" for a key of another model, "" (an unknown key) otherwise.
 std::string other_models_key(const ModelView& model, const std::string& name) {
   for (const ModelView& other : model_views())
@@ -521,52 +503,18 @@ void parse_run(const Reader& r, const toml::table& root, Scenario& sc) {
 
 void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   const toml::table& t = r.table(root, "integrator", "integrator");
-  IntegratorSpec& in = sc.integrator;
   const std::string method = r.string(r.required(t, "method", "integrator.method"), "integrator.method");
-  try {
-    in.method = index_of(names_of(method_views()), method);
-  } catch (const std::invalid_argument& e) {
-    r.fail("integrator.method", e.what());
-  }
-  const MethodView& view = in.view();
-  const std::string model = sc.model_view().info.name;
-  if (!view.applies_to(sc.model)) r.fail("integrator.method", "'" + method + "' does not run on a " + model + " model");
-
+  const toml::node* variant = t.get("variant");
+  IntegratorSpec& in = sc.integrator;
+  in = integrator_named(r.source(), sc.model, method,
+                        variant ? std::optional(r.string(*variant, "integrator.variant")) : std::nullopt, sc.precision);
+  std::vector<KeyInfo> keys = in.view().keys;  // with the defaults of the run's precision
+  for (std::size_t k = 0; k < keys.size(); ++k) keys[k].value = in.settings[k];
   // A key the method does not read is an error: whoever wrote it expects it to act.
-  const auto methods_with = [](const std::string& key) {
-    std::vector<std::string> names;
-    for (const MethodView& m : method_views())
-      if ((key == "variant" && m.has_variants()) || find_key(m.keys, key) >= 0) names.push_back(m.info.name);
-    return names;
-  };
-  const auto unknown = [&](const std::string& key) -> std::string {
-    const std::vector<std::string> users = methods_with(key);
-    if (users.empty()) return {};
-    std::string list;
-    for (const std::string& u : users) list += (list.empty() ? "" : ", ") + u;
-    return "not used by method '" + method + "' (only by " + list + ")";
-  };
-  if (const toml::node* v = t.get("variant")) {
-    if (!view.has_variants()) r.fail("integrator.variant", unknown("variant"));
-    try {
-      in.variant = index_of(names_of(view.variants), r.string(*v, "integrator.variant"));
-    } catch (const std::invalid_argument& e) {
-      r.fail("integrator.variant", e.what());
-    }
-    if (!view.applies[sc.model][in.variant])
-      r.fail("integrator.variant", "'" + std::string(view.variants[in.variant].name) + "' does not run on a " + model +
-                                       " model");
-  }
-  // Defaults in the run's precision (the Newton tolerance differs).
-  std::vector<KeyInfo> keys = view.keys;
-  if (sc.precision == Precision::single_precision)
-    for (std::size_t k = 0; k < keys.size(); ++k) keys[k].value = view.float_defaults[k];
-  in.settings = r.read_all(t, "", "integrator", keys, {"method", "variant"}, unknown).numbers;
-  try {
-    view.check_settings(in.settings);  // the rules a single key's range cannot say
-  } catch (const keys::KeyError& e) {
-    r.fail(e.key, e.problem);
-  }
+  in.settings = r.read_all(t, "", "integrator", keys, {"method", "variant"},
+                           [&](const std::string& key) { return unused_setting(method, key); })
+                    .numbers;
+  check_settings(r.source(), in);
 }
 
 void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {
@@ -961,6 +909,68 @@ const char* to_string(Backend backend) { return name_of(backend_names, backend);
 const char* to_string(Precision precision) { return name_of(precision_names, precision); }
 Backend parse_backend(const std::string& name) { return parse_choice(backend_names, name); }
 Precision parse_precision(const std::string& name) { return parse_choice(precision_names, name); }
+
+void fail_key(const std::string& source, const std::string& key, const std::string& problem) {
+  throw ScenarioError(source + ": key '" + key + "': " + problem);
+}
+
+std::optional<std::string> range_problem(const KeyInfo& k, const double* v, int size) {
+  for (int c = 0; c < size; ++c) {
+    if (k.range.contains(v[c])) continue;
+    const std::string what = std::isfinite(v[c]) ? format(v[c]) + ", must be " + k.range.text : "not finite";
+    return size > 1 || k.size > 1 ? "component " + std::to_string(c) + " is " + what : what;
+  }
+  return std::nullopt;
+}
+
+std::optional<validation::Problem> body_problem(const ModelView& model, const std::vector<double>& p) {
+  for (const KeyInfo& k : model.keys)
+    if (auto problem = range_problem(k, p.data() + k.offset, k.size)) return validation::Problem{k.name, *problem};
+  return model.check(p);
+}
+
+IntegratorSpec integrator_named(const std::string& source, int model, const std::string& method,
+                                const std::optional<std::string>& variant, Precision precision) {
+  IntegratorSpec in;
+  try {
+    in.method = index_of(names_of(method_views()), method);
+  } catch (const std::invalid_argument& e) {
+    fail_key(source, "integrator.method", e.what());
+  }
+  const MethodView& view = in.view();
+  const std::string model_name = model_views().at(model).info.name;
+  if (!view.applies_to(model))
+    fail_key(source, "integrator.method", "'" + method + "' does not run on a " + model_name + " model");
+  if (variant) {
+    if (!view.has_variants()) fail_key(source, "integrator.variant", unused_setting(method, "variant"));
+    try {
+      in.variant = index_of(names_of(view.variants), *variant);
+    } catch (const std::invalid_argument& e) {
+      fail_key(source, "integrator.variant", e.what());
+    }
+    if (!view.applies[model][in.variant])
+      fail_key(source, "integrator.variant", "'" + *variant + "' does not run on a " + model_name + " model");
+  }
+  for (std::size_t k = 0; k < view.keys.size(); ++k)
+    in.settings.push_back(precision == Precision::single_precision ? view.float_defaults[k] : view.keys[k].value);
+  return in;
+}
+
+std::string unused_setting(const std::string& method, const std::string& key) {
+  std::string users;
+  for (const MethodView& m : method_views())
+    if ((key == "variant" && m.has_variants()) || find_key(m.keys, key) >= 0)
+      users += (users.empty() ? "" : ", ") + std::string(m.info.name);
+  return users.empty() ? std::string() : "not used by method '" + method + "' (only by " + users + ")";
+}
+
+void check_settings(const std::string& source, const IntegratorSpec& in) {
+  try {
+    in.view().check_settings(in.settings);
+  } catch (const keys::KeyError& e) {
+    fail_key(source, e.key, e.problem);
+  }
+}
 
 double IntegratorSpec::value(const std::string& key) const {
   const int k = find_key(view().keys, key);

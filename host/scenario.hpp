@@ -357,6 +357,27 @@ struct IntegratorSpec {
   double value(const std::string& key) const;
 };
 
+// ---------------------------------------------------------------- the checks of a scenario's keys
+// For inputs that come from elsewhere too (session.hpp's ensembles from arrays): every problem is a
+// ScenarioError "<source>: key '<key>': <problem>".
+[[noreturn]] void fail_key(const std::string& source, const std::string& key, const std::string& problem);
+/// "component 2 is -1, must be > 0" / "-1, must be > 0" / "not finite" when one of `size` values is
+/// outside `key`'s range.
+std::optional<std::string> range_problem(const KeyInfo& key, const double* values, int size);
+/// The first problem of one body's flat parameters (ModelView::keys): each key in its range, then the
+/// model's rules across keys.
+std::optional<validation::Problem> body_problem(const ModelView& model, const std::vector<double>& parameters);
+/// [integrator] method and variant (absent: the method's default) for model `model` (in model_views()),
+/// checked — a known method, one that runs on the model, a variant it has — with every setting at its
+/// default for `precision` (the Newton tolerance differs).
+IntegratorSpec integrator_named(const std::string& source, int model, const std::string& method,
+                                const std::optional<std::string>& variant, Precision precision);
+/// Why `key` is no setting of `method`: "not used by method 'hht' (only by modified_hht, …)", or ""
+/// when no method has it (an unknown key).
+std::string unused_setting(const std::string& method, const std::string& key);
+/// The rules across a method's settings that a single key's range cannot say (MethodView::check_settings).
+void check_settings(const std::string& source, const IntegratorSpec& integrator);
+
 struct Scenario {
   std::string source;  ///< file name used in messages
   std::string text;    ///< the TOML text, stored in the output file

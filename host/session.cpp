@@ -1,8 +1,6 @@
 // In-memory runs (session.hpp): the scenario path on make_ensemble, and ensembles from arrays.
 #include "session.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,34 +13,10 @@
 namespace quatstep {
 namespace {
 
-/// Sets the OpenMP thread count for the lifetime of the object (0: leave it).
-class ThreadCount {
- public:
-  explicit ThreadCount(int threads) : previous_(omp_get_max_threads()) {
-    if (threads > 0) omp_set_num_threads(threads);
-  }
-  ~ThreadCount() { omp_set_num_threads(previous_); }
-
- private:
-  int previous_;
-};
-
 // ---------------------------------------------------------------- checks with the parser's messages
 constexpr const char* source = "quatstep.Ensemble";
 
-[[noreturn]] void fail(const std::string& key, const std::string& problem) {
-  throw ScenarioError(std::string(source) + ": key '" + key + "': " + problem);
-}
-
-/// "component 2 is -1, must be > 0" / "-1, must be > 0" / "not finite", as the parser words it.
-std::optional<std::string> range_problem(const KeyInfo& k, const double* v, int size) {
-  for (int c = 0; c < size; ++c) {
-    if (k.range.contains(v[c])) continue;
-    const std::string what = std::isfinite(v[c]) ? validation::format(v[c]) + ", must be " + k.range.text : "not finite";
-    return size > 1 ? "component " + std::to_string(c) + " is " + what : what;
-  }
-  return std::nullopt;
-}
+[[noreturn]] void fail(const std::string& key, const std::string& problem) { fail_key(source, key, problem); }
 
 const char* type_name(const SettingValue& v) {
   switch (v.kind) {
@@ -81,50 +55,24 @@ std::vector<double> setting(const KeyInfo& k, const SettingValue& v, const std::
   }
 }
 
-/// The [integrator] of a spec, as parse_integrator reads it from a file.
+/// The [integrator] of a spec, checked as parse_integrator checks a file's.
 IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
-  IntegratorSpec in;
-  try {
-    in.method = index_of(names_of(method_views()), spec.method);
-  } catch (const std::invalid_argument& e) {
-    fail("integrator.method", e.what());
-  }
+  const std::optional<std::string> variant = spec.variant.empty() ? std::nullopt : std::optional(spec.variant);
+  IntegratorSpec in = integrator_named(source, model, spec.method, variant, spec.precision);
   const MethodView& view = in.view();
-  const std::string model_name = model_views().at(model).info.name;
-  if (!view.applies_to(model)) fail("integrator.method", "'" + spec.method + "' does not run on a " + model_name + " model");
-  const auto unused = [&](const std::string& key) {
-    std::string users;
-    for (const MethodView& m : method_views())
-      if ((key == "variant" && m.has_variants()) || find_key(m.keys, key) >= 0)
-        users += (users.empty() ? "" : ", ") + std::string(m.info.name);
-    return users.empty() ? std::string("unknown key") : "not used by method '" + spec.method + "' (only by " + users + ")";
-  };
-  if (!spec.variant.empty()) {
-    if (!view.has_variants()) fail("integrator.variant", unused("variant"));
-    try {
-      in.variant = index_of(names_of(view.variants), spec.variant);
-    } catch (const std::invalid_argument& e) {
-      fail("integrator.variant", e.what());
-    }
-    if (!view.applies[model][in.variant])
-      fail("integrator.variant", "'" + spec.variant + "' does not run on a " + model_name + " model");
-  }
-  for (std::size_t k = 0; k < view.keys.size(); ++k)
-    in.settings.push_back(spec.precision == Precision::single_precision ? view.float_defaults[k] : view.keys[k].value);
   for (const auto& [name, value] : spec.settings) {
     const int k = find_key(view.keys, name);
-    if (k < 0) fail("integrator." + name, unused(name));
+    if (k < 0) {
+      const std::string why = unused_setting(spec.method, name);
+      fail("integrator." + name, why.empty() ? "unknown key" : why);
+    }
     in.settings[k] = setting(view.keys[k], value, "integrator." + name);
   }
-  try {
-    view.check_settings(in.settings);  // the rules a single key's range cannot say
-  } catch (const keys::KeyError& e) {
-    fail(e.key, e.problem);
-  }
+  check_settings(source, in);
   return in;
 }
 
-/// Every body's parameters: each key in its range, then the model's rules across keys.
+/// Every body's parameters: the keys given, the required ones, then each body as a scenario's.
 void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   const std::size_t p = view.defaults.size();
   if (spec.bodies < 0 || spec.parameters.size() != std::size_t(spec.bodies) * p)
@@ -134,43 +82,13 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   for (const KeyInfo& k : view.keys)
     if (k.required && std::find(spec.given.begin(), spec.given.end(), k.name) == spec.given.end())
       fail(k.name, "missing (required)");
-  for (index_t i = 0; i < spec.bodies; ++i) {
-    const std::vector<double> row(spec.parameters.begin() + i * p, spec.parameters.begin() + (i + 1) * p);
-    std::optional<validation::Problem> problem;
-    for (const KeyInfo& k : view.keys)
-      if (auto r = range_problem(k, row.data() + k.offset, k.size)) {
-        problem = validation::Problem{k.name, *r};
-        break;
-      }
-    if (!problem) problem = view.check(row);
-    if (problem)
+  for (index_t i = 0; i < spec.bodies; ++i)
+    if (auto problem = body_problem(view, {spec.parameters.begin() + i * p, spec.parameters.begin() + (i + 1) * p}))
       throw ScenarioError(std::string(source) + ": body " + std::to_string(i) + ": key '" + problem->key + "': " +
                           problem->message);
-  }
 }
 
 // ---------------------------------------------------------------- the CPU ensemble from arrays
-/// Samples in the caller's double window, through a float staging window for float ensembles.
-template <class S>
-class Widening {
- public:
-  SampleView<S> window(const SampleView<double>& out) {
-    if constexpr (std::is_same_v<S, double>) {
-      return out;
-    } else {
-      staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
-      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
-    }
-  }
-  void widen(const SampleView<double>& out) const {
-    if constexpr (!std::is_same_v<S, double>)
-      for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
-  }
-
- private:
-  std::vector<S> staging_;
-};
-
 /// Where kinematics() takes each quantity verbatim from the state: it is evaluated on two states of
 /// distinct, exactly representable components, and a quantity lies at offset o when both results
 /// are components o, o+1, … of their states.
@@ -288,7 +206,7 @@ class CpuBodyEnsemble final : public BodyEnsemble {
   double t_start_, dt_;
   BackendChoice backend_;
   StateLayout layout_;
-  mutable Widening<S> widening_;
+  mutable build::Widening<S> widening_;
 };
 
 template <class S>
@@ -316,6 +234,80 @@ std::unique_ptr<BodyEnsemble> cpu_body_ensemble(const BodyEnsembleSpec& spec, in
   });
 }
 
+// ---------------------------------------------------------------- a run's output kept in memory
+/// run_scenario's output into an InMemoryRun, the file's datasets as arrays.
+class MemoryOutput final : public RunOutput {
+ public:
+  MemoryOutput(InMemoryRun& run, const OutputLayout& layout, const OutputAttributes& attributes) : r_(run) {
+    r_.layout = layout;
+    r_.attributes = attributes;
+    const std::size_t nt = std::size_t(layout.samples), m = layout.trajectory_rows.size();
+    const std::size_t n = std::size_t(layout.bodies);
+    r_.time.resize(nt);
+    if (m > 0)  // as the file: no channel dataset when no body has trajectories
+      for (const Channel& c : layout.channels)
+        if (std::find(layout.written.begin(), layout.written.end(), c.name) != layout.written.end())
+          r_.trajectories.emplace_back(c, std::vector<double>(nt * m * std::size_t(c.size)));
+    for (const ParameterDataset& p : layout.parameters) r_.parameters.emplace_back(n * std::size_t(p.size));
+    if (layout.redraws) r_.redraws.resize(n);
+    const std::size_t levels = layout.quantile_levels.size();
+    for (const StatisticsDataset& d : layout.statistics) {
+      const std::size_t bins = d.edges.empty() ? 0 : d.edges.size() - 1;
+      StatisticsColumns c{d.name, d.definition, d.edges, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+      for (auto* column : {&c.count, &c.nonfinite}) column->resize(nt);
+      for (auto* column : {&c.mean, &c.std, &c.min, &c.max}) column->resize(nt);
+      c.quantiles.resize(nt * levels);
+      if (bins > 0) c.histogram.resize(nt * bins), c.below.resize(nt), c.above.resize(nt);
+      r_.statistics.push_back(std::move(c));
+    }
+  }
+
+  void write_samples(index_t first, index_t count, const double* samples, const double* times) override {
+    std::copy(times, times + count, r_.time.begin() + first);
+    const OutputLayout& l = r_.layout;
+    const index_t m = index_t(l.trajectory_rows.size());
+    for (auto& [channel, values] : r_.trajectories)
+      gather_trajectories(samples, count, l.bodies, channel_scalars(l.channels),
+                          detail::offset_in(l.channels, channel.name, 0), channel.size, l.trajectory_rows,
+                          values.data() + first * m * channel.size);
+  }
+  void write_parameters(int p, index_t first, index_t count, const double* values) override {
+    const int size = r_.layout.parameters.at(std::size_t(p)).size;
+    std::copy(values, values + count * size, r_.parameters[std::size_t(p)].begin() + first * size);
+  }
+  void write_redraws(index_t first, index_t count, const std::int32_t* values) override {
+    std::copy(values, values + count, r_.redraws.begin() + first);
+  }
+  void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) override {
+    const std::size_t levels = r_.layout.quantile_levels.size();
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      const std::size_t at = std::size_t(first) + j;
+      for (std::size_t k = 0; k < r_.statistics.size(); ++k) {
+        StatisticsColumns& c = r_.statistics[k];
+        const statistics::Summary& s = rows[j][k];
+        c.count[at] = s.count, c.nonfinite[at] = s.nonfinite;
+        c.mean[at] = s.mean, c.std[at] = s.std, c.min[at] = s.min, c.max[at] = s.max;
+        std::copy(s.quantiles.begin(), s.quantiles.end(), c.quantiles.begin() + at * levels);
+        if (!c.edges.empty()) {
+          std::copy(s.histogram.begin(), s.histogram.end(), c.histogram.begin() + at * s.histogram.size());
+          c.below[at] = s.below, c.above[at] = s.above;
+        }
+      }
+    }
+  }
+  void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& iterations,
+                          const std::vector<index_t>& failed) override {
+    r_.records = {status, iterations, failed};
+  }
+  void integer_attribute(const std::string&, std::int64_t) override {}  // the redraw counts: RunResult
+  void write_checkpoint(const Checkpoint&) override {}  // never interrupted: RunOptions::interrupt is null
+  void mark_progress(bool, index_t) override {}
+  void close() override {}
+
+ private:
+  InMemoryRun& r_;
+};
+
 }  // namespace
 
 SampleBuffer::SampleBuffer(std::vector<Channel> layout_, index_t bodies_, index_t first_sample_, index_t samples_,
@@ -332,24 +324,19 @@ SampleBuffer::SampleBuffer(std::vector<Channel> layout_, index_t bodies_, index_
 }
 
 int SampleBuffer::offset(const std::string& name) const {
-  int offset = 0;
-  for (const Channel& c : layout) {
-    if (name == c.name) return offset;
-    offset += c.size;
-  }
-  throw std::invalid_argument("'" + name + "' is not a channel of this run");
+  const int offset = detail::offset_in(layout, name, 0);
+  if (offset < 0) throw std::invalid_argument("'" + name + "' is not a channel of this run");
+  return offset;
 }
 
-InMemoryRun run_in_memory(const Scenario& sc, int threads) {
-  const ThreadCount thread_count(threads);
-  const BackendChoice backend = choose_backend(sc.backend);
-  const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
-  InMemoryRun run{SampleBuffer(sample_channels(sc), sc.ensemble_size, 0, sc.samples(), sc.stride, sc.time.t_start,
-                               sc.time.dt),
-                  sc.channels, {}, backend};
-  ensemble->initialize(run.samples.view());
-  ensemble->advance(sc.time.steps, run.samples.view());
-  run.records = {ensemble->status(), ensemble->newton_iterations(), ensemble->failed_step()};
+std::unique_ptr<InMemoryRun> run_in_memory(const Scenario& sc, int threads) {
+  RunOptions options;
+  options.threads = threads;
+  options.progress = ProgressMode::never;
+  auto run = std::make_unique<InMemoryRun>();
+  run->result = run_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
+    return OpenedOutput{std::make_unique<MemoryOutput>(*run, layout, attributes), std::nullopt};
+  });
   return run;
 }
 

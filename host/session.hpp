@@ -1,8 +1,8 @@
 // Runs whose results stay in memory, for the Python module (python/) and any C++ caller that wants
 // arrays rather than a file:
-//   * run_in_memory: a parsed scenario run to its end on make_ensemble — the ensemble `quatstep run`
-//     uses, so the samples, statuses and Newton counts are the command's, bit for bit — with every
-//     sample kept in one buffer;
+//   * run_in_memory: a parsed scenario run to its end by `quatstep run`'s loop (run_scenario), the
+//     datasets its file would hold kept as arrays instead — the same trajectories, statistics,
+//     parameters and records, bit for bit;
 //   * BodyEnsemble: an ensemble made from per-body parameter arrays, no scenario file (model and
 //     method by registry name, settings by key), advanced step by step, with its state storage open
 //     to zero-copy views (CPU backend).
@@ -10,12 +10,14 @@
 // component 2 is -1, must be > 0", "key 'integrator.alpha': …"); a problem is a ScenarioError.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ensemble_factory.hpp"
+#include "run.hpp"
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
@@ -45,16 +47,37 @@ struct BodyRecords {
   std::vector<index_t> failed_step;        ///< −1 if none
 };
 
-struct InMemoryRun {
-  SampleBuffer samples;
-  std::vector<std::string> channels;  ///< the scenario's [output] channels, the datasets `quatstep run` writes
-  BodyRecords records;
-  BackendChoice backend;
+/// One observable's per-sample statistics: the columns of /statistics/<name>/ (statistics.hpp).
+struct StatisticsColumns {
+  std::string name, definition;
+  std::vector<double> edges;                          ///< histogram edges (nb + 1); empty: no histogram
+  std::vector<std::int64_t> count, nonfinite;         ///< per sample
+  std::vector<double> mean, std, min, max;            ///< per sample
+  std::vector<double> quantiles;                      ///< samples × levels
+  std::vector<std::int64_t> histogram, below, above;  ///< samples × nb, per sample, per sample
 };
 
-/// The scenario run to its end, every sample of its [output] stride in memory. `threads` > 0 sets
-/// the OpenMP thread count for the run (the results do not depend on it).
-InMemoryRun run_in_memory(const Scenario& scenario, int threads = 0);
+/// A run's results in memory: the datasets `quatstep run` writes (hdf5_output.hpp) as arrays of the
+/// same shapes and values.
+struct InMemoryRun {
+  OutputLayout layout;          ///< channels, written channels, trajectory rows and bodies, parameters, …
+  OutputAttributes attributes;  ///< scenario text, method, model, backend, precision, times, trajectories
+  RunResult result;             ///< redraw counts, backend, samples, …
+  std::vector<double> time;     ///< /time (samples)
+  /// /<channel> for every written channel (layout.written, in sample order) when some body has
+  /// trajectories: samples × M × k values, M = layout.trajectory_rows.size(), k the channel's scalars.
+  std::vector<std::pair<Channel, std::vector<double>>> trajectories;
+  std::vector<std::vector<double>> parameters;  ///< /parameters/<key> per layout.parameters: N × size
+  std::vector<std::int32_t> redraws;            ///< /redraws (N) when a law redraws
+  std::vector<StatisticsColumns> statistics;    ///< per observable, layout.statistics' order
+  BodyRecords records;                          ///< /status, /newton_iterations, /failed_step
+};
+
+/// The scenario run to its end by run_scenario (the loop of `quatstep run`), its results kept in
+/// memory rather than written: the same trajectory selection, statistics, parameters and records,
+/// bit for bit the command's datasets. `threads` > 0 sets the OpenMP thread count for the run (the
+/// results do not depend on it).
+std::unique_ptr<InMemoryRun> run_in_memory(const Scenario& scenario, int threads = 0);
 
 /// A setting given by key outside a file: a number (or several), a boolean or a choice's name.
 struct SettingValue {

@@ -2,9 +2,10 @@
 
 Three ways in, all on the same compiled core as the ``quatstep`` command:
 
-* :func:`run` — a scenario (a path, a TOML string or a dict) run to its end; the results come back as
-  NumPy arrays (:class:`Result`), bit for bit what ``quatstep run`` writes to its HDF5 file, without a
-  file unless ``output=`` asks for one.
+* :func:`run` — a scenario (a path, a TOML string or a dict) run to its end by the command's run loop;
+  the results come back as NumPy arrays (:class:`Result`): every dataset ``quatstep run`` writes to its
+  HDF5 file (the chosen bodies' trajectories, the statistics, the drawn parameters), bit for bit,
+  without a file unless ``output=`` asks for one.
 * :class:`Ensemble` — bodies made from arrays of per-body parameters (no TOML): a model and a method
   by registry name, the model's keys as arrays, the method's settings as keywords; ``advance(steps)``
   and the state read as NumPy views of the ensemble's own storage (CPU).
@@ -13,7 +14,8 @@ Three ways in, all on the same compiled core as the ``quatstep`` command:
   kinematics written into arrays the caller owns (CUDA builds).
 
 Models and methods are those of the registry (:func:`registry`, ``quatstep docs scenario``); a new
-model or mechanism registered in C++ is reachable here by its name, with its keys as parameters.
+model registered in C++ is reachable here by its name, with its keys as parameters. (Mechanisms are
+not in the registry yet, so not here either.)
 
 Every problem with the input raises :class:`ScenarioError` (a ValueError) with the command's message,
 e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
@@ -46,9 +48,16 @@ except ImportError as _error:  # the plots (quatstep.plot) work without the comp
 __all__ = ["run", "load", "Result", "Ensemble", "BatchStepper", "ScenarioError", "registry", "models",
            "methods", "to_toml", "STATUS"]
 
-#: Per-body status codes (quatstep/status.hpp).
-STATUS = {0: "ok", 1: "newton_not_converged", 2: "singular_jacobian", 3: "non_finite", 4: "constraint_drift",
-          5: "invalid_input"}
+def _status_codes() -> dict:
+    """{code: name} of quatstep/status.hpp, as the compiled core names them (empty without it)."""
+    codes = {}
+    while _core is not None and (name := _core.status_name(len(codes))) != "unknown":
+        codes[len(codes)] = name
+    return codes
+
+
+#: Per-body status codes (quatstep/status.hpp): {0: "ok", 1: "newton_not_converged", …}.
+STATUS = _status_codes()
 
 to_toml = _toml.dumps
 
@@ -103,17 +112,26 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
 
 
 class Result:
-    """Samples and per-body records of a run.
+    """The results of a run: the datasets ``quatstep run`` writes to its HDF5 file, as arrays of the same
+    names, shapes and values (h5py's view of the file).
 
-    ``time`` (samples,), ``channels`` {name: (samples, bodies) or (samples, bodies, k)} as h5py shows the
-    command's datasets, ``status`` (bodies,) int32 codes (:data:`STATUS`), ``newton_iterations`` and
-    ``failed_step`` (bodies,) int64 (−1: none), ``backend`` (what ran it). ``result['energy']`` is
-    ``result.channels['energy']``. After :func:`run` the channel arrays are views into one buffer that
-    the run filled (no copy); the per-body records are those the ensemble kept.
+    ``time`` (samples,); ``channels`` {name: (samples, M) or (samples, M, k)}: the ``[output] channels`` of
+    the M bodies ``[output] trajectories`` chose (empty for ``"none"``), ``trajectory_bodies`` their
+    ensemble indices when they are not all the bodies run (else None), ``trajectories`` the choice in
+    words; ``status`` (N,) int32 codes (:data:`STATUS`), ``newton_iterations`` and ``failed_step`` (N,)
+    int64 (−1: none); ``bodies`` the ensemble indices run with a body selection (else None);
+    ``parameters`` {"model.inertia": (N,) or (N, k)} for every key an ``[ensemble]`` table sets;
+    ``redraws`` (N,) int32 invalid draws thrown away per body when a law redraws (else None), with
+    ``redrawn_bodies`` and ``redraw_count``; ``statistics`` {observable: {"definition", "count",
+    "nonfinite", "mean", "std", "min", "max", "levels", "quantiles", and with bins "histogram", "edges",
+    "below", "above"}} as /statistics/<observable>/ (``[output.statistics]``); ``backend`` what ran it.
+    ``result['energy']`` is ``result.channels['energy']``. After :func:`run` without ``output`` the
+    arrays are views of the buffers the run filled (no copy).
     """
 
     def __init__(self, time, channels, status=None, newton_iterations=None, failed_step=None, backend=None,
-                 scenario=None):
+                 scenario=None, *, trajectory_bodies=None, trajectories=None, bodies=None, parameters=None,
+                 redraws=None, redrawn_bodies=0, redraw_count=0, statistics=None):
         self.time = time
         self.channels = dict(channels)
         self.status = status
@@ -121,6 +139,14 @@ class Result:
         self.failed_step = failed_step
         self.backend = backend
         self.scenario = scenario
+        self.trajectory_bodies = trajectory_bodies
+        self.trajectories = trajectories
+        self.bodies = bodies
+        self.parameters = dict(parameters or {})
+        self.redraws = redraws
+        self.redrawn_bodies = redrawn_bodies
+        self.redraw_count = redraw_count
+        self.statistics = dict(statistics or {})
 
     def __getitem__(self, name):
         return self.channels[name]
@@ -136,19 +162,53 @@ class Result:
     def __repr__(self):
         shape = next(iter(self.channels.values())).shape if self.channels else ()
         return (f"Result({len(self.time)} samples, channels {list(self.channels)} {shape}, "
+                f"statistics {list(self.statistics)}, "
                 f"{self.failures if self.status is not None else '?'} failures)")
+
+
+_RECORDS = ("status", "newton_iterations", "failed_step")
+_STATISTICS = ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
+
+
+def _read_file(path, scenario) -> Result:
+    """A Result from the HDF5 file of a run: every dataset the file holds (needs h5py)."""
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        def optional(name):
+            return f[name][:] if name in f else None
+
+        statistics = {}
+        if "statistics" in f:
+            levels = f["statistics"].attrs["levels"]
+            for name, group in f["statistics"].items():
+                o = {"definition": group.attrs["definition"], "levels": list(levels)}
+                o.update({key: group[key][:] for key in _STATISTICS if key in group})
+                if "histogram" in group:
+                    o["edges"] = list(group["histogram"].attrs["edges"])
+                statistics[name] = o
+        return Result(f["time"][:], {name: f[name][:] for name in scenario.channels if name in f},
+                      *(f[name][:] for name in _RECORDS), f.attrs["backend"], scenario,
+                      trajectory_bodies=optional("trajectory_bodies"), trajectories=f.attrs["trajectories"],
+                      bodies=optional("bodies"),
+                      parameters={name: d[:] for name, d in f["parameters"].items()} if "parameters" in f else {},
+                      redraws=optional("redraws"), redrawn_bodies=int(f.attrs.get("redrawn_bodies", 0)),
+                      redraw_count=int(f.attrs.get("redraws", 0)), statistics=statistics)
 
 
 def run(scenario, *, t_end: float | None = None, backend: str | None = None, precision: str | None = None,
         threads: int = 0, output: str | os.PathLike | None = None) -> Result:
-    """Run a scenario to its end and return its results as NumPy arrays.
+    """Run a scenario to its end, as ``quatstep run`` does, and return its results as NumPy arrays.
 
     ``scenario``: a path, a TOML string, a dict of tables, or a :class:`Scenario` from :func:`load`.
     ``t_end``, ``backend`` (``"auto"``, ``"cuda"``, ``"cpu"``), ``precision`` (``"double"``, ``"float"``)
     replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
-    Without ``output`` nothing is written: every sample of the scenario's ``[output] stride`` is kept in
-    memory (samples × channels × bodies doubles). With ``output`` the run is the command's, writing that
-    HDF5 file, and the result is read back from it (needs h5py). The GIL is released while it runs.
+    The run is the command's loop and honours the whole scenario: ``[output] trajectories`` (only the
+    chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws.
+    Without ``output`` nothing is written and the :class:`Result` holds what the file would (the
+    trajectories of the chosen bodies: samples × M × channel scalars doubles). With ``output`` the run
+    writes that HDF5 file and the result is read back from it (needs h5py). The GIL is released while
+    it runs.
     """
     core = _require_core()
     if isinstance(scenario, Scenario):
@@ -159,14 +219,10 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
         sc = load(scenario, t_end=t_end, backend=backend, precision=precision)
     if output is None:
         r = core.run_in_memory(sc, threads)
-        return Result(r["time"], r["channels"], r["status"], r["newton_iterations"], r["failed_step"], r["backend"],
-                      sc)
-    path = core.run_to_file(sc, os.fspath(output), threads)
-    import h5py  # only for results that go through a file
-
-    with h5py.File(path, "r") as f:
-        return Result(f["time"][:], {name: f[name][:] for name in sc.channels}, f["status"][:],
-                      f["newton_iterations"][:], f["failed_step"][:], f.attrs["backend"], sc)
+        return Result(r["time"], r["channels"], *(r[name] for name in _RECORDS), r["backend"], sc,
+                      **{key: r[key] for key in ("trajectory_bodies", "trajectories", "bodies", "parameters",
+                                                 "redraws", "redrawn_bodies", "redraw_count", "statistics")})
+    return _read_file(core.run_to_file(sc, os.fspath(output), threads), sc)
 
 
 # ---------------------------------------------------------------- ensembles from arrays
@@ -229,7 +285,8 @@ class Ensemble:
 
     No copy: :attr:`state` (the integrator's state, ``(state_size, bodies)``), :attr:`status`,
     :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
-    (:attr:`zero_copy` lists them: the quaternion always, ``omega_body`` for Simo–Vu-Quoc and Zupan3,
+    (:attr:`zero_copy` lists them: the quaternion but for the principal-axes splittings NO_SQUISH and
+    symmetric splitting, which store q_body ∘ c, ``omega_body`` for Simo–Vu-Quoc and Zupan3,
     position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
     precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
     Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and

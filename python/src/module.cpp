@@ -70,16 +70,67 @@ nb::capsule owning(T* p) {
   return nb::capsule(p, [](void* q) noexcept { delete static_cast<T*>(q); });
 }
 
-/// Per-body records as arrays: copies, owned by NumPy.
-nb::dict records(const std::vector<Status>& status, const std::vector<index_t>& iterations,
-                 const std::vector<index_t>& failed) {
-  auto* r = new BodyRecords{status, iterations, failed};
-  const nb::capsule owner = owning(r);
-  const std::size_t n = status.size();
+/// What run_in_memory kept, as the file's datasets: NumPy views of the run's arrays (no copy), owned
+/// by the run.
+nb::dict run_dict(std::unique_ptr<InMemoryRun> run) {
+  InMemoryRun& r = *run;
+  const nb::capsule owner = owning(run.release());
+  OutputLayout& l = r.layout;
+  const std::size_t nt = std::size_t(l.samples), m = l.trajectory_rows.size(), n = std::size_t(l.bodies);
+  const auto vector = [&](auto& v) { return view(v.data(), {v.size()}, {1}, owner); };
+  const auto table = [&](auto& v, std::size_t rows, std::size_t width) {  // (rows,) or (rows, width)
+    return width == 1 ? view(v.data(), {rows}, {1}, owner)
+                      : view(v.data(), {rows, width}, {std::int64_t(width), 1}, owner);
+  };
   nb::dict d;
-  d["status"] = view(codes(r->status), {n}, {1}, owner);
-  d["newton_iterations"] = view(r->newton_iterations.data(), {n}, {1}, owner);
-  d["failed_step"] = view(r->failed_step.data(), {n}, {1}, owner);
+  d["time"] = vector(r.time);
+  nb::dict channels;
+  for (auto& [channel, values] : r.trajectories) {
+    const std::size_t k = std::size_t(channel.size);
+    channels[channel.name] =
+        k == 1 ? view(values.data(), {nt, m}, {std::int64_t(m), 1}, owner)
+               : view(values.data(), {nt, m, k}, {std::int64_t(m * k), std::int64_t(k), 1}, owner);
+  }
+  d["channels"] = channels;
+  const auto optional = [&](auto& v, bool present) { return present ? nb::cast(vector(v)) : nb::object(nb::none()); };
+  d["trajectory_bodies"] = optional(l.trajectory_bodies, !l.trajectory_bodies.empty());
+  d["bodies"] = optional(l.body_indices, !l.body_indices.empty());
+  nb::dict parameters;
+  for (std::size_t p = 0; p < l.parameters.size(); ++p)
+    parameters[l.parameters[p].name.c_str()] = table(r.parameters[p], n, std::size_t(l.parameters[p].size));
+  d["parameters"] = parameters;
+  d["redraws"] = optional(r.redraws, l.redraws);
+  d["redrawn_bodies"] = r.result.redrawn_bodies;
+  d["redraw_count"] = r.result.redraws;
+  nb::dict statistics;
+  for (StatisticsColumns& c : r.statistics) {
+    nb::dict o;
+    o["definition"] = c.definition;
+    o["count"] = vector(c.count);
+    o["nonfinite"] = vector(c.nonfinite);
+    o["mean"] = vector(c.mean);
+    o["std"] = vector(c.std);
+    o["min"] = vector(c.min);
+    o["max"] = vector(c.max);
+    o["levels"] = l.quantile_levels;
+    if (!l.quantile_levels.empty())
+      o["quantiles"] = view(c.quantiles.data(), {nt, l.quantile_levels.size()},
+                            {std::int64_t(l.quantile_levels.size()), 1}, owner);
+    if (!c.edges.empty()) {
+      const std::size_t bins = c.edges.size() - 1;
+      o["histogram"] = view(c.histogram.data(), {nt, bins}, {std::int64_t(bins), 1}, owner);
+      o["edges"] = c.edges;
+      o["below"] = vector(c.below);
+      o["above"] = vector(c.above);
+    }
+    statistics[c.name.c_str()] = o;
+  }
+  d["statistics"] = statistics;
+  d["status"] = view(codes(r.records.status), {n}, {1}, owner);
+  d["newton_iterations"] = vector(r.records.newton_iterations);
+  d["failed_step"] = vector(r.records.failed_step);
+  d["backend"] = r.attributes.backend;
+  d["trajectories"] = r.attributes.trajectories;
   return d;
 }
 
@@ -262,23 +313,20 @@ NB_MODULE(_quatstep, m) {
   m.def(
       "run_in_memory",
       [](const Scenario& sc, int threads) {
-        auto* run = new InMemoryRun([&] {
+        std::unique_ptr<InMemoryRun> run;
+        {
           nb::gil_scoped_release release;
-          return run_in_memory(sc, threads);
-        }());
-        const std::unique_ptr<InMemoryRun> owned(run);
-        nb::dict d = records(run->records.status, run->records.newton_iterations, run->records.failed_step);
-        const std::vector<std::string> names = run->channels;
-        d["backend"] = run->backend.description;
-        auto* buffer = new SampleBuffer(std::move(run->samples));
-        nb::dict samples = samples_dict(buffer, names);
-        d["time"] = samples["time"];
-        d["channels"] = samples["channels"];
-        return d;
+          run = run_in_memory(sc, threads);
+        }
+        return run_dict(std::move(run));
       },
       "scenario"_a, "threads"_a = 0,
-      "Run a scenario to its end in memory (the GIL is released meanwhile): {'time', 'channels': {name: array "
-      "(samples, bodies[, k])}, 'status', 'newton_iterations', 'failed_step', 'backend'}.");
+      "Run a scenario to its end as `quatstep run` does, keeping in memory what its file would hold (the GIL is "
+      "released meanwhile): {'time', 'channels': {name: (samples, M[, k])}, 'trajectory_bodies', 'bodies', "
+      "'parameters': {key: (N[, k])}, 'redraws', 'redrawn_bodies', 'redraw_count', 'statistics': {observable: "
+      "{'definition', 'count', 'nonfinite', 'mean', 'std', 'min', 'max', 'quantiles', 'levels', 'histogram', "
+      "'edges', 'below', 'above'}}, 'status', 'newton_iterations', 'failed_step', 'backend', 'trajectories'}: "
+      "the datasets' names, shapes and values.");
   m.def(
       "run_to_file",
       [](const Scenario& sc, const std::string& output, int threads) {

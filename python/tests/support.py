@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -9,9 +10,20 @@ import pytest
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(REPOSITORY, "examples")
 
-pytest.importorskip("quatstep._quatstep", reason="the compiled module quatstep._quatstep is not built (it needs "
-                    "nanobind: scripts/setup.sh --tests installs it)")
+if os.environ.get("QUATSTEP_REQUIRE_MODULE"):  # ctest sets it when CMake built the module: it must import
+    import quatstep._quatstep  # noqa: F401
+else:
+    pytest.importorskip("quatstep._quatstep", reason="the compiled module quatstep._quatstep is not built (it needs "
+                        "nanobind: scripts/setup.sh --tests installs it)")
 import quatstep  # noqa: E402  (after the skip)
+
+
+
+def toml_loads(text):
+    """TOML read by the standard library from Python 3.11, by tomli (pyproject's test extra) before."""
+    reader = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli",
+                                 reason="reading TOML needs tomli before Python 3.11 (pip install .[test])")
+    return reader.loads(text)
 
 
 def quatstep_exe():

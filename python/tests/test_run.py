@@ -1,13 +1,15 @@
 """quatstep.run: a scenario from a path, a TOML string or a dict gives, in memory, exactly (bit for bit)
-what `quatstep run` writes to its HDF5 file; bad scenarios raise the command's messages."""
+what `quatstep run` writes to its HDF5 file and what the C++ API computes; bad scenarios raise the
+command's messages."""
 
 import os
+import subprocess
 
 import h5py
 import numpy as np
 import pytest
 
-from support import EXAMPLES, assert_bitwise, cli, pointer, quatstep
+from support import EXAMPLES, assert_bitwise, cli, pointer, quatstep, toml_loads
 
 # A short version of examples/spinning_ensemble.toml: a sweep, random draws, a stride, free bodies.
 SPINNING = os.path.join(EXAMPLES, "spinning_ensemble.toml")
@@ -17,7 +19,8 @@ def cli_result(tmp_path, scenario, *options):
     out = str(tmp_path / "cli.h5")
     cli("run", scenario, "--output", out, "--quiet", *options)
     with h5py.File(out, "r") as f:
-        channels = [name for name in f if name not in ("time", "status", "failed_step", "newton_iterations")]
+        channels = [name for name in f if isinstance(f[name], h5py.Dataset) and name not in
+                    ("time", "status", "failed_step", "newton_iterations", "trajectory_bodies", "bodies", "redraws")]
         return {name: f[name][:] for name in ["time", "status", "failed_step", "newton_iterations", *channels]}
 
 
@@ -50,9 +53,7 @@ def test_string_and_dict_scenarios_are_the_file():
         text = f.read()
     from_file = quatstep.run(SPINNING, backend="cpu", t_end=0.5)
     from_text = quatstep.run(text, backend="cpu", t_end=0.5)
-    import tomllib
-
-    from_dict = quatstep.run(tomllib.loads(text), backend="cpu", t_end=0.5)
+    from_dict = quatstep.run(toml_loads(text), backend="cpu", t_end=0.5)
     for other in (from_text, from_dict):
         for name in from_file.channels:
             assert_bitwise(other[name], from_file[name], name)
@@ -68,27 +69,25 @@ def test_output_file_when_asked(tmp_path):
         assert_bitwise(result[name], in_memory[name], name)
 
 
-def test_channels_are_views_of_one_buffer():
+def test_channels_are_views_of_the_runs_arrays():
     result = quatstep.run(SPINNING, backend="cpu", t_end=0.5)
     q, w = result["quaternion"], result["omega_body"]
-    # One buffer [sample][scalar][body], no copy per channel: omega_body's scalars follow the quaternion's.
-    assert np.may_share_memory(q, w) and not q.flags.owndata and not w.flags.owndata
-    assert pointer(w) - pointer(q) == 8 * 4 * 1000
-    # sample 1, scalar 0 of body 0 lies (channel scalars × bodies) doubles after sample 0's
-    scalars = sum(c["size"] for c in quatstep.registry()["models"]["free_rigid_body"]["channels"])
-    assert pointer(q[1]) - pointer(q[0]) == 8 * scalars * 1000
+    # No copy: NumPy views of the arrays the run filled, in the dataset's layout [sample][body][component].
+    assert not q.flags.owndata and not w.flags.owndata and q.flags.c_contiguous
+    assert not np.may_share_memory(q, w)
+    assert pointer(q[1]) - pointer(q[0]) == 8 * 4 * 1000 and pointer(q[0, 1]) - pointer(q[0, 0]) == 8 * 4
+    # the per-body records too
+    assert not result.status.flags.owndata and not result.newton_iterations.flags.owndata
 
 
 def test_dict_to_toml_round_trip():
-    import tomllib
-
     scenario = {"model": {"type": "heavy_top", "inertia": np.array([1.0, 2.0, 3.0]), "mass": np.float64(2),
                           "body_torque_profile": {"amplitude": [0, 0, 1e-3], "frequency": 2.5}},
                 "integrator": {"method": "modified_hht", "inertia_shift": True, "alpha": -0.1},
                 "time": {"dt": 1e-3, "t_end": 1},
                 "ensemble": {"size": 3, "override": [{"body": 1, "model.mass": 3.0}, {"body": 2, "model.mass": 4}]},
                 "output": {"channels": ["quaternion", "energy"], "file": "a \"b\".h5"}}
-    back = tomllib.loads(quatstep.to_toml(scenario))
+    back = toml_loads(quatstep.to_toml(scenario))
     assert back["model"]["inertia"] == [1.0, 2.0, 3.0] and back["model"]["mass"] == 2.0
     assert back["model"]["body_torque_profile"] == {"amplitude": [0, 0, 1e-3], "frequency": 2.5}
     assert back["ensemble"]["override"] == [{"body": 1, "model.mass": 3.0}, {"body": 2, "model.mass": 4}]
@@ -130,3 +129,40 @@ def test_bad_scenarios_raise_the_commands_message(tmp_path, case):
 def test_missing_file():
     with pytest.raises(ValueError, match="nowhere.toml: cannot open the scenario file"):
         quatstep.run("nowhere.toml")
+
+
+def test_run_is_the_cpp_api_bit_for_bit(tmp_path):
+    """tests/api_reference_run.cpp: the header-only C++ API's run (CpuEnsemble of ModifiedHht<HeavyTop>,
+    no scenario machinery) of 17 tops, ω_y = 150 + i; quatstep.run of the same scenario as a dict."""
+    exe = os.environ.get("QUATSTEP_API_REFERENCE")
+    if not exe or not os.path.exists(exe):
+        pytest.skip("QUATSTEP_API_REFERENCE does not name tests/api_reference_run (ctest sets it)")
+    out = tmp_path / "api.bin"
+    subprocess.run([exe, str(out)], check=True)
+    n, samples = 17, 11
+    result = quatstep.run({
+        "model": {"type": "heavy_top", "inertia": [0.234375, 0.46875, 0.234375], "mass": 15.0,
+                  "center_of_mass": [0.0, 1.0, 0.0], "gravity": [0.0, 0.0, -9.81]},
+        "initial": {"omega_body": [0.0, 150.0, -4.61538]},
+        "integrator": {"method": "modified_hht", "alpha": -0.2, "inertia_shift": True},
+        "time": {"dt": 1e-3, "t_end": 0.2},
+        "ensemble": {"size": n, "sweep": [{"key": "initial.omega_body", "from": [0.0, 150.0, -4.61538],
+                                           "to": [0.0, 166.0, -4.61538]}]},
+        "output": {"stride": 20, "trajectories": "all"}}, backend="cpu")
+    channels = quatstep.registry()["models"]["heavy_top"]["channels"]
+    scalars = sum(c["size"] for c in channels)
+    raw = out.read_bytes()
+    sample_bytes = samples * scalars * n * 8
+    assert len(raw) == sample_bytes + n * (4 + 8 + 8)
+    api = np.frombuffer(raw, np.float64, samples * scalars * n).reshape(samples, scalars, n)
+    offset = 0
+    for c in channels:
+        expected = api[:, offset:offset + c["size"], :].transpose(0, 2, 1)  # (samples, bodies, k)
+        offset += c["size"]
+        if c["name"] in result:
+            assert_bitwise(result[c["name"]], expected[:, :, 0] if c["size"] == 1 else expected, c["name"])
+    assert sorted(result.channels) == sorted(c["name"] for c in channels if not c["optional"])
+    assert_bitwise(result.status, np.frombuffer(raw, np.int32, n, sample_bytes), "status")
+    assert_bitwise(result.newton_iterations, np.frombuffer(raw, np.int64, n, sample_bytes + 4 * n), "newton_iterations")
+    assert_bitwise(result.failed_step, np.frombuffer(raw, np.int64, n, sample_bytes + 12 * n), "failed_step")
+    assert result.failures == 0 and result.newton_iterations.min() > 0

@@ -1,0 +1,135 @@
+"""quatstep.run honours the whole scenario as `quatstep run` does — [output] trajectories (only the chosen
+bodies are kept), [output.statistics], the drawn /parameters and /redraws — and gives bit for bit every
+dataset of the command's HDF5 file, in memory and through output=."""
+
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from support import EXAMPLES, assert_bitwise, cli, quatstep
+
+with open(os.path.join(EXAMPLES, "monte_carlo_heavy_top.toml")) as _f:
+    MONTE_CARLO = _f.read()
+with open(os.path.join(EXAMPLES, "spinning_ensemble.toml")) as _f:
+    SPINNING = _f.read()
+
+# The attributes that are results (the rest describe the scenario, which both runs share).
+RESULT_ATTRIBUTES = ("trajectories", "redrawn_bodies", "redraws")
+
+
+def file_datasets(path):
+    """{name: array} of every dataset of a result file, plus its result attributes."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, item: out.__setitem__(name, item[()]) if isinstance(item, h5py.Dataset) else None)
+        for name in RESULT_ATTRIBUTES:
+            if name in f.attrs:
+                out["@" + name] = f.attrs[name]
+    return out
+
+
+def result_datasets(r):
+    """The same names for a quatstep.Result."""
+    out = {"time": r.time, "status": r.status, "newton_iterations": r.newton_iterations, "failed_step": r.failed_step,
+           "@trajectories": r.trajectories}
+    out.update(r.channels)
+    if r.trajectory_bodies is not None:
+        out["trajectory_bodies"] = r.trajectory_bodies
+    if r.bodies is not None:
+        out["bodies"] = r.bodies
+    out.update({"parameters/" + key: values for key, values in r.parameters.items()})
+    if r.redraws is not None:
+        out.update({"redraws": r.redraws, "@redrawn_bodies": r.redrawn_bodies, "@redraws": r.redraw_count})
+    for name, o in r.statistics.items():
+        out.update({f"statistics/{name}/{field}": o[field] for field in
+                    ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
+                    if field in o})
+    return out
+
+
+def assert_is_the_command(tmp_path, text, expect_channels):
+    """run() of `text` in memory and with output=, against the command's file of the same scenario."""
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    cli("run", str(path), "--output", str(tmp_path / "cli.h5"), "--quiet", "--backend", "cpu")
+    expected = file_datasets(tmp_path / "cli.h5")
+    in_memory = quatstep.run(str(path), backend="cpu")
+    through_file = quatstep.run(str(path), backend="cpu", output=tmp_path / "python.h5")
+    for result in (in_memory, through_file):
+        got = result_datasets(result)
+        assert sorted(got) == sorted(expected)
+        for name, value in expected.items():
+            if name.startswith("@"):
+                assert got[name] == value, name
+            else:
+                assert_bitwise(got[name], value, name)
+        assert sorted(result.channels) == sorted(expect_channels)
+    return in_memory
+
+
+def test_statistics_only_run_keeps_no_trajectories(tmp_path):
+    # 300 of the study's tops for 0.05 s: statistics, drawn inertias with redraws, drawn spins, no trajectories.
+    text = MONTE_CARLO.replace("size = 100000", "size = 300").replace("t_end = 10.0", "t_end = 0.05") \
+        .replace("stride = 1000 ", "stride = 100 ")
+    r = assert_is_the_command(tmp_path, text, [])
+    assert r.trajectories == "none" and r.channels == {}
+    assert {"axis_tilt", "energy_drift", "omega_norm"} <= set(r.statistics)
+    tilt = r.statistics["axis_tilt"]
+    assert tilt["quantiles"].shape == (6, 7) and tilt["histogram"].shape == (6, 60) and len(tilt["edges"]) == 61
+    assert tilt["count"][0] == 300 and r.failures == 0
+    # the statistics are those of the drawn bodies: the mean |ω| at t = 0 from the drawn spins
+    omega = r.parameters["initial.omega_body"]
+    assert omega.shape == (300, 3) and r.parameters["model.inertia"].shape == (300, 3)
+    assert r.statistics["omega_norm"]["mean"][0] == pytest.approx(np.linalg.norm(omega, axis=1).mean(), rel=1e-14)
+    # the disc sits on the triangle inequality: about half of the inertia draws are thrown away
+    assert r.redraws.shape == (300,) and 0.3 < r.redrawn_bodies / 300 < 0.7
+    assert r.redraw_count == int(r.redraws.sum()) and r.redrawn_bodies == int(np.count_nonzero(r.redraws))
+
+
+SELECTIONS = {
+    "every": ('trajectories = "every"\ntrajectory_every = 7\n', list(range(0, 1000, 7))),
+    "list": ('trajectories = "list"\ntrajectory_bodies = [999, 3, 500]\n', [3, 500, 999]),
+    "auto": ("max_trajectory_bytes = 4e5\n", None),  # every k-th body, the smallest k that fits
+}
+
+
+def auto_selection(bytes_per_body, bodies, limit):
+    """[output] trajectories = "auto" as docs/scenario.md words it."""
+    k = int(np.ceil(bodies * bytes_per_body / limit))
+    chosen = list(range(0, bodies, k))
+    return chosen[:int(limit // bytes_per_body)]
+
+
+@pytest.mark.parametrize("selection", sorted(SELECTIONS))
+def test_trajectory_selection_keeps_only_the_chosen_bodies(tmp_path, selection):
+    keys, bodies = SELECTIONS[selection]
+    text = SPINNING.replace("t_end = 20.0", "t_end = 1.0").replace("stride = 10\n", "stride = 10\n" + keys)
+    r = assert_is_the_command(tmp_path, text, ["quaternion", "omega_body", "position", "velocity", "energy",
+                                               "angular_momentum", "constraint_violation"])
+    if bodies is None:
+        scalars = sum(1 if a.ndim == 2 else a.shape[2] for a in r.channels.values())
+        bodies = auto_selection(11 * scalars * 8, 1000, 4e5)
+        assert 1 < bodies[1] < 10  # a selection, not all
+    assert r["quaternion"].shape == (11, len(bodies), 4) and r["energy"].shape == (11, len(bodies))
+    assert r.trajectory_bodies.tolist() == bodies
+    # the kept rows are those bodies' trajectories: their swept I_z (1.5 + 1.5 · i/999) and drawn ω(0)
+    assert_bitwise(r.parameters["model.inertia"][bodies, 2], 1.5 + 1.5 * (np.array(bodies) / 999), "I_z")
+    assert_bitwise(r["omega_body"][0], r.parameters["initial.omega_body"][bodies], "omega_body(0)")
+
+
+def test_drawn_parameters_are_the_scenarios(tmp_path):
+    # every body, the sweep and the draws in /parameters, each body's row the scenario's body_parameters
+    text = SPINNING.replace("t_end = 20.0", "t_end = 0.2")
+    r = assert_is_the_command(tmp_path, text, ["quaternion", "omega_body", "position", "velocity", "energy",
+                                               "angular_momentum", "constraint_violation"])
+    sc = quatstep.load(text)
+    keys = {k["name"]: k for k in quatstep.registry()["models"]["free_rigid_body"]["keys"]}
+    assert sorted(r.parameters) == ["initial.omega_body", "model.inertia"]
+    for body in (0, 1, 517, 999):
+        flat = sc.body_parameters(body)
+        for name, values in r.parameters.items():
+            k = keys[name]
+            assert values[body].tolist() == flat[k["offset"]:k["offset"] + k["size"]], (name, body)
+    assert r.redraws is None and r.trajectory_bodies is None and r["quaternion"].shape == (3, 1000, 4)
