@@ -12,7 +12,9 @@
 //   }
 //
 // The external loads are held constant over the step (zero-order hold, models/external_load.hpp);
-// the models' own loads (gravity, torque profiles) act as usual. Every call is asynchronous on the
+// the models' own loads (gravity, torque profiles) act as usual. Integrators that keep the end
+// torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
+// with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every call is asynchronous on the
 // given stream; failures are per body (status()), never a stalled launch.
 #pragma once
 

@@ -35,7 +35,8 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// One step (step index k, from t to t + h) of every body with the external spatial torque and
-/// force of this step (3 × bodies arrays, component-major; null for none) held over the step.
+/// force of this step (3 × bodies arrays, component-major; null for none) held over the step; the
+/// loads the state holds from the last step are evaluated anew with them (step_body_with_loads).
 template <class Integrator>
 __global__ void __launch_bounds__(block_size)
     step_bodies_with_loads(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(block_size)
   const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
   const typename Integrator::ModelType model = with_external_load(models[i], tau, f);
   with_body_state<typename Integrator::State>(state, record, i, [&](auto& s, Status& status, index_t& iterations) {
-    step_body(integrator, model, s, status, iterations, record, i, k, t, h);
+    step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h);
   });
 }
 

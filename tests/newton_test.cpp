@@ -29,6 +29,41 @@ TEST(Lu, SolvesWithPivotingAndFlagsSingularMatrices) {
   EXPECT_TRUE((Lu<double, 4>(a).singular));
 }
 
+// A residual whose Newton corrections two-cycle at ±δ around the root, like the float HHT family's
+// at one ulp of q_{n+1} (hht.hpp, round_off_norm): the rate is 1, never certified. With the
+// system's round-off level at 2δ the float driver stops at the second iteration; double has the
+// round-off stall off (its results stay as they were), so there the cycle is a failure, as is a
+// float system without round_off_norm.
+template <class S, bool knows_round_off>
+struct TwoCycle {
+  S root = S(1), delta = S(1.0 / 1024);  // dyadic: the cycle is exact in float and double
+  void evaluate(const Vec<S, 1>& x, Vec<S, 1>& r, Mat<S, 1, 1>& j) const {
+    r[0] = x[0] < root ? x[0] - root - delta : x[0] - root + delta;  // next iterate: root ± δ
+    j(0, 0) = S(1);
+  }
+  S correction_norm(const Vec<S, 1>& dx, const Vec<S, 1>&) const { return std::abs(dx[0]); }
+  template <bool k = knows_round_off, class = std::enable_if_t<k>>
+  S round_off_norm(const Vec<S, 1>&) const {
+    return S(2) * delta;
+  }
+};
+
+template <class S, bool knows_round_off>
+NewtonOutcome solve_two_cycle() {
+  NewtonSettings<S> settings;
+  settings.tolerance = S(1e-9);
+  Vec<S, 1> x(S(1) + S(1.0 / 1024));  // on the cycle
+  return newton_solve<S, 1>(TwoCycle<S, knows_round_off>{}, x, settings);
+}
+
+TEST(NewtonRoundOff, FloatStopsAtTheSystemsRoundOffFloorAndDoubleDoesNot) {
+  const NewtonOutcome f = solve_two_cycle<float, true>();
+  EXPECT_EQ(f.status, Status::ok);
+  EXPECT_EQ(f.iterations, 2);
+  EXPECT_EQ((solve_two_cycle<float, false>().status), Status::newton_not_converged);
+  EXPECT_EQ((solve_two_cycle<double, true>().status), Status::newton_not_converged);
+}
+
 // I = 1 about every axis, body torque sin(t) about x from rest: τ(0) = 0, ω(0) = 0, ω̇(0) = 0, so the
 // old state carries no velocity scale. Exact: ω_x = 1 − cos t.
 template <class Integrator>

@@ -103,6 +103,31 @@ QS_HD void step_body(const Integrator& integrator, const typename Integrator::Mo
   }
 }
 
+/// Whether Integrator's state keeps evaluations of the model's loads for the next step (first
+/// same as last: the torque at the end of a step is the first kick of the next), re-evaluated by
+/// integrator.hold_loads(model, s, t) from the model at the state and time t.
+template <class I, class = void>
+struct holds_loads : std::false_type {};
+template <class I>
+struct holds_loads<I, std::void_t<decltype(std::declval<const I&>().hold_loads(
+                          std::declval<const typename I::ModelType&>(), std::declval<typename I::State&>(),
+                          std::declval<typename I::Scalar>()))>> : std::true_type {};
+
+/// Step k as step_body, for a model whose loads may differ from the last step's (the coupled-step
+/// API: a DEM code's torques and forces of this step). What the state holds of the last step's
+/// loads is evaluated anew from `model` at t first, so the whole step sees this model; an
+/// integrator that keeps no loads steps as in step_body. The ordinary stepping loop (advance_body)
+/// keeps the held loads: its model never changes.
+template <class Integrator>
+QS_HD void step_body_with_loads(const Integrator& integrator, const typename Integrator::ModelType& model,
+                                typename Integrator::State& s, Status& status, index_t& iterations,
+                                const BodyRecord& record, index_t i, index_t k, typename Integrator::Scalar t,
+                                typename Integrator::Scalar h) {
+  if (status != Status::ok) return;
+  if constexpr (holds_loads<Integrator>::value) integrator.hold_loads(model, s, t);
+  step_body(integrator, model, s, status, iterations, record, i, k, t, h);
+}
+
 /// f(state, status, iterations) on body i's state, status and a zero iteration count loaded into
 /// registers from the struct-of-arrays and the record, then stored back: the frame of every
 /// stepping loop (advance_body here, the coupled-step kernel of kernels/).

@@ -147,7 +147,7 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
       const Vec3<S> ti(tau[i], tau[n + i], tau[2 * n + i]);
       const Vec3<S> fi = with_force ? Vec3<S>(f[i], f[n + i], f[2 * n + i]) : Vec3<S>::Zero();
       Status st = status[i];
-      step_body(integrator, with_external_load(in.models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
+      step_body_with_loads(integrator, with_external_load(in.models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
       status[i] = st;
     }
     t += h;
@@ -183,6 +183,23 @@ TEST(CoupledStep, HeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {
   const Scenario sc =
       parse_scenario(testing::random_ensemble_toml(testing::default_case("zupan3"), testing::model_index("heavy_top"), 500, 200, 200), "dem.toml");
   expect_coupled_steps_match_cpu<HeavyTopModel, Zupan3<HeavyTop<double>>>(sc, false);
+}
+
+// The splittings hold the end torque of a step for the next one: the coupled step evaluates it
+// anew with each step's loads (step_body_with_loads; tests/coupled_step_loads_test.cpp checks on
+// the CPU that this gives the run with the loads in the model).
+TEST(CoupledStep, NoSquishFreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, NoSquish<FreeRigidBody<double>>>(sc, true);
+}
+
+TEST(CoupledStep, SymmetricSplittingHeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("symmetric_splitting"), testing::model_index("heavy_top"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<HeavyTopModel, SymmetricSplitting<HeavyTop<double>>>(sc, false);
 }
 
 TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs without a GPU too

@@ -84,12 +84,18 @@ class ExplicitNewmarkLie {
     if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
     s.e = k.quaternion;
     s.Pi = model.inertia * k.omega_body;
-    s.torque = model.body_torque(s.e, t);
     s.r = k.position;
     s.v = k.velocity;
     s.a = Vec3<S>::Zero();
-    if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
+    hold_loads(model, s, t);
     return Status::ok;
+  }
+
+  /// The loads the next step starts with, T(e, t) (and F(t)/m): initialize and every step set them
+  /// (ensemble.hpp, step_body_with_loads, when the model changes between steps).
+  QS_HD void hold_loads(const Model& model, State& s, S t) const {
+    s.torque = model.body_torque(s.e, t);
+    if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {

@@ -316,9 +316,21 @@ class HhtFamily {
     /// over the Newton coordinates only (a free body's translation in m/s would otherwise loosen
     /// the test on its Euler parameters when it moves fast).
     QS_HD S correction_norm(const Vec<S, K>& dx, const Vec<S, K>& x) const {
-      const S scale = velocity_scale + h * x.template head<nr>().template lpNorm<Eigen::Infinity>() +
-                      std::numeric_limits<S>::min();
-      return gh * dx.template head<nr>().template lpNorm<Eigen::Infinity>() / scale;
+      return gh * dx.template head<nr>().template lpNorm<Eigen::Infinity>() / correction_scale(x);
+    }
+
+    /// The correction of q̈ that moves q_{n+1} = predictor + βh² q̈ by two units in the last place of
+    /// its largest coordinate, 2ε‖q‖∞/(βh²), in correction_norm's units: smaller corrections are
+    /// rounding (newton.hpp, the round-off stall; float only).
+    QS_HD S round_off_norm(const Vec<S, K>& x) const {
+      const S position_ulps = S(2) * std::numeric_limits<S>::epsilon() *
+                              s0.q.template tail<nr>().template lpNorm<Eigen::Infinity>();
+      return gh * (position_ulps / bh2) / correction_scale(x);
+    }
+
+    QS_HD S correction_scale(const Vec<S, K>& x) const {
+      return velocity_scale + h * x.template head<nr>().template lpNorm<Eigen::Infinity>() +
+             std::numeric_limits<S>::min();
     }
   };
 };

@@ -18,7 +18,8 @@
 // space-fixed, time-dependent) are held at the stage times (time advances in the drifts); the
 // step keeps its order but is no longer symplectic.
 // The state keeps τ at its (q, t) for the next kick (composition.hpp), so a step of s stages
-// evaluates the torque s times. |q| and pᵀq are conserved by every sub-step (the drifts multiply
+// evaluates the torque s times; a step with another model (per-step external loads) evaluates it
+// once more first (hold_loads). |q| and pᵀq are conserved by every sub-step (the drifts multiply
 // q and p by unit quaternions, F ⊥ q); initialize gives |q| = |q_body| and pᵀq = 0.
 // Round-off: nothing is renormalised. The rotations are applied as increments
 // (free_rotation_flows.hpp), so a rounded cos does not scale q and L the same way every step; in
@@ -118,7 +119,8 @@ class RigidBodySplitting {
   }
 
   /// The loads the next kick applies: τ (and F/m) at the state's q and time t. initialize and every
-  /// stage set them; call it after changing q by hand.
+  /// stage set them; call it after changing q by hand, and before a step whose model differs from
+  /// the last step's (ensemble.hpp, step_body_with_loads: the coupled-step API's loads).
   QS_HD void hold_loads(const Model& model, State& s, S t) const { Stages{model, s}.update_forces(t); }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {

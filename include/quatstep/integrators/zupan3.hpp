@@ -146,9 +146,15 @@ class Zupan3 {
     s.r = k.position;
     s.v = k.velocity;
     s.a = Vec3<S>::Zero();
-    if (!angular_acceleration(model, s.e, s.w, t, s.wd)) return Status::singular_jacobian;
+    return hold_loads(model, s, t) ? Status::ok : Status::singular_jacobian;
+  }
+
+  /// The accelerations the next step starts with, α(e, Ω, t) and F(t)/m: initialize and every step
+  /// set them (ensemble.hpp, step_body_with_loads, when the model changes between steps). False for
+  /// a singular inertia, which initialize refuses.
+  QS_HD bool hold_loads(const Model& model, State& s, S t) const {
     if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
-    return Status::ok;
+    return angular_acceleration(model, s.e, s.w, t, s.wd);
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {
