@@ -342,7 +342,7 @@ int SampleBuffer::offset(const std::string& name) const {
 
 InMemoryRun run_in_memory(const Scenario& sc, int threads) {
   const ThreadCount thread_count(threads);
-  const BackendChoice backend = choose_backend(sc.backend);
+  const BackendChoice backend = choose_backend(sc);
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
   InMemoryRun run{SampleBuffer(sample_channels(sc), sc.ensemble_size, 0, sc.samples(), sc.stride, sc.time.t_start,
                                sc.time.dt),
