@@ -129,10 +129,12 @@ class CudaEnsemble {
   /// from a checkpoint (as CpuEnsemble's).
   StepRecords step_records() const {
     StepRecords r;
-    std::vector<S> smallest, largest;
-    accepted_.download(r.accepted), rejected_.download(r.rejected);
-    smallest_.download(smallest), largest_.download(largest);
-    r.smallest.assign(smallest.begin(), smallest.end()), r.largest.assign(largest.begin(), largest.end());
+    if constexpr (adaptive) {  // no copies of empty arrays for fixed steps
+      std::vector<S> smallest, largest;
+      accepted_.download(r.accepted), rejected_.download(r.rejected);
+      smallest_.download(smallest), largest_.download(largest);
+      r.smallest.assign(smallest.begin(), smallest.end()), r.largest.assign(largest.begin(), largest.end());
+    }
     return r;
   }
   void import_step_records(const StepRecords& r) {
@@ -140,9 +142,11 @@ class CudaEnsemble {
     if (r.accepted.size() != n || r.rejected.size() != n || r.smallest.size() != n || r.largest.size() != n)
       throw std::invalid_argument("import_step_records: records of " + std::to_string(r.accepted.size()) +
                                   " bodies for an ensemble of " + std::to_string(n) + " adaptive bodies");
-    accepted_.upload(r.accepted), rejected_.upload(r.rejected);
-    smallest_.upload(std::vector<S>(r.smallest.begin(), r.smallest.end()));
-    largest_.upload(std::vector<S>(r.largest.begin(), r.largest.end()));
+    if constexpr (adaptive) {
+      accepted_.upload(r.accepted), rejected_.upload(r.rejected);
+      smallest_.upload(std::vector<S>(r.smallest.begin(), r.smallest.end()));
+      largest_.upload(std::vector<S>(r.largest.begin(), r.largest.end()));
+    }
   }
 
  private:

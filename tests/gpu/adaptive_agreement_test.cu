@@ -17,6 +17,12 @@
 #include "reference/sherif_heavy_top.hpp"
 
 namespace quatstep {
+
+// The fixed-step CudaEnsemble has (empty) step records too: the scenario factory's checkpoints ask
+// every backend for them. Compiled here, where the factory's CUDA shards are not built.
+template StepRecords cuda::CudaEnsemble<ModifiedHht<HeavyTop<double>>>::step_records() const;
+template void cuda::CudaEnsemble<ModifiedHht<HeavyTop<double>>>::import_step_records(const StepRecords&);
+
 namespace {
 
 using testing::same_bits;
