@@ -1,14 +1,18 @@
 // CPU backend: the same advance_body as the GPU kernel, walked by an OpenMP loop over bodies.
 // Bodies are independent and each is advanced by one thread, so results are bitwise identical
-// whatever the thread count.
+// whatever the thread count. Over an adaptive stepper (AdaptiveHht<Integrator>) it walks
+// advance_body_adaptive instead (include/quatstep/adaptive/adaptive_ensemble.hpp): h is then the
+// spacing of the output times, each body keeps its own t and h, and its step records are kept.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "body_validation.hpp"
+#include "quatstep/adaptive/adaptive_ensemble.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/settings_keys.hpp"
+#include "step_records.hpp"
 
 namespace quatstep {
 
@@ -21,18 +25,25 @@ class CpuEnsemble {
   using Kinematics = KinematicsOf<Integrator>;
   /// Scalars per body and sample of the SampleViews this ensemble writes.
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
+  /// Per-body adaptive steps (AdaptiveHht): h is the output spacing.
+  static constexpr bool adaptive = is_adaptive_stepper<Integrator>::value;
 
   /// One model (per-body parameters) and one initial state per body. The settings are checked
   /// against their declared ranges (std::invalid_argument naming the key).
   CpuEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_((keys::check(integrator.settings), integrator)),
+      : integrator_((check_settings(integrator), integrator)),
         models_(std::move(models)),
         t0_(t0),
         h_(h),
         state_(State::size * models_.size()),
         status_(models_.size(), Status::ok),
         iterations_(models_.size(), 0),
-        failed_step_(models_.size(), -1) {}
+        failed_step_(models_.size(), -1) {
+    if constexpr (adaptive) {
+      accepted_.resize(models_.size()), rejected_.resize(models_.size());
+      smallest_.resize(models_.size()), largest_.resize(models_.size());
+    }
+  }
 
   index_t bodies() const { return static_cast<index_t>(models_.size()); }
   index_t steps_done() const { return steps_done_; }
@@ -47,20 +58,31 @@ class CpuEnsemble {
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
+    [[maybe_unused]] const AdaptiveRecord<S> taken = adaptive_record();
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) initialize_body(integrator_, models_[i], initial[i], soa, rec, i, t0_, out);
+    for (index_t i = 0; i < n; ++i) {
+      if constexpr (adaptive) initialize_body_adaptive(integrator_, models_[i], initial[i], soa, rec, taken, i, t0_, out);
+      else initialize_body(integrator_, models_[i], initial[i], soa, rec, i, t0_, out);
+    }
     steps_done_ = 0;
   }
 
-  /// Advance every body by `steps` steps.
+  /// Advance every body by `steps` steps (adaptive: through the next `steps` output times).
   void advance(index_t steps, const SampleView<S>& out) {
     check_layout(out);
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
     const index_t first = steps_done_;
+    if constexpr (adaptive) {
+      const AdaptiveRecord<S> taken = adaptive_record();
+#pragma omp parallel for schedule(dynamic, 64)  // bodies take different numbers of steps
+      for (index_t i = 0; i < n; ++i)
+        advance_body_adaptive(integrator_, models_[i], soa, rec, taken, i, t0_, h_, first, steps, out);
+    } else {
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
+      for (index_t i = 0; i < n; ++i) advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
+    }
     steps_done_ += steps;
   }
 
@@ -94,8 +116,27 @@ class CpuEnsemble {
   }
   const Model& model(index_t i) const { return models_[i]; }
 
+  /// Adaptive: every body's step records (empty for fixed steps), and back from a checkpoint.
+  StepRecords step_records() const {
+    return {accepted_, rejected_, std::vector<double>(smallest_.begin(), smallest_.end()),
+            std::vector<double>(largest_.begin(), largest_.end())};
+  }
+  void import_step_records(const StepRecords& r) {
+    if (r.accepted.size() != accepted_.size() || r.rejected.size() != accepted_.size() ||
+        r.smallest.size() != accepted_.size() || r.largest.size() != accepted_.size())
+      throw std::invalid_argument("import_step_records: records of " + std::to_string(r.accepted.size()) +
+                                  " bodies for an ensemble of " + std::to_string(accepted_.size()) + " adaptive bodies");
+    accepted_ = r.accepted, rejected_ = r.rejected;
+    smallest_.assign(r.smallest.begin(), r.smallest.end()), largest_.assign(r.largest.begin(), r.largest.end());
+  }
+
  private:
+  static void check_settings(const Integrator& integrator) {
+    if constexpr (adaptive) integrator.validate();
+    else keys::check(integrator.settings);
+  }
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
+  AdaptiveRecord<S> adaptive_record() { return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()}; }
   static void check_layout(const SampleView<S>& out) {
     if (out.samples > 0 && out.scalars != sample_scalars)
       throw std::invalid_argument("SampleView holds " + std::to_string(out.scalars) + " scalars per sample, this "
@@ -109,6 +150,8 @@ class CpuEnsemble {
   std::vector<Status> status_;
   std::vector<index_t> iterations_;
   std::vector<index_t> failed_step_;
+  std::vector<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
+  std::vector<S> smallest_, largest_;
   index_t steps_done_ = 0;
 };
 

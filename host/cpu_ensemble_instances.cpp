@@ -6,6 +6,9 @@
 namespace quatstep {
 
 template <>
+struct build::runs_adaptive_steps<CpuEnsemble> : std::true_type {};
+
+template <>
 std::unique_ptr<Ensemble> make_cpu_ensemble<QUATSTEP_SCALAR>(const Scenario& sc) {
   return build::ensemble_in<CpuEnsemble, QUATSTEP_SCALAR>(sc);
 }

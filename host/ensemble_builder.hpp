@@ -2,7 +2,9 @@
 // ensemble_factory.cpp, cuda::CudaEnsemble in kernels/cuda_ensemble_shard.cu.in): the registry's
 // dispatch (registry_dispatch.hpp) picks the integrator class, the model entry builds each body.
 // A backend is a class template over the integrator with CpuEnsemble's interface: (integrator,
-// models, t0, h), initialize, advance, status, newton_iterations, failed_step.
+// models, t0, h), initialize, advance, status, newton_iterations, failed_step, step_records (empty
+// for fixed steps). A scenario with [time] adaptive = true runs on Backend<AdaptiveHht<Integrator>>
+// (h: the output spacing) where runs_adaptive_steps<Backend> says so.
 #pragma once
 
 #include <cstring>
@@ -12,6 +14,7 @@
 
 #include "ensemble_factory.hpp"
 #include "keys.hpp"
+#include "quatstep/adaptive/adaptive_hht.hpp"
 #include "registry_dispatch.hpp"
 
 namespace quatstep::build {
@@ -29,6 +32,27 @@ Integrator make_integrator(const IntegratorSpec& in) {
   s.describe(assign);
   return Integrator(s);
 }
+
+/// [time]'s step control in precision S.
+template <class S>
+AdaptiveSettings<S> step_control(const TimeSpec& time) {
+  AdaptiveSettings<double> in = time.step_control;
+  KeyCollector values;  // each key's value, in describe() order (a choice as its index)
+  in.describe(values);
+  std::vector<std::vector<double>> numbers;
+  for (const KeyInfo& k : values.keys()) numbers.push_back(k.value);
+  AdaptiveSettings<S> s;
+  KeyAssigner assign(numbers);
+  s.describe(assign);
+  return s;
+}
+
+/// Whether scenarios run AdaptiveHht steppers on Backend: CpuEnsemble's specialisation
+/// (cpu_ensemble_instances.cpp) says yes. cuda::CudaEnsemble runs them too, bit for bit as the CPU
+/// (tests/gpu/adaptive_agreement_test.cu), but stays off the scenario path until that test has run
+/// on a GPU.
+template <template <class> class Backend>
+struct runs_adaptive_steps : std::false_type {};
 
 /// Body i's parameters as the model entry's struct.
 template <class ModelEntry>
@@ -84,14 +108,16 @@ class BackendAdapter final : public Ensemble {
   const std::vector<Status>& status() const override { return backend_.status(); }
   const std::vector<index_t>& newton_iterations() const override { return backend_.newton_iterations(); }
   const std::vector<index_t>& failed_step() const override { return backend_.failed_step(); }
+  StepRecords step_records() const override { return backend_.step_records(); }
   EnsembleState save() const override {
     const std::vector<S>& state = backend_.state_data();
     return {backend_.steps_done(), std::vector<double>(state.begin(), state.end()), backend_.status(),
-            backend_.newton_iterations(), backend_.failed_step()};
+            backend_.newton_iterations(), backend_.failed_step(), step_records()};
   }
   void restore(const EnsembleState& s) override {
     backend_.import_state(std::vector<S>(s.state.begin(), s.state.end()), s.status, s.newton_iterations, s.failed_step,
                           s.steps_done);
+    backend_.import_step_records(s.steps);
   }
 
  private:
@@ -114,9 +140,19 @@ std::unique_ptr<Ensemble> ensemble_in(const Scenario& sc) {
         models.reserve(sc.ensemble_size);
         for (index_t i = 0; i < sc.ensemble_size; ++i)
           models.push_back(ModelEntry::template build<S>(parameters<ModelEntry>(sc, i)));
+        const Integrator integrator = make_integrator<Integrator>(sc.integrator);
+        if (sc.time.adaptive) {
+          if constexpr (takes_adaptive_steps<Integrator>::value && runs_adaptive_steps<Backend>::value) {
+            using Stepper = AdaptiveHht<Integrator>;
+            return std::make_unique<BackendAdapter<Backend<Stepper>, ModelEntry>>(
+                sc, Backend<Stepper>(Stepper(integrator, step_control<S>(sc.time)), std::move(models),
+                                     S(sc.time.t_start), S(sc.time.dt)));
+          } else {  // the scenario parser and choose_backend rule this out
+            throw std::logic_error("adaptive steps: not with this method on this backend");
+          }
+        }
         return std::make_unique<BackendAdapter<Backend<Integrator>, ModelEntry>>(
-            sc, Backend<Integrator>(make_integrator<Integrator>(sc.integrator), std::move(models), S(sc.time.t_start),
-                                    S(sc.time.dt)));
+            sc, Backend<Integrator>(integrator, std::move(models), S(sc.time.t_start), S(sc.time.dt)));
       });
 }
 

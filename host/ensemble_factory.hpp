@@ -10,6 +10,7 @@
 
 #include "quatstep/ensemble.hpp"
 #include "scenario.hpp"
+#include "step_records.hpp"
 
 namespace quatstep {
 
@@ -20,6 +21,7 @@ struct EnsembleState {
   std::vector<double> state;  ///< State::size × bodies, [component][body]; a float run's values widened exactly
   std::vector<Status> status;
   std::vector<index_t> newton_iterations, failed_step;
+  StepRecords steps;  ///< adaptive runs; empty otherwise
 };
 
 class Ensemble {
@@ -27,11 +29,15 @@ class Ensemble {
   virtual ~Ensemble() = default;
   /// Consistent initial state of every body; writes sample 0 into `out` when it holds it.
   virtual void initialize(const SampleView<double>& out) = 0;
-  /// Advance every body by `steps` steps, writing the samples that fall into `out`'s window.
+  /// Advance every body by `steps` steps, writing the samples that fall into `out`'s window. With
+  /// adaptive steps ([time] adaptive = true) a "step" is an output interval dt: each body takes steps
+  /// of its own size through the next `steps` output times, and sample k is its state at t_start + k·dt.
   virtual void advance(index_t steps, const SampleView<double>& out) = 0;
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< per body, total
   virtual const std::vector<index_t>& failed_step() const = 0;        ///< per body, −1 if none
+  /// Adaptive runs: every body's step records; empty for fixed steps.
+  virtual StepRecords step_records() const = 0;
   /// The state between two advances (a checkpoint), and back: restore() after initialize() continues
   /// exactly where save() was taken.
   virtual EnsembleState save() const = 0;
@@ -49,6 +55,9 @@ struct BackendChoice {
 /// "auto" → CUDA when this build has it and a device is usable, else the CPU (saying why);
 /// "cuda" without a usable device → std::runtime_error with the reason.
 BackendChoice choose_backend(Backend requested);
+/// The scenario's [run] backend, or the CPU for adaptive steps (which run there only; the parser
+/// refuses "cuda" for them).
+BackendChoice choose_backend(const Scenario& scenario);
 
 /// Models and initial states of every body of the scenario, integrator settings from [integrator],
 /// in the scenario's precision, on the chosen backend.

@@ -71,6 +71,7 @@ struct Hdf5Output::Impl {
   std::vector<std::size_t> bins;  // per observable
   std::vector<StatisticsGroup> statistics;
   Handle status, newton_iterations, failed_step;
+  Handle accepted_steps, rejected_steps, smallest_step, largest_step;  // adaptive runs
   bool resuming = false;  // the datasets and attributes exist: open them, write only the values
 
   void check(bool ok, const std::string& what) const {
@@ -274,6 +275,12 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   m.string_attribute(m.status.get(), "codes", meaning);
   m.newton_iterations = m.per_body("newton_iterations", H5T_STD_I64LE);
   m.failed_step = m.per_body("failed_step", H5T_STD_I64LE);
+  if (layout.step_records) {
+    m.accepted_steps = m.per_body("accepted_steps", H5T_STD_I64LE);
+    m.rejected_steps = m.per_body("rejected_steps", H5T_STD_I64LE);
+    m.smallest_step = m.per_body("smallest_step", H5T_IEEE_F64LE);
+    m.largest_step = m.per_body("largest_step", H5T_IEEE_F64LE);
+  }
 
   m.string_attribute(m.file.get(), "scenario", attributes.scenario);
   m.string_attribute(m.file.get(), "quatstep_version", version);
@@ -393,6 +400,15 @@ void Hdf5Output::write_body_results(const std::vector<Status>& status, const std
   m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {0}, {n}, "failed_step");
 }
 
+void Hdf5Output::write_step_records(const StepRecords& steps) {
+  Impl& m = *impl_;
+  const hsize_t n = m.bodies;
+  m.write(m.accepted_steps, H5T_NATIVE_INT64, steps.accepted.data(), {0}, {n}, "accepted_steps");
+  m.write(m.rejected_steps, H5T_NATIVE_INT64, steps.rejected.data(), {0}, {n}, "rejected_steps");
+  m.write(m.smallest_step, H5T_NATIVE_DOUBLE, steps.smallest.data(), {0}, {n}, "smallest_step");
+  m.write(m.largest_step, H5T_NATIVE_DOUBLE, steps.largest.data(), {0}, {n}, "largest_step");
+}
+
 void Hdf5Output::write_checkpoint(const Checkpoint& c) {
   Impl& m = *impl_;
   const hid_t f = m.file.get();
@@ -411,6 +427,10 @@ void Hdf5Output::write_checkpoint(const Checkpoint& c) {
   array("newton_iterations", H5T_STD_I64LE, H5T_NATIVE_INT64, c.newton_iterations.data(), c.newton_iterations.size());
   array("failed_step", H5T_STD_I64LE, H5T_NATIVE_INT64, c.failed_step.data(), c.failed_step.size());
   array("iterations_at_sample", H5T_STD_I64LE, H5T_NATIVE_INT64, c.iterations_at_sample.data(), c.iterations_at_sample.size());
+  array("accepted_steps", H5T_STD_I64LE, H5T_NATIVE_INT64, c.steps.accepted.data(), c.steps.accepted.size());
+  array("rejected_steps", H5T_STD_I64LE, H5T_NATIVE_INT64, c.steps.rejected.data(), c.steps.rejected.size());
+  array("smallest_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.steps.smallest.data(), c.steps.smallest.size());
+  array("largest_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.steps.largest.data(), c.steps.largest.size());
   for (std::size_t k = 0; k < c.statistics_initial.size(); ++k)
     array("statistics_initial_" + std::to_string(k), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.statistics_initial[k].data(),
           c.statistics_initial[k].size());
@@ -439,6 +459,10 @@ Checkpoint Hdf5Output::read_checkpoint() const {
   array("newton_iterations", H5T_NATIVE_INT64, c.newton_iterations);
   array("failed_step", H5T_NATIVE_INT64, c.failed_step);
   array("iterations_at_sample", H5T_NATIVE_INT64, c.iterations_at_sample);
+  array("accepted_steps", H5T_NATIVE_INT64, c.steps.accepted);
+  array("rejected_steps", H5T_NATIVE_INT64, c.steps.rejected);
+  array("smallest_step", H5T_NATIVE_DOUBLE, c.steps.smallest);
+  array("largest_step", H5T_NATIVE_DOUBLE, c.steps.largest);
   std::transform(codes.begin(), codes.end(), std::back_inserter(c.status), [](std::int32_t s) { return static_cast<Status>(s); });
   const auto integer = [&](const char* name) {
     std::int64_t value = 0;
@@ -518,6 +542,7 @@ void Hdf5Output::close() {
   m.redraws.reset();
   m.statistics.clear();
   m.status.reset(), m.newton_iterations.reset(), m.failed_step.reset();
+  m.accepted_steps.reset(), m.rejected_steps.reset(), m.smallest_step.reset(), m.largest_step.reset();
   m.check(H5Fflush(m.file.get(), H5F_SCOPE_LOCAL) >= 0 && m.file.reset() >= 0, "cannot flush and close the file");
 }
 

@@ -9,14 +9,18 @@
 //   /trajectory_bodies (M, int64)  the ensemble indices of the bodies with trajectories, when they
 //     are not all the bodies of the run ([output] trajectories)
 //   /status (N, int32; attribute "codes" lists the meanings)            /newton_iterations (N, int64)
-//   /failed_step (N, int64, −1 if none)
+//   /failed_step (N, int64, −1 if none; with adaptive steps, the number of steps the body had accepted)
+//   /accepted_steps, /rejected_steps (N, int64)   adaptive steps ([time] adaptive = true): per body,
+//   /smallest_step, /largest_step (N, float64)    the steps accepted and the attempts rejected, the
+//                                                 smallest and largest accepted step [s]
 //   /bodies (N, int64)              the ensemble indices of the bodies run, with a body selection (--bodies)
 //   /parameters/<key> (N, or N×k)   every model key an [ensemble] table sets ("model.inertia", …), per body
 //   /redraws (N, int32)             invalid draws thrown away per body (when a law redraws; root
 //                                   attributes redrawn_bodies and redraws: their count and sum)
 //   /statistics/…                   per-sample ensemble statistics (layout in host/statistics.hpp)
 //   root attributes: scenario (TOML text), quatstep_version, method, model, backend (what ran it,
-//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt, t_start, t_end, stride, bodies
+//   e.g. "cuda: NVIDIA H100 …"), precision ("double" | "float"), dt (the step, or with adaptive steps
+//   the output spacing), t_start, t_end, stride, bodies
 //   (N), trajectories (what [output] trajectories chose, in words), complete (1, or 0 for an
 //   interrupted run) and samples_written (samples 0 … samples_written − 1 are in the file)
 //   /checkpoint/…                   an interrupted run's state (Checkpoint), removed when it completes
@@ -34,6 +38,7 @@
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
 #include "statistics.hpp"
+#include "step_records.hpp"
 
 namespace quatstep {
 
@@ -67,6 +72,7 @@ struct OutputLayout {
   std::vector<index_t> body_indices;       ///< /bodies; empty: no selection, no dataset
   std::vector<ParameterDataset> parameters;
   bool redraws = false;                    ///< /redraws
+  bool step_records = false;               ///< /accepted_steps, /rejected_steps, /smallest_step, /largest_step
   std::vector<double> quantile_levels;     ///< statistics: the levels
   std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
 };
@@ -80,6 +86,7 @@ struct Checkpoint {
   std::vector<index_t> newton_iterations, failed_step;
   std::vector<index_t> iterations_at_sample;             ///< the Newton statistics' reference totals
   std::vector<std::vector<double>> statistics_initial;   ///< the drifts' x₀, per statistics observable
+  StepRecords steps;                                     ///< adaptive runs
 };
 
 /// What a result file says of the run that wrote it: enough to run it again, or on.
@@ -115,6 +122,8 @@ class RunOutput {
   virtual void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) = 0;
   virtual void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                                   const std::vector<index_t>& failed_step) = 0;
+  /// The adaptive step records (a layout with step_records).
+  virtual void write_step_records(const StepRecords& steps) = 0;
   /// A 64-bit integer root attribute (created or replaced): redrawn_bodies, redraws.
   virtual void integer_attribute(const std::string& name, std::int64_t value) = 0;
   /// An interrupted run's state, to continue from.
@@ -144,6 +153,7 @@ class Hdf5Output final : public RunOutput {
   void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) override;
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step) override;
+  void write_step_records(const StepRecords& steps) override;
   void integer_attribute(const std::string& name, std::int64_t value) override;
   /// /checkpoint (replacing one there), and back.
   void write_checkpoint(const Checkpoint& checkpoint) override;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "quatstep/adaptive/adaptive_hht.hpp"
 #include "quatstep/registry.hpp"
 
 namespace quatstep {
@@ -54,6 +55,7 @@ MethodView method_view(int index) {
   with_first_model<M, double>([&](auto tag) {
     using I = IntegratorOf<M, tag_type<decltype(tag)>>;
     v.keys = key_table<SettingsOf<I>>();
+    v.adaptive = takes_adaptive_steps<I>::value;
     v.check_settings = [](const std::vector<std::vector<double>>& values) {
       SettingsOf<I> s;
       KeyAssigner assign(values);

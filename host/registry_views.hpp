@@ -27,6 +27,8 @@ struct MethodView {
   std::vector<std::vector<bool>> applies;  ///< [model][variant]: whether the pair is instantiated
   /// Values of `keys` (in double) through the settings struct's ranges and own rules: keys::KeyError.
   void (*check_settings)(const std::vector<std::vector<double>>& values);
+  /// Takes per-body adaptive steps, [time] adaptive = true (takes_adaptive_steps: the HHT family).
+  bool adaptive = false;
 
   bool has_variants() const { return variants.size() > 1; }
   bool applies_to(int model) const;  ///< in any variant

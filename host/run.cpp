@@ -293,7 +293,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   result.threads = omp_get_max_threads();
   const index_t n = result.bodies;
 
-  const BackendChoice backend = choose_backend(sc.backend);
+  const BackendChoice backend = choose_backend(sc);
   result.backend = backend;
   const std::vector<Channel> layout = sample_channels(sc);
   const int scalars = channel_scalars(layout);
@@ -313,6 +313,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   file.body_indices = sc.selection;
   for (int k : sc.ensemble_keys) file.parameters.push_back({sc.model_view().keys[k].name, sc.model_view().keys[k].size});
   file.redraws = sc.redraws;
+  file.step_records = sc.time.adaptive;
   if (stats) {
     file.quantile_levels = sc.statistics->quantile_levels;
     file.statistics = stats->datasets();
@@ -356,7 +357,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   if (opened.resume) {  // the initial state, then the checkpoint over it
     ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 0, sc.stride, scalars});
     const Checkpoint& c = opened.resume->checkpoint;
-    ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step});
+    ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step, c.steps});
     if (stats) stats->restore(c);
     done = c.steps_done;
     samples_written = done / sc.stride + 1;
@@ -408,11 +409,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
 
   if (result.interrupted) {
     const EnsembleState state = ensemble->save();
-    Checkpoint c{state.steps_done, state.state, state.status, state.newton_iterations, state.failed_step, {}, {}};
+    Checkpoint c{state.steps_done, state.state, state.status, state.newton_iterations, state.failed_step, {}, {}, state.steps};
     if (stats) stats->save(c);
     out.write_checkpoint(c);
   }
   out.write_body_results(ensemble->status(), ensemble->newton_iterations(), ensemble->failed_step());
+  if (sc.time.adaptive) out.write_step_records(ensemble->step_records());
   out.mark_progress(!result.interrupted, samples_written);
   out.close();
   result.samples_written = samples_written;
@@ -420,6 +422,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   result.steps_done = done;
   result.status = ensemble->status();
   result.failed_step = ensemble->failed_step();
+  result.step_records = ensemble->step_records();
   for (index_t it : ensemble->newton_iterations()) result.newton_iterations += it;
   result.wall_seconds = seconds_since(start);
   return result;
@@ -457,24 +460,37 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
 }
 
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
-  const double body_steps = double(r.bodies) * double(r.steps_done - r.first_step);  // in this process
+  const StepRecords& taken = r.step_records;
+  double accepted = 0, rejected = 0, smallest = std::numeric_limits<double>::infinity(), largest = 0;
+  for (std::size_t i = 0; i < taken.accepted.size(); ++i) {
+    accepted += double(taken.accepted[i]), rejected += double(taken.rejected[i]);
+    smallest = std::min(smallest, taken.smallest[i]), largest = std::max(largest, taken.largest[i]);
+  }
+  // in this process (adaptive: all steps of the run, a resumed one's included)
+  const double body_steps = sc.time.adaptive ? accepted : double(r.bodies) * double(r.steps_done - r.first_step);
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
   const MethodView& method = sc.integrator.view();
   os << "quatstep " << version << ": " << sc.model_view().info.name << ", " << method.info.name;
   if (method.has_variants()) os << " (variant " << method.variants[sc.integrator.variant].name << ")";
   os << " (" << settings_summary(sc.integrator) << ")";
-  os << ", dt " << sc.time.dt << "\n";
+  os << (sc.time.adaptive ? ", adaptive steps, output every " : ", dt ") << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
-  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";
-  if (r.first_step > 0) os << ", resumed at step " << r.first_step;
-  if (r.interrupted) os << ", interrupted at step " << r.steps_done;
+  row(sc.time.adaptive ? "output intervals" : "steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";
+  const char* unit = sc.time.adaptive ? "output time " : "step ";
+  if (r.first_step > 0) os << ", resumed at " << unit << r.first_step;
+  if (r.interrupted) os << ", interrupted at " << unit << r.steps_done;
   os << "\n";
+  if (sc.time.adaptive)
+    row("adaptive steps") << accepted << " accepted, " << rejected << " rejected (all bodies), h in [" << smallest << ", "
+                          << largest << "] (/accepted_steps, /rejected_steps, /smallest_step, /largest_step)\n";
   row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
   if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << "\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2)
-                                << double(r.newton_iterations) / std::max(1.0, double(r.bodies) * double(r.steps_done))
+                                << double(r.newton_iterations) /
+                                       std::max(1.0, sc.time.adaptive ? accepted + rejected
+                                                                      : double(r.bodies) * double(r.steps_done))
                                 << std::defaultfloat << std::setprecision(6) << "\n";
   row("failures") << r.failures();
   constexpr int shown = 5;

@@ -66,6 +66,7 @@ struct RunResult {
   index_t first_step = 0;          ///< the step this process started from (> 0 when resumed)
   index_t steps_done = 0;          ///< steps taken (all of them unless interrupted)
   index_t samples_written = 0;     ///< samples 0 … samples_written − 1 are in the file
+  StepRecords step_records;        ///< adaptive steps: per body ([time] adaptive = true)
 
   index_t failures() const;
 };
@@ -99,8 +100,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options, cons
 /// complete file.
 Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend = std::nullopt);
 
-/// Bodies, steps, wall time, body-steps per second, Newton iterations per step, failures (count and
-/// the first few bodies), redrawn bodies, trajectories, statistics, output file.
+/// Bodies, steps (with adaptive steps: the output intervals, then the accepted and rejected steps and
+/// the range of step sizes of all bodies), wall time, body-steps per second, Newton iterations per
+/// step, failures (count and the first few bodies), redrawn bodies, trajectories, statistics, output
+/// file.
 void print_summary(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace quatstep

@@ -517,9 +517,37 @@ void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   check_settings(r.source(), in);
 }
 
+/// [time] adaptive = true: an HHT-family method (the integrator is parsed first) and step-control
+/// values that pass AdaptiveSettings::validate(); without it, a step-control key is an error
+/// (whoever wrote it expects it to act).
+void parse_step_control(const Reader& r, const toml::table& t, const Scenario& sc) {
+  if (!sc.time.adaptive) {
+    for (const KeyInfo& k : key_table<AdaptiveSettings<double>>())
+      if (t.get(k.name)) r.fail("time." + k.name, "read only with adaptive = true");
+    return;
+  }
+  const MethodView& method = sc.integrator.view();
+  if (!method.adaptive) {
+    std::vector<std::string> adaptive;
+    for (const MethodView& m : method_views())
+      if (m.adaptive) adaptive.push_back(m.info.name);
+    r.fail("time.adaptive", "method '" + std::string(method.info.name) +
+                                "' takes fixed steps only; adaptive steps run with the HHT family: " + quoted(adaptive));
+  }
+  try {
+    sc.time.step_control.validate();
+  } catch (const keys::KeyError& e) {
+    r.fail("time." + e.key, e.problem);
+  }
+  if (sc.backend == Backend::cuda)
+    r.fail("run.backend", "\"cuda\": adaptive steps (time.adaptive = true) run on the CPU backend only");
+}
+
 void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {
   TimeSpec& ts = sc.time;
-  ts = r.read_spec<TimeSpec>(r.table(root, "time", "time"), "time");
+  const toml::table& t = r.table(root, "time", "time");
+  ts = r.read_spec<TimeSpec>(t, "time");
+  parse_step_control(r, t, sc);
   if (t_end) ts.t_end = *t_end;
   if (!(ts.t_end > ts.t_start)) r.fail("time.t_end", format(ts.t_end) + ", must be > t_start (" + format(ts.t_start) + ")");
   const double n = (ts.t_end - ts.t_start) / ts.dt;

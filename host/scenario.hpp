@@ -9,7 +9,7 @@
 //   [initial]     the model's initial-state keys (quaternion scalar first, omega_body, …)
 //   [integrator]  method = "modified_hht" | …, variant (methods with a compile-time choice), settings
 //   [run]         backend = "auto" | "cuda" | "cpu", precision = "double" | "float"
-//   [time]        dt, t_end, t_start
+//   [time]        dt, t_end, t_start; adaptive = true and its step-size control (HHT family)
 //   [ensemble]    size, [[ensemble.sweep]], [[ensemble.random]], [[ensemble.design]] (with
 //                 [[ensemble.design.keys]]), [[ensemble.override]]
 //   [output]      file, stride, channels, trajectories (all | none | list | every | auto);
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "quatstep/adaptive/adaptive_settings.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/settings_keys.hpp"
 #include "registry_views.hpp"
@@ -75,13 +76,24 @@ struct TimeSpec {
   double dt = 0;
   double t_end = 0;
   double t_start = 0;
-  index_t steps = 0;  ///< round((t_end − t_start)/dt), not a key
+  bool adaptive = false;
+  AdaptiveSettings<double> step_control;  ///< adaptive = true: its keys (include/quatstep/adaptive/adaptive_settings.hpp)
+  /// round((t_end − t_start)/dt), not a key: the steps, or with adaptive = true the output intervals
+  index_t steps = 0;
 
   template <class Keys>
   void describe(Keys& k) {
-    k.required("dt", dt, "step size", keys::positive);
+    k.required("dt", dt,
+               "step size; with adaptive = true the spacing of the output times t_start + j dt, between which each "
+               "body takes steps of its own size (sampled by dense output)",
+               keys::positive);
     k.required("t_end", t_end, "end time, > t_start; (t_end - t_start)/dt must be an integer to 1e-9 relative");
     k("t_start", t_start, "start time");
+    k("adaptive", adaptive,
+      "per-body adaptive steps (Negrut et al. 2007 section 3: local error estimate, accuracy test, step-size rule, "
+      "predictor; include/quatstep/adaptive/): HHT-family methods only, CPU backend only; the keys below are read "
+      "only with adaptive = true");
+    step_control.describe(k);
   }
 };
 

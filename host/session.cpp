@@ -299,6 +299,7 @@ class MemoryOutput final : public RunOutput {
                           const std::vector<index_t>& failed) override {
     r_.records = {status, iterations, failed};
   }
+  void write_step_records(const StepRecords&) override {}  // kept in RunResult::step_records
   void integer_attribute(const std::string&, std::int64_t) override {}  // the redraw counts: RunResult
   void write_checkpoint(const Checkpoint&) override {}  // never interrupted: RunOptions::interrupt is null
   void mark_progress(bool, index_t) override {}

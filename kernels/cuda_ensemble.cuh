@@ -2,7 +2,9 @@
 // and records in device memory (struct of arrays) and one thread per body. A call to advance is
 // one launch: every body loads its state once, takes all the steps in registers, writes the samples
 // that fall in the window straight into the device sample buffer ([sample][channel][body]) and
-// stores its state once; the window is then copied to the caller's host SampleView.
+// stores its state once; the window is then copied to the caller's host SampleView. Over an
+// adaptive stepper (AdaptiveHht<Integrator>) a launch advances every body through the next output
+// times with its own t and h, as CpuEnsemble does, and keeps the step records on the device.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "device_array.cuh"
 #include "ensemble_kernels.cuh"
 #include "host/body_validation.hpp"
+#include "host/step_records.hpp"
 #include "quatstep/settings_keys.hpp"
 
 namespace quatstep::cuda {
@@ -25,10 +28,12 @@ class CudaEnsemble {
   using State = typename Integrator::State;
   using Kinematics = KinematicsOf<Integrator>;
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
+  /// Per-body adaptive steps (AdaptiveHht): h is the output spacing.
+  static constexpr bool adaptive = is_adaptive_stepper<Integrator>::value;
 
   /// One model (per-body parameters) per body, uploaded once; the current CUDA device is used.
   CudaEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_((keys::check(integrator.settings), integrator)),
+      : integrator_((check_settings(integrator), integrator)),
         models_host_(std::move(models)),
         n_(static_cast<index_t>(models_host_.size())),
         t0_(t0),
@@ -40,7 +45,11 @@ class CudaEnsemble {
         failed_step_(models_host_.size()),
         status_host_(models_host_.size(), Status::ok),
         iterations_host_(models_host_.size(), 0),
-        failed_step_host_(models_host_.size(), -1) {}
+        failed_step_host_(models_host_.size(), -1),
+        accepted_(adaptive ? models_host_.size() : 0),
+        rejected_(adaptive ? models_host_.size() : 0),
+        smallest_(adaptive ? models_host_.size() : 0),
+        largest_(adaptive ? models_host_.size() : 0) {}
 
   index_t bodies() const { return n_; }
   index_t steps_done() const { return steps_done_; }
@@ -56,20 +65,30 @@ class CudaEnsemble {
     const DeviceArray<Kinematics> d_initial(initial);
     const Window window(out, 0, 0);
     if (n_) {
-      initialize_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(), record(),
-                                                        t0_, window.device_view);
+      if constexpr (adaptive)
+        initialize_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(),
+                                                                   record(), adaptive_record(), t0_, window.device_view);
+      else
+        initialize_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(),
+                                                          record(), t0_, window.device_view);
       check(cudaGetLastError(), "initialize_bodies launch");
     }
     finish(window);
     steps_done_ = 0;
   }
 
-  /// Advance every body by `steps` steps in one launch; a failed body stops, the others go on.
+  /// Advance every body by `steps` steps (adaptive: through the next `steps` output times) in one
+  /// launch; a failed body stops, the others go on.
   void advance(index_t steps, const SampleView<S>& out) {
     const Window window(out, steps_done_ + 1, steps_done_ + steps);
     if (n_ && steps > 0) {
-      advance_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(), t0_, h_, steps_done_,
-                                                     steps, window.device_view);
+      if constexpr (adaptive)
+        advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(),
+                                                                adaptive_record(), t0_, h_, steps_done_, steps,
+                                                                window.device_view);
+      else
+        advance_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(), t0_, h_,
+                                                       steps_done_, steps, window.device_view);
       check(cudaGetLastError(), "advance_bodies launch");
     }
     finish(window);
@@ -106,8 +125,35 @@ class CudaEnsemble {
     status_.upload(status_host_), iterations_.upload(iterations_host_), failed_step_.upload(failed_step_host_);
     steps_done_ = steps_done;
   }
+  /// Adaptive: every body's step records, copied from the device (empty for fixed steps), and back
+  /// from a checkpoint (as CpuEnsemble's).
+  StepRecords step_records() const {
+    StepRecords r;
+    if constexpr (adaptive) {  // no copies of empty arrays for fixed steps
+      std::vector<S> smallest, largest;
+      accepted_.download(r.accepted), rejected_.download(r.rejected);
+      smallest_.download(smallest), largest_.download(largest);
+      r.smallest.assign(smallest.begin(), smallest.end()), r.largest.assign(largest.begin(), largest.end());
+    }
+    return r;
+  }
+  void import_step_records(const StepRecords& r) {
+    const std::size_t n = accepted_.size();
+    if (r.accepted.size() != n || r.rejected.size() != n || r.smallest.size() != n || r.largest.size() != n)
+      throw std::invalid_argument("import_step_records: records of " + std::to_string(r.accepted.size()) +
+                                  " bodies for an ensemble of " + std::to_string(n) + " adaptive bodies");
+    if constexpr (adaptive) {
+      accepted_.upload(r.accepted), rejected_.upload(r.rejected);
+      smallest_.upload(std::vector<S>(r.smallest.begin(), r.smallest.end()));
+      largest_.upload(std::vector<S>(r.largest.begin(), r.largest.end()));
+    }
+  }
 
  private:
+  static void check_settings(const Integrator& integrator) {
+    if constexpr (adaptive) integrator.validate();
+    else keys::check(integrator.settings);
+  }
   /// The device side of a host sample window for one launch that takes steps [first, last]: a
   /// device buffer of the samples of the window that fall in those steps alone (those the launch
   /// writes), copied back into their place in the host window, which keeps every other sample — as
@@ -133,6 +179,9 @@ class CudaEnsemble {
 
   SoaView<S> soa() const { return SoaView<S>{state_.data(), n_}; }
   BodyRecord record() const { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
+  AdaptiveRecord<S> adaptive_record() const {
+    return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()};
+  }
 
   /// Waits for the launch, then copies the sample window and the per-body records to the host.
   void finish(const Window& w) {
@@ -153,6 +202,8 @@ class CudaEnsemble {
   DeviceArray<index_t> iterations_, failed_step_;
   std::vector<Status> status_host_;
   std::vector<index_t> iterations_host_, failed_step_host_;
+  DeviceArray<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
+  DeviceArray<S> smallest_, largest_;
   index_t steps_done_ = 0;
 };
 

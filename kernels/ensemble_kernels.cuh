@@ -1,7 +1,9 @@
-// The kernels: one thread per body, each calling the core's per-body functions of ensemble.hpp
-// (the same ones the CPU backend calls from its OpenMP loop). Nothing numerical lives here.
+// The kernels: one thread per body, each calling the core's per-body functions of ensemble.hpp and
+// adaptive/adaptive_ensemble.hpp (the same ones the CPU backend calls from its OpenMP loop). Nothing
+// numerical lives here.
 #pragma once
 
+#include "quatstep/adaptive/adaptive_ensemble.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/models/external_load.hpp"
 
@@ -32,6 +34,31 @@ __global__ void __launch_bounds__(block_size)
                    SampleView<typename Integrator::Scalar> out) {
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
   if (i < state.bodies) advance_body(integrator, models[i], state, record, i, t0, h, first_step, steps, out);
+}
+
+/// Adaptive steps: the consistent initial state and step records of every body, and sample 0.
+template <class Stepper, class Kinematics>
+__global__ void __launch_bounds__(block_size)
+    initialize_bodies_adaptive(Stepper stepper, const typename Stepper::ModelType* __restrict__ models,
+                               const Kinematics* __restrict__ initial, SoaView<typename Stepper::Scalar> state,
+                               BodyRecord record, AdaptiveRecord<typename Stepper::Scalar> steps,
+                               typename Stepper::Scalar t0, SampleView<typename Stepper::Scalar> out) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < state.bodies) initialize_body_adaptive(stepper, models[i], initial[i], state, record, steps, i, t0, out);
+}
+
+/// Adaptive steps through the output times t0 + j·interval, j = first + 1 … first + count, every
+/// body with its own t and h (their step sizes diverge inside a warp).
+template <class Stepper>
+__global__ void __launch_bounds__(block_size)
+    advance_bodies_adaptive(Stepper stepper, const typename Stepper::ModelType* __restrict__ models,
+                            SoaView<typename Stepper::Scalar> state, BodyRecord record,
+                            AdaptiveRecord<typename Stepper::Scalar> steps, typename Stepper::Scalar t0,
+                            typename Stepper::Scalar interval, index_t first, index_t count,
+                            SampleView<typename Stepper::Scalar> out) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < state.bodies)
+    advance_body_adaptive(stepper, models[i], state, record, steps, i, t0, interval, first, count, out);
 }
 
 /// One step (step index k, from t to t + h) of every body with the external spatial torque and

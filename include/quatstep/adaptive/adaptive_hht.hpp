@@ -18,6 +18,8 @@
 // unit step. Use the inertia shift with α ≠ 0.
 #pragma once
 
+#include <type_traits>
+
 #include "quatstep/adaptive/adaptive_settings.hpp"
 #include "quatstep/adaptive/dense_output.hpp"
 #include "quatstep/adaptive/local_error.hpp"
@@ -151,6 +153,9 @@ class AdaptiveHht {
     }
   }
 
+  /// The body's kinematics at t (the integrator's, of `now`).
+  QS_HD auto kinematics(const Model& model, const State& st) const { return integrator.kinematics(model, st.now); }
+
   /// The integrator's state at τ ∈ [t − h_last, t] (dense output, for common output times).
   QS_HD IntegratorState sample(const State& st, S tau) const {
     if (!(st.h_last > S(0))) return st.now;
@@ -188,5 +193,18 @@ class AdaptiveHht {
 
   QS_HD S clamp_step(S h) const { return h < settings.h_min ? settings.h_min : h > settings.h_max ? settings.h_max : h; }
 };
+
+/// Whether AdaptiveHht runs over an integrator: the HHT family (the registry's hht and
+/// modified_hht). A scenario's `[time] adaptive = true` needs it.
+template <class Integrator>
+struct takes_adaptive_steps : std::false_type {};
+template <class Model, VelocityUpdate Update>
+struct takes_adaptive_steps<HhtFamily<Model, Update>> : std::true_type {};
+
+/// Whether a stepper is an adaptive one (its bodies keep their own t and h: adaptive_ensemble.hpp).
+template <class Stepper>
+struct is_adaptive_stepper : std::false_type {};
+template <class Integrator>
+struct is_adaptive_stepper<AdaptiveHht<Integrator>> : std::true_type {};
 
 }  // namespace quatstep

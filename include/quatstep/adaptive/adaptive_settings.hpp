@@ -71,25 +71,24 @@ struct AdaptiveSettings {
       keys::between(0.0, max_predictor_degree, "in [0, 3]"));
   }
 
-  /// Host-side check (device code cannot throw); the message names the key.
+  /// Host-side check (device code cannot throw): keys::KeyError naming the key as declared above
+  /// (the scenario parser puts its table in front: "time.h_min").
   void validate() const {
-    auto fail = [](const std::string& key, double value, const char* rule) {
-      throw std::invalid_argument("adaptive." + key + " = " + std::to_string(value) + ": " + rule);
-    };
-    if (!(rotation_atol > S(0))) fail("rotation_atol", rotation_atol, "must be > 0 (Euler parameters pass zero)");
-    if (!(rotation_rtol >= S(0))) fail("rotation_rtol", rotation_rtol, "must be >= 0");
+    auto fail = [](const char* key, double value, const char* rule) { throw keys::KeyError::of(key, value, rule); };
+    if (!(rotation_atol > S(0))) fail("rotation_atol", rotation_atol, "> 0 (Euler parameters pass zero)");
+    if (!(rotation_rtol >= S(0))) fail("rotation_rtol", rotation_rtol, ">= 0");
     if (!(translation_atol > S(0) || translation_rtol > S(0)))
-      fail("translation_atol", translation_atol, "translation_atol or translation_rtol must be > 0");
-    if (!(translation_atol >= S(0))) fail("translation_atol", translation_atol, "must be >= 0");
-    if (!(translation_rtol >= S(0))) fail("translation_rtol", translation_rtol, "must be >= 0");
-    if (!(h_min > S(0))) fail("h_min", h_min, "must be > 0");
-    if (!(h_max >= h_min)) fail("h_max", h_max, "must be >= h_min");
-    if (!(h_initial >= h_min && h_initial <= h_max)) fail("h_initial", h_initial, "must be in [h_min, h_max]");
-    if (!(safety > S(0) && safety <= S(1))) fail("safety", safety, "must be in (0, 1]");
-    if (!(growth_limit >= S(1))) fail("growth_limit", growth_limit, "must be >= 1");
-    if (!(shrink_limit > S(0) && shrink_limit < S(1))) fail("shrink_limit", shrink_limit, "must be in (0, 1)");
+      fail("translation_atol", translation_atol, "> 0 where translation_rtol is 0");
+    if (!(translation_atol >= S(0))) fail("translation_atol", translation_atol, ">= 0");
+    if (!(translation_rtol >= S(0))) fail("translation_rtol", translation_rtol, ">= 0");
+    if (!(h_min > S(0))) fail("h_min", h_min, "> 0");
+    if (!(h_max >= h_min)) fail("h_max", h_max, ">= h_min");
+    if (!(h_initial >= h_min && h_initial <= h_max)) fail("h_initial", h_initial, "in [h_min, h_max]");
+    if (!(safety > S(0) && safety <= S(1))) fail("safety", safety, "in (0, 1]");
+    if (!(growth_limit >= S(1))) fail("growth_limit", growth_limit, ">= 1");
+    if (!(shrink_limit > S(0) && shrink_limit < S(1))) fail("shrink_limit", shrink_limit, "in (0, 1)");
     if (predictor_degree < 0 || predictor_degree > max_predictor_degree)
-      fail("predictor_degree", predictor_degree, "must be in [0, 3]");
+      fail("predictor_degree", predictor_degree, "in [0, 3]");
   }
 };
 
