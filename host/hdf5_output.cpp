@@ -388,6 +388,11 @@ void Hdf5Output::write_body_results(const std::vector<Status>& status, const std
   m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {0}, {n}, "failed_step");
 }
 
+void Hdf5Output::write_body_values(const std::string& name, const std::vector<double>& values) {
+  Impl& m = *impl_;
+  m.write(m.per_body(name, H5T_IEEE_F64LE), H5T_NATIVE_DOUBLE, values.data(), {0}, {hsize_t(m.bodies)}, name);
+}
+
 void Hdf5Output::write_checkpoint(const Checkpoint& c) {
   Impl& m = *impl_;
   const hid_t f = m.file.get();

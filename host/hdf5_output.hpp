@@ -116,6 +116,8 @@ class Hdf5Output {
   void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows);
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step);
+  /// /<name> (N, float64): one value per body of the run, written whole.
+  void write_body_values(const std::string& name, const std::vector<double>& values);
   /// A 64-bit integer root attribute (created or replaced).
   void integer_attribute(const std::string& name, std::int64_t value);
   /// /checkpoint (replacing one there), and back.
