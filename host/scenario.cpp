@@ -985,7 +985,10 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   const Reader r(source);
   for (auto&& [name, node] : root)
     if (!std::set<std::string_view>{"model", "initial", "integrator", "run", "time", "ensemble", "output"}.count(name.str()))
-      r.fail(std::string(name.str()), "unknown key");
+      r.fail(std::string(name.str()), name.str() == "mechanism"
+                                          ? "a mechanism scenario: `quatstep run` runs it (host/mechanism_run.hpp), "
+                                            "this entry point runs single bodies"
+                                          : "unknown key");
   parse_model(r, root, sc);
   parse_run(r, root, sc);  // before [integrator]: the Newton defaults depend on the precision
   if (overrides.backend) sc.backend = *overrides.backend;
