@@ -17,6 +17,7 @@
 #include "hdf5_read.hpp"
 #include "mechanism_run.hpp"
 #include "mechanisms.hpp"
+#include "v_engine.hpp"
 #include "quatstep/mechanism/hht.hpp"
 
 namespace quatstep {
@@ -93,6 +94,34 @@ TEST(MechanismScenario, FourBarFromTomlIsTheLibraryRunBitForBit) {
   const auto p = read_dataset(file, "linear_momentum");
   EXPECT_NEAR(p.values[15 * 3 + 0], 400.0, 1e-9);
   EXPECT_NEAR(p.values[15 * 3 + 1], 0.0, 1e-9);
+}
+
+// The V8 of examples/v8_crank_drive.toml is the engine of problems/v_engine.hpp: its 17-digit
+// decimals and space frames give, after assembly, the library's motion to round-off.
+TEST(MechanismScenario, V8FromTomlFollowsTheLibraryEngine) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.01;
+  const MechanismScenario sc = load_mechanism_scenario(example("v8_crank_drive.toml"), shorter);
+  const std::string file = dir.file("v8.h5");
+  ASSERT_EQ(run(sc, file).status[0], Status::ok);
+
+  using Cap = mechanism::LargeCapacity;
+  const testing::TestMechanism<Cap> tm = testing::engine<Cap>(testing::v8_geometry(), 0.0, 100.0, 50.0);
+  mechanism::MechanismHhtSettings<double> settings;
+  settings.alpha = -0.3;
+  settings.inertia_shift = true;
+  const mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> integrator(settings);
+  decltype(integrator)::State s;
+  ASSERT_EQ(integrator.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
+  for (long k = 0; k < 100; ++k) ASSERT_EQ(integrator.step(tm.mech, s, k * 1e-4, 1e-4).status, Status::ok);
+  const auto kin = integrator.kinematics(tm.mech, s);
+  const auto omega = read_dataset(file, "omega_body"), position = read_dataset(file, "position");
+  const std::size_t last = (omega.dims[0] - 1) * 51;
+  EXPECT_NEAR(omega.values[last], kin.body[0].omega_body[0], 1e-10 * kin.body[0].omega_body[0]);  // 108.3 rad/s
+  EXPECT_GT(kin.body[0].omega_body[0], 100.0);  // the torque speeds the crank up
+  for (int b = 1; b < 17; ++b)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(position.values[last + 3 * b + c], kin.body[b].position[c], 1e-12) << b;
 }
 
 // ------------------------------------------------------------------ every example through the CLI
