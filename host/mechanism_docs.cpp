@@ -38,7 +38,9 @@ void print_mechanism_format(std::ostream& os) {
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "
         "`spring.<name>.<key>` (point_i, point_j, stiffness, damping, rest_length), `load.<index>.<key>` (value, "
         "profile.<key>); each swept key is written to /parameters/<key>, and every mechanism of the ensemble is "
-        "built and checked before the run (a bad one is reported as \"mechanism i\"). [output]: `file` and "
+        "built and checked before the run (a bad one is reported as \"mechanism i\"). [[ensemble.override]] tables "
+        "set keys of one mechanism last: `mechanism` (required, an index in [0, size)) and any of those keys by "
+        "name (`\"spring.return spring.stiffness\" = 500.0`), also written to /parameters. [output]: `file` and "
         "`stride`; every channel is written for every mechanism.\n";
 }
 

@@ -141,7 +141,8 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   layout.channels = mechanism_channels(sc.mechanism, docs);
   for (const Channel& c : layout.channels) layout.written.push_back(c.name);
   for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
-  for (const Sweep& s : sc.sweeps) layout.parameters.push_back({s.key, int(s.from.size())});
+  const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
+  for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
   OutputAttributes attributes;
   attributes.scenario = sc.text;
   attributes.method = name_of_method(sc.method) + std::string(sc.settings.inertia_shift ? " (inertia_shift)" : "");
@@ -156,12 +157,12 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   attributes.stride = sc.stride;
   attributes.trajectories = "all " + std::to_string(n) + " mechanisms";
   Hdf5Output out(r.output_file, layout, attributes);
-  for (std::size_t p = 0; p < sc.sweeps.size(); ++p) {
+  for (std::size_t p = 0; p < varied.size(); ++p) {
     std::vector<double> values;
     for (index_t i = 0; i < n; ++i) {
       MechanismDescription d = mechanism_description(sc, i);
       for_each_parameter(d, [&](const std::string& key, double* v, int size) {
-        if (key == sc.sweeps[p].key) values.insert(values.end(), v, v + size);
+        if (key == varied[p].first) values.insert(values.end(), v, v + size);
       });
     }
     out.write_parameters(int(p), 0, n, values.data());

@@ -204,10 +204,11 @@ void parse_integrator(const std::string& source, const toml::table& root, Mechan
 void parse_ensemble(const std::string& source, const toml::table& root, MechanismScenario& sc) {
   const toml::table& t = section(source, root, "ensemble");
   for (auto&& [name, value] : t)
-    if (name.str() != "size" && name.str() != "sweep")
+    if (name.str() != "size" && name.str() != "sweep" && name.str() != "override")
       fail(source, "ensemble." + std::string(name.str()),
-           "not available for mechanisms (an ensemble of mechanisms has size and [[ensemble.sweep]])");
-  sc.ensemble_size = read_spec_table<EnsembleSpec>(source, t, "ensemble", {"sweep"}).size;
+           "not available for mechanisms (an ensemble of mechanisms has size, [[ensemble.sweep]] and "
+           "[[ensemble.override]])");
+  sc.ensemble_size = read_spec_table<EnsembleSpec>(source, t, "ensemble", {"sweep", "override"}).size;
   const std::vector<std::pair<std::string, int>> keys = parameter_keys(sc.mechanism);
   const std::vector<const toml::table*> sweeps = tables_of(source, t, "sweep", "ensemble.sweep");
   for (std::size_t k = 0; k < sweeps.size(); ++k) {
@@ -225,6 +226,34 @@ void parse_ensemble(const std::string& source, const toml::table& root, Mechanis
              "expected " + std::to_string(key->second) + " numbers (or one for all), got " + std::to_string(v->size()));
     }
     sc.sweeps.push_back(std::move(s));
+  }
+  // [[ensemble.override]]: `mechanism` and any numeric keys, read against a key table made of them.
+  std::vector<KeyInfo> override_keys(1);
+  override_keys[0].name = "mechanism";
+  override_keys[0].kind = KeyInfo::Kind::integer;
+  override_keys[0].range = keys::non_negative;
+  override_keys[0].required = true;
+  override_keys[0].value = {0};
+  for (const auto& [name, size] : keys) {
+    KeyInfo k;
+    k.name = name;
+    k.size = size;
+    k.value.assign(std::size_t(size), 0.0);
+    override_keys.push_back(k);
+  }
+  const std::vector<const toml::table*> overrides = tables_of(source, t, "override", "ensemble.override");
+  for (std::size_t o = 0; o < overrides.size(); ++o) {
+    const std::string shown = indexed("ensemble.override", o);
+    const KeyValues v = read_key_table(source, *overrides[o], shown, override_keys);
+    MechanismScenario::Override entry;
+    entry.mechanism = index_t(v.numbers[0][0]);
+    if (entry.mechanism >= sc.ensemble_size)
+      fail(source, shown + ".mechanism",
+           std::to_string(entry.mechanism) + " is not a mechanism of the ensemble (size " +
+               std::to_string(sc.ensemble_size) + ")");
+    for (std::size_t k = 1; k < override_keys.size(); ++k)
+      if (v.given[k]) entry.values.emplace_back(override_keys[k].name, v.numbers[k]);
+    sc.overrides.push_back(std::move(entry));
   }
 }
 
@@ -245,10 +274,11 @@ void parse_output(const std::string& source, const toml::table& root, MechanismS
 /// capacity): the first bad one is reported with its index.
 void check_members(const MechanismScenario& sc) {
   const bool small = fits_small_capacity(sc.mechanism);
-  for (index_t i = 0; i < (sc.sweeps.empty() ? 1 : sc.ensemble_size); ++i) {
+  const bool varied = !sc.sweeps.empty() || !sc.overrides.empty();
+  for (index_t i = 0; i < (varied ? sc.ensemble_size : 1); ++i) {
     const std::string source = sc.ensemble_size > 1 ? sc.source + ": mechanism " + std::to_string(i) : sc.source;
     const MechanismDescription d = mechanism_description(sc, i);
-    if (!sc.sweeps.empty())
+    if (varied)
       check_values(d, source, [&d](const char* table, std::size_t k, const std::string& field) {
         const std::string t(table);
         const std::string name = t == "body" ? d.bodies[k].name
@@ -311,14 +341,30 @@ bool fits_small_capacity(const MechanismDescription& d) {
          int(d.springs.size()) <= Cap::springs && int(d.loads.size()) <= Cap::loads;
 }
 
+std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& sc) {
+  std::vector<std::pair<std::string, int>> keys;
+  const auto add = [&](const std::string& key, int size) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == key; }) == keys.end())
+      keys.emplace_back(key, size);
+  };
+  for (const Sweep& s : sc.sweeps) add(s.key, int(s.from.size()));
+  for (const MechanismScenario::Override& o : sc.overrides)
+    for (const auto& [key, value] : o.values) add(key, int(value.size()));
+  return keys;
+}
+
 MechanismDescription mechanism_description(const MechanismScenario& sc, index_t i) {
   MechanismDescription d = sc.mechanism;
-  if (sc.sweeps.empty()) return d;
+  if (sc.sweeps.empty() && sc.overrides.empty()) return d;
   const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
   for_each_parameter(d, [&](const std::string& key, double* value, int size) {
     for (const Sweep& s : sc.sweeps)
       if (s.key == key)
         for (int c = 0; c < size; ++c) value[c] = s.from[c] + (s.to[c] - s.from[c]) * f;
+    for (const MechanismScenario::Override& o : sc.overrides)
+      if (o.mechanism == i)
+        for (const auto& [k, v] : o.values)
+          if (k == key) std::copy(v.begin(), v.end(), value);
   });
   return d;
 }

@@ -9,7 +9,7 @@
 //   [[mechanism.load]]     body, kind, value, profile, begin, end
 //   [integrator]           method = "hht" | "modified_hht", the HHT settings and project_velocities
 //   [time], [run]          as for single bodies
-//   [ensemble]             size, [[ensemble.sweep]] over the mechanism's numeric keys
+//   [ensemble]             size, [[ensemble.sweep]], [[ensemble.override]] over the mechanism's numeric keys
 //   [output]               file, stride
 // Every table is read against the key tables of the spec structs below (keys.hpp), with the
 // machinery of the single-body scenario (scenario_reader.hpp), so `quatstep docs scenario` prints
@@ -228,6 +228,12 @@ struct MechanismScenario {
   Backend backend = Backend::cpu;
   index_t ensemble_size = 1;
   std::vector<Sweep> sweeps;  ///< keys of parameter_keys(), from/to sized to them
+  /// [[ensemble.override]]: mechanism index, then (key of parameter_keys(), value), in file order.
+  struct Override {
+    index_t mechanism = 0;
+    std::vector<std::pair<std::string, std::vector<double>>> values;
+  };
+  std::vector<Override> overrides;
   std::string output_file;
   index_t stride = 1;
 
@@ -244,7 +250,11 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
 /// Read `path`, then parse_mechanism_scenario.
 MechanismScenario load_mechanism_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
 
-/// Mechanism i of the ensemble: the file's description with the sweeps applied.
+/// The keys the [ensemble] tables vary (swept or overridden), once each, in file order, with their
+/// sizes: the /parameters datasets.
+std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& scenario);
+
+/// Mechanism i of the ensemble: the file's description with the sweeps, then the overrides applied.
 MechanismDescription mechanism_description(const MechanismScenario& scenario, index_t i);
 
 /// A built mechanism and its initial kinematics (not yet assembled), or a ScenarioError naming the

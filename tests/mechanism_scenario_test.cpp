@@ -191,6 +191,8 @@ TEST(MechanismScenario, SweptStiffnessReachesEachMechanismAndTheFile) {
   for (int i = 1; i < 8; ++i) EXPECT_NE(x.values[last + i * 9 + 6], x.values[last + (i - 1) * 9 + 6]);
 }
 
+std::string problem(const std::string& text);
+
 /// A pendulum of one body whose hinge load is swept from 0 to an impossible `load`: the last
 /// mechanism fails and the first is the same, bit for bit, as when it runs alone.
 std::string pendulum(int size, double load) {
@@ -221,6 +223,25 @@ TEST(MechanismScenario, AFailingMechanismTouchesNoOther) {
       EXPECT_TRUE(same_bits(q2.values[t * 8 + c], q1.values[t * 4 + c]));
       if (t > std::size_t(both.failed_step[1])) EXPECT_TRUE(std::isnan(q2.values[t * 8 + 4 + c]));
     }
+}
+
+TEST(MechanismScenario, OverridesSetOneMechanismsKeysLast) {
+  ScratchDirectory dir;
+  const std::string text = pendulum(3, 6.0) +
+                           "[[ensemble.override]]\nmechanism = 1\n\"body.bob.mass\" = 2.5\n\"load.0.value\" = [1.0, 2.0, 3.0]\n";
+  const MechanismScenario sc = parse_mechanism_scenario(text, "p.toml");
+  EXPECT_EQ(mechanism_description(sc, 0).bodies[0].mass, 1.0);
+  EXPECT_EQ(mechanism_description(sc, 1).bodies[0].mass, 2.5);
+  EXPECT_EQ(mechanism_description(sc, 1).loads[0].value, (std::array<double, 3>{1.0, 2.0, 3.0}));  // not the sweep's 3
+  EXPECT_EQ(mechanism_description(sc, 2).loads[0].value, (std::array<double, 3>{6.0, 6.0, 6.0}));
+  run(sc, dir.file("o.h5"));
+  EXPECT_EQ(read_dataset(dir.file("o.h5"), "parameters/body.bob.mass").values, (std::vector<double>{1.0, 2.5, 1.0}));
+  EXPECT_EQ(read_dataset(dir.file("o.h5"), "parameters/load.0.value").values,
+            (std::vector<double>{0, 0, 0, 1, 2, 3, 6, 6, 6}));
+  EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 3\n"),
+            "bad.toml: key 'ensemble.override[0].mechanism': 3 is not a mechanism of the ensemble (size 3)");
+  EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 0\n\"body.bob.colour\" = 1.0\n"),
+            "bad.toml: key 'ensemble.override[0].body.bob.colour': unknown key");
 }
 
 // ------------------------------------------------------------------ assembly
