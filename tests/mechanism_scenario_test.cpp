@@ -42,6 +42,15 @@ MechanismRunResult run(const MechanismScenario& sc, const std::string& file) {
   return run_mechanism_scenario(sc, options);
 }
 
+/// The library's integrator of the examples: modified HHT with the inertia shift at α.
+template <class Cap>
+mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> shifted_modified_hht(double alpha) {
+  mechanism::MechanismHhtSettings<double> settings;
+  settings.alpha = alpha;
+  settings.inertia_shift = true;
+  return mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>>(settings);
+}
+
 // ------------------------------------------------------------------ the four-bar: TOML = library
 // Bit for bit, but for the sign of zero in the initial velocities (the library's ω × r with ω = 0
 // holds −0 where the file's zeros are +0; that changes no bit of any later sample).
@@ -56,10 +65,7 @@ TEST(MechanismScenario, FourBarFromTomlIsTheLibraryRunBitForBit) {
 
   using Cap = mechanism::SmallCapacity;
   const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>();
-  mechanism::MechanismHhtSettings<double> settings;
-  settings.alpha = -0.2;
-  settings.inertia_shift = true;
-  const mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> integrator(settings);
+  const auto integrator = shifted_modified_hht<Cap>(-0.2);
   decltype(integrator)::State s;
   ASSERT_EQ(integrator.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
 
@@ -108,10 +114,7 @@ TEST(MechanismScenario, V8FromTomlFollowsTheLibraryEngine) {
 
   using Cap = mechanism::LargeCapacity;
   const testing::TestMechanism<Cap> tm = testing::engine<Cap>(testing::v8_geometry(), 0.0, 100.0, 50.0);
-  mechanism::MechanismHhtSettings<double> settings;
-  settings.alpha = -0.3;
-  settings.inertia_shift = true;
-  const mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> integrator(settings);
+  const auto integrator = shifted_modified_hht<Cap>(-0.3);
   decltype(integrator)::State s;
   ASSERT_EQ(integrator.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
   for (long k = 0; k < 100; ++k) ASSERT_EQ(integrator.step(tm.mech, s, k * 1e-4, 1e-4).status, Status::ok);
