@@ -182,7 +182,10 @@ void print_scenario_format(std::ostream& os) {
     os << "| `" << o.name() << "` | " << cell(o.definition()) << " |\n";
   os << "\n#### [[output.statistics.observable]]\n\n";
   spec_table<ObservableTable>(os);
+  print_mechanism_format(os);
 }
+
+void print_key_table(std::ostream& os, const std::vector<KeyInfo>& keys) { key_table(os, keys); }
 
 void print_method_table(std::ostream& os) {
   os << "| `method` (scenario) | C++ class (`include/quatstep/integrators/`) | paper, equations | order | conserves |\n"

@@ -409,6 +409,11 @@ void Hdf5Output::write_step_records(const StepRecords& steps) {
   m.write(m.largest_step, H5T_NATIVE_DOUBLE, steps.largest.data(), {0}, {n}, "largest_step");
 }
 
+void Hdf5Output::write_body_values(const std::string& name, const std::vector<double>& values) {
+  Impl& m = *impl_;
+  m.write(m.per_body(name, H5T_IEEE_F64LE), H5T_NATIVE_DOUBLE, values.data(), {0}, {hsize_t(m.bodies)}, name);
+}
+
 void Hdf5Output::write_checkpoint(const Checkpoint& c) {
   Impl& m = *impl_;
   const hid_t f = m.file.get();

@@ -154,6 +154,8 @@ class Hdf5Output final : public RunOutput {
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step) override;
   void write_step_records(const StepRecords& steps) override;
+  /// /<name> (N, float64): one value per body of the run, written whole.
+  void write_body_values(const std::string& name, const std::vector<double>& values);
   void integer_attribute(const std::string& name, std::int64_t value) override;
   /// /checkpoint (replacing one there), and back.
   void write_checkpoint(const Checkpoint& checkpoint) override;

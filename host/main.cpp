@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "docs.hpp"
+#include "mechanism_run.hpp"
 #include "plot_command.hpp"
 #include "verify.hpp"
 #include "quatstep/config.hpp"
@@ -137,6 +138,12 @@ int main(int argc, char** argv) {
     if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
     if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);
+    if (resume.empty() && quatstep::is_mechanism_scenario(scenario_path)) {  // host/mechanism_run.hpp
+      const quatstep::MechanismScenario mechanisms = quatstep::load_mechanism_scenario(scenario_path, overrides);
+      const quatstep::MechanismRunResult result = quatstep::run_mechanism_scenario(mechanisms, options);
+      if (!quiet) quatstep::print_mechanism_summary(std::cout, mechanisms, result);
+      return 0;
+    }
     const quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
                                                        : quatstep::load_interrupted_scenario(resume, overrides.backend);
     options.progress = quiet ? quatstep::ProgressMode::never

@@ -2,6 +2,7 @@
 // a key table (keys.hpp): the registry's for [model], [initial] and [integrator], the describe() of
 // the spec structs of scenario.hpp for the rest.
 #include "scenario.hpp"
+#include "scenario_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -60,13 +61,7 @@ std::string join(const std::string& prefix, std::string_view name) {
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
 }
 
-/// The values of a key table read from TOML: per key the numbers (booleans 0/1, choice indices) or
-/// texts, and whether the file gave it.
-struct Values {
-  std::vector<std::vector<double>> numbers;
-  std::vector<std::vector<std::string>> texts;
-  std::vector<bool> given;
-};
+using Values = KeyValues;
 
 class Reader {
  public:
@@ -1024,18 +1019,14 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   Scenario sc;
   sc.source = source;
   sc.text = text;
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    const auto& at = e.source().begin;
-    throw ScenarioError(source + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
-                        ": TOML syntax error: " + std::string(e.description()));
-  }
+  const toml::table root = parse_toml(text, source);
   const Reader r(source);
   for (auto&& [name, node] : root)
     if (!std::set<std::string_view>{"model", "initial", "integrator", "run", "time", "ensemble", "output"}.count(name.str()))
-      r.fail(std::string(name.str()), "unknown key");
+      r.fail(std::string(name.str()), name.str() == "mechanism"
+                                          ? "a mechanism scenario: `quatstep run` runs it (host/mechanism_run.hpp), "
+                                            "this entry point runs single bodies"
+                                          : "unknown key");
   parse_model(r, root, sc);
   parse_run(r, root, sc);  // before [integrator]: the Newton defaults depend on the precision
   if (overrides.backend) sc.backend = *overrides.backend;
@@ -1048,12 +1039,39 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   return sc;
 }
 
-Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
+toml::table parse_toml(const std::string& text, const std::string& source) {
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    throw ScenarioError(source + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                        ": TOML syntax error: " + std::string(e.description()));
+  }
+}
+
+KeyValues read_key_table(const std::string& source, const toml::table& t, const std::string& shown,
+                         const std::vector<KeyInfo>& keys, std::initializer_list<std::string_view> skip) {
+  return Reader(source).read_all(t, "", shown, keys, skip);
+}
+
+TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end) {
+  Scenario sc;
+  const Reader r(source);
+  parse_time(r, root, t_end, sc);
+  if (sc.time.adaptive) r.fail("time.adaptive", "mechanisms take fixed steps (adaptive steps run on single bodies)");
+  return sc.time;
+}
+
+std::string read_scenario_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path + ": cannot open the scenario file");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path, overrides);
+  return text.str();
+}
+
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
+  return parse_scenario(read_scenario_text(path), path, overrides);
 }
 
 std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws) {

@@ -147,7 +147,7 @@ TEST(MechanismBuilder, RefusesBadDescriptionsNamingTheField) {
   {
     MechanismBuilder<double> b;
     b.add_body("plate", 1.0, Vec3<double>(1, 1, 3));
-    cases.push_back({"impossible inertia", b, "bodies[0] 'plate': inertia: principal moments"});
+    cases.push_back({"impossible inertia", b, "bodies[0] 'plate': inertia: moments (1, 1, 3) violate the triangle inequality"});
   }
   {
     auto b = two_bodies();

@@ -126,6 +126,16 @@ class MechanismBuilder {
     return "joints[" + std::to_string(k) + "] '" + joints_[k].name + "' (" + to_string(joints_[k].joint.type) + ")";
   }
 
+  /// The constraint row `row` of a mechanism this builder built (AssemblyReport::worst_row), for
+  /// messages: "joints[1] 'crank pin' (spherical) row 0", "bodies[0] 'crank': quaternion norm² − 1".
+  template <class Cap>
+  std::string row_label(const Mechanism<S, Cap>& m, int row) const {
+    if (row < Cap::bodies) return "bodies[" + std::to_string(row) + "] '" + bodies_[row].name + "': quaternion norm² − 1";
+    int local;
+    const int k = joint_of_row(m, row, local);
+    return joint_label(k) + " row " + std::to_string(local);
+  }
+
   /// The message for an assembly report of a mechanism this builder built: empty when it is ok,
   /// else what was wrong and where, e.g. "assembly: joints[1] 'crank pin' (spherical) row 0 is
   /// violated by 0.4 (lengths relative to the mechanism size 0.2): the correction 0.31 exceeds
@@ -137,14 +147,7 @@ class MechanismBuilder {
     std::ostringstream os;
     os << "assembly: ";
     if (r.worst_row >= 0) {
-      if (r.worst_row < Cap::bodies) {
-        os << "bodies[" << r.worst_row << "] '" << bodies_[r.worst_row].name << "': quaternion norm² − 1";
-      } else {
-        int local;
-        const int k = joint_of_row(m, r.worst_row, local);
-        os << joint_label(k) << " row " << local;
-      }
-      os << " is violated by " << r.position_violation << " (lengths relative to the mechanism size "
+      os << row_label(m, r.worst_row) << " is violated by " << r.position_violation << " (lengths relative to the mechanism size "
          << m.length_scale << "): ";
     }
     if (r.status == Status::singular_jacobian)

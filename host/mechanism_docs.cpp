@@ -1,0 +1,47 @@
+// The mechanism part of `quatstep docs scenario`: the key tables of mechanism_scenario.hpp.
+#include "docs.hpp"
+#include "mechanism_scenario.hpp"
+
+namespace quatstep {
+
+void print_mechanism_format(std::ostream& os) {
+  os << "\n## Mechanisms: [mechanism]\n\n"
+        "A scenario with a [mechanism] table (and no [model] or [initial]) describes a mechanism: rigid bodies "
+        "held by joints, with spring-dampers, timed loads and gravity (docs/mechanisms.md). `quatstep run` "
+        "integrates an ensemble of them on the CPU, one mechanism per OpenMP iteration, with the HHT family; its "
+        "output layout is in README.md. The mechanism's tables:\n\n";
+  print_key_table(os, key_table<MechanismSpec>());
+  const auto table = [&os](const char* title, const char* text, const std::vector<KeyInfo>& keys) {
+    os << "\n### " << title << "\n\n" << text << (*text ? "\n\n" : "");
+    print_key_table(os, keys);
+  };
+  table("[[mechanism.body]]", "One table per body, in the order of the output's per-body components.",
+        key_table<MechanismBodySpec>());
+  table("[[mechanism.joint]]",
+        "A joint between two bodies or a body and the ground; its frame's z is the joint axis. With frame = \"space\" "
+        "the frame is given once, in space at the initial pose, and carried into both bodies (the usual way: the "
+        "joint's point and axis as seen in the assembled mechanism); with frame = \"body\" each side's frame is given "
+        "in its body's coordinates. A key of the other frame kind is an error. A [mechanism.joint.driver] table "
+        "(revolute joints only) prescribes the angle of x_j from x_i about z_i (0 when the two frames coincide) and "
+        "adds one constraint row.",
+        key_table<MechanismJointSpec>());
+  table("[[mechanism.spring]]", "", key_table<MechanismSpringSpec>());
+  table("[[mechanism.load]]", "", key_table<MechanismLoadSpec>());
+  os << "\n### [integrator], [time], [run], [ensemble] and [output] of a mechanism scenario\n\n"
+        "`method` (required): \"hht\" (classical, Sherif eqs. 59-60) or \"modified_hht\" (the Euler parameters by "
+        "eqs. 33-34); `inertia_shift = true` gives the second-order variant of either. Any other method is an error "
+        "(\"method 'zupan3' does not run on mechanisms; use hht or modified_hht\"). The settings:\n\n";
+  print_key_table(os, key_table<mechanism::MechanismHhtSettings<double>>());
+  os << "\n[time] is as above. [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
+        "double precision). [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
+        "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
+        "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "
+        "`spring.<name>.<key>` (point_i, point_j, stiffness, damping, rest_length), `load.<index>.<key>` (value, "
+        "profile.<key>); each swept key is written to /parameters/<key>, and every mechanism of the ensemble is "
+        "built and checked before the run (a bad one is reported as \"mechanism i\"). [[ensemble.override]] tables "
+        "set keys of one mechanism last: `mechanism` (required, an index in [0, size)) and any of those keys by "
+        "name (`\"spring.return spring.stiffness\" = 500.0`), also written to /parameters. [output]: `file` and "
+        "`stride`; every channel is written for every mechanism.\n";
+}
+
+}  // namespace quatstep

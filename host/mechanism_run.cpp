@@ -1,0 +1,274 @@
+// The CPU run of a mechanism scenario (mechanism_run.hpp): build, assemble, initialise, step in
+// windows of samples, write each window through Hdf5Output.
+#include "mechanism_run.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+
+#include "hdf5_output.hpp"
+#include "quatstep/config.hpp"
+#include "quatstep/mechanism/observables.hpp"
+
+namespace quatstep {
+
+namespace {
+
+using mechanism::AssemblyReport;
+using mechanism::AssemblySettings;
+
+/// The sampled channels of a mechanism with `bodies` bodies (sizes per mechanism), in sample order;
+/// `docs` keeps their descriptions alive.
+std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs) {
+  const int nb = int(d.bodies.size());
+  std::string names;
+  for (const MechanismBodySpec& b : d.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
+  const std::string per_body = ", per body (" + names + ") in that order";
+  docs = {"orientation, scalar first" + per_body,
+          "centre of mass, spatial [m]" + per_body,
+          "angular velocity, body axes [rad/s]" + per_body,
+          "centre-of-mass velocity, spatial [m/s]" + per_body,
+          "total energy: kinetic + gravity + springs [J]",
+          "linear momentum, spatial [kg m/s]",
+          "angular momentum about the origin, spatial [kg m^2/s]",
+          "max |C|: every body's |e.e - 1| and every joint row",
+          "max |C_q qdot + C_t|: every body's |2 e.edot| and every joint row",
+          "Newton iterations since the previous sample"};
+  const char* names_of[] = {"quaternion", "position", "omega_body", "velocity", "energy", "linear_momentum",
+                            "angular_momentum", "position_residual", "velocity_residual", "sample_newton_iterations"};
+  const int sizes[] = {4 * nb, 3 * nb, 3 * nb, 3 * nb, 1, 3, 3, 1, 1, 1};
+  std::vector<Channel> channels;
+  for (std::size_t c = 0; c < docs.size(); ++c) channels.push_back(Channel{names_of[c], sizes[c], docs[c].c_str(), false});
+  return channels;
+}
+
+/// Mechanism i's values at one sample: component c of the sample at sample[c·n + i].
+template <class Mech>
+void observe_sample(const Mech& m, const typename mechanism::Dae<Mech>::VecN& q,
+                    const typename mechanism::Dae<Mech>::VecN& v, double t, index_t iterations, double* sample,
+                    index_t n, index_t i) {
+  index_t c = 0;
+  const auto put = [&](double x) { sample[(c++) * n + i] = x; };
+  const auto put3 = [&](const Vec3<double>& x) { put(x[0]), put(x[1]), put(x[2]); };
+  const mechanism::MechanismKinematics<double, Mech::max_bodies> k = mechanism::kinematics_from_dae(m, q, v);
+  for (int b = 0; b < m.n_bodies; ++b)
+    for (int j = 0; j < 4; ++j) put(k.body[b].quaternion[j]);
+  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].position);
+  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].omega_body);
+  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].velocity);
+  const mechanism::MechanismObservables<double> o = mechanism::observe(m, q, v, t);
+  put(o.energy);
+  put3(o.linear_momentum);
+  put3(o.angular_momentum);
+  put(o.position_residual);
+  put(o.velocity_residual);
+  put(double(iterations));
+}
+
+void fill_nan(double* sample, int scalars, index_t n, index_t i) {
+  for (int c = 0; c < scalars; ++c) sample[c * n + i] = NAN;
+}
+
+/// The reject policy's verdict: empty when the input is on the constraints to the tolerance.
+template <class Cap>
+std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<double>& r,
+                      const AssemblySettings<double>& s) {
+  const std::string accepts = "; assemble = \"reject\" accepts at most assembly_tolerance = " + validation::format(s.tolerance);
+  if (r.status != Status::ok) return built.builder.assembly_problem(built.mech, r, s);
+  if (r.position_violation > s.tolerance)
+    return "assembly: " + built.builder.row_label(built.mech, r.worst_row) + " is violated by " +
+           validation::format(r.position_violation) + " (lengths relative to the mechanism size " +
+           validation::format(built.mech.length_scale) + ")" + accepts;
+  if (r.velocity_violation > s.tolerance)
+    return "assembly: the velocity constraints are violated by " + validation::format(r.velocity_violation) +
+           " (relative to the largest speed)" + accepts;
+  return {};
+}
+
+template <class Cap, VelocityUpdate Update>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options) {
+  using Mech = mechanism::Mechanism<double, Cap>;
+  using Integrator = mechanism::MechanismHhtFamily<Mech, Update>;
+  using State = typename Integrator::State;
+  const auto start = std::chrono::steady_clock::now();
+  const index_t n = sc.ensemble_size;
+  const double t0 = sc.time.t_start, h = sc.time.dt;
+  const Integrator integrator(sc.settings);
+  const AssemblySettings<double> assembly{sc.mechanism.spec.assembly_tolerance, int(sc.mechanism.spec.assembly_iterations),
+                                          sc.mechanism.spec.max_correction};
+
+  MechanismRunResult r;
+  r.mechanisms = n;
+  r.bodies = int(sc.mechanism.bodies.size());
+  r.steps = sc.time.steps;
+  r.samples = sc.samples();
+  r.output_file = options.output.empty() ? sc.output_file : options.output;
+  r.status.assign(std::size_t(n), Status::ok);
+  r.failed_step.assign(std::size_t(n), -1);
+  r.iterations.assign(std::size_t(n), 0);
+  r.position_correction.assign(std::size_t(n), 0.0);
+  r.velocity_correction.assign(std::size_t(n), 0.0);
+
+  // Build, assemble, initialise: every error before the file is created.
+  std::vector<Mech> mechs(static_cast<std::size_t>(n));
+  std::vector<State> states(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(i) + ": " : "");
+    BuiltMechanism<Cap> built = build_mechanism<Cap>(mechanism_description(sc, i), where);
+    mechanism::MechanismKinematics<double, Cap::bodies> k = built.initial;
+    if (sc.mechanism.spec.assemble == AssemblyPolicy::project) {
+      const AssemblyReport<double> report = mechanism::assemble(built.mech, k, t0, assembly);
+      if (report.status != Status::ok) throw ScenarioError(where + built.builder.assembly_problem(built.mech, report, assembly));
+      r.position_correction[i] = report.position_correction;
+      r.velocity_correction[i] = report.velocity_correction;
+    } else {
+      mechanism::MechanismKinematics<double, Cap::bodies> projected = k;
+      const std::string problem = rejection(built, mechanism::assemble(built.mech, projected, t0, assembly), assembly);
+      if (!problem.empty()) throw ScenarioError(where + problem);
+    }
+    mechs[i] = built.mech;
+    const Status s = integrator.initialize(mechs[i], k, t0, states[i]);
+    if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
+  }
+
+  std::vector<std::string> docs;
+  OutputLayout layout;
+  layout.bodies = n;
+  layout.samples = r.samples;
+  layout.channels = mechanism_channels(sc.mechanism, docs);
+  for (const Channel& c : layout.channels) layout.written.push_back(c.name);
+  for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
+  const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
+  for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
+  OutputAttributes attributes;
+  attributes.scenario = sc.text;
+  attributes.method = name_of_method(sc.method) + std::string(sc.settings.inertia_shift ? " (inertia_shift)" : "");
+  std::string names;
+  for (const MechanismBodySpec& b : sc.mechanism.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
+  attributes.model = "mechanism: " + std::to_string(r.bodies) + " bodies (" + names + ")";
+  attributes.backend = "cpu";
+  attributes.precision = "double";
+  attributes.dt = h;
+  attributes.t_start = t0;
+  attributes.t_end = sc.time.t_end;
+  attributes.stride = sc.stride;
+  attributes.trajectories = "all " + std::to_string(n) + " mechanisms";
+  Hdf5Output out(r.output_file, layout, attributes);
+  for (std::size_t p = 0; p < varied.size(); ++p) {
+    std::vector<double> values;
+    for (index_t i = 0; i < n; ++i) {
+      MechanismDescription d = mechanism_description(sc, i);
+      for_each_parameter(d, [&](const std::string& key, double* v, int size) {
+        if (key == varied[p].first) values.insert(values.end(), v, v + size);
+      });
+    }
+    out.write_parameters(int(p), 0, n, values.data());
+  }
+
+  // Windows of samples, each mechanism stepped through the window in one OpenMP iteration.
+  const int scalars = channel_scalars(layout.channels);
+  const index_t window = std::max<index_t>(
+      1, options.max_chunk_steps > 0 ? options.max_chunk_steps / sc.stride : index_t(4e6) / (index_t(scalars) * n));
+  std::vector<double> buffer, times;
+  for (index_t first = 0; first < r.samples; first += window) {
+    const index_t count = std::min(window, r.samples - first);
+    buffer.assign(std::size_t(count * scalars * n), 0.0);
+    times.resize(std::size_t(count));
+    for (index_t j = 0; j < count; ++j) times[j] = t0 + double((first + j) * sc.stride) * h;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t i = 0; i < n; ++i) {
+      for (index_t j = 0; j < count; ++j) {
+        double* sample = buffer.data() + j * scalars * n;
+        const index_t sample_index = first + j;
+        index_t iterations = 0;
+        if (sample_index > 0 && r.status[i] == Status::ok) {
+          for (index_t k = (sample_index - 1) * sc.stride; k < sample_index * sc.stride; ++k) {
+            const NewtonOutcome o = integrator.step(mechs[i], states[i], t0 + double(k) * h, h);
+            iterations += o.iterations;
+            if (o.status != Status::ok) {
+              r.status[i] = o.status;
+              r.failed_step[i] = k;
+              break;
+            }
+          }
+          r.iterations[i] += iterations;
+        }
+        if (r.status[i] == Status::ok) observe_sample(mechs[i], states[i].q, states[i].v, times[j], iterations, sample, n, i);
+        else fill_nan(sample, scalars, n, i);
+      }
+    }
+    out.write_samples(first, count, buffer.data(), times.data());
+  }
+  out.write_body_results(r.status, r.iterations, r.failed_step);
+  out.write_body_values("assembly_position_correction", r.position_correction);
+  out.write_body_values("assembly_velocity_correction", r.velocity_correction);
+  out.mark_progress(true, r.samples);
+  out.close();
+  for (index_t it : r.iterations) r.newton_iterations += it;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+index_t MechanismRunResult::failures() const {
+  return index_t(std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; }));
+}
+
+MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const RunOptions& options) {
+  const int previous = omp_get_max_threads();
+  if (options.threads > 0) omp_set_num_threads(options.threads);
+  const bool small = fits_small_capacity(sc.mechanism), modified = sc.method == MechanismMethod::modified_hht;
+  MechanismRunResult r;
+  try {
+    if (small) r = modified ? run_ensemble<mechanism::SmallCapacity, VelocityUpdate::modified>(sc, options)
+                            : run_ensemble<mechanism::SmallCapacity, VelocityUpdate::classical>(sc, options);
+    else r = modified ? run_ensemble<mechanism::LargeCapacity, VelocityUpdate::modified>(sc, options)
+                      : run_ensemble<mechanism::LargeCapacity, VelocityUpdate::classical>(sc, options);
+  } catch (...) {
+    omp_set_num_threads(previous);
+    throw;
+  }
+  r.threads = omp_get_max_threads();
+  omp_set_num_threads(previous);
+  return r;
+}
+
+void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
+  const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
+  const auto& s = sc.settings;
+  os << "quatstep " << version << ": mechanism, " << name_of_method(sc.method) << " (alpha = " << s.alpha
+     << (s.inertia_shift ? ", inertia_shift" : "") << (s.project_velocities ? ", project_velocities" : "") << "), dt "
+     << sc.time.dt << "\n";
+  row("mechanisms") << r.mechanisms << " (" << r.bodies << " bodies each)\n";
+  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
+  row("backend") << "cpu, double\n";
+  row("threads") << r.threads << "\n";
+  row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
+  row("mechanism-steps/s") << std::setprecision(3)
+                           << double(r.mechanisms) * double(r.steps) / std::max(r.wall_seconds, 1e-9) << "\n";
+  row("Newton iterations/step") << std::fixed << std::setprecision(2)
+                                << double(r.newton_iterations) / std::max(1.0, double(r.mechanisms) * double(r.steps))
+                                << std::defaultfloat << std::setprecision(6) << "\n";
+  if (sc.mechanism.spec.assemble == AssemblyPolicy::project)
+    row("assembly correction") << "position " << *std::max_element(r.position_correction.begin(), r.position_correction.end())
+                               << ", velocity "
+                               << *std::max_element(r.velocity_correction.begin(), r.velocity_correction.end())
+                               << " (largest; /assembly_*_correction)\n";
+  row("failures") << r.failures();
+  constexpr int shown = 5;
+  int listed = 0;
+  for (index_t i = 0; i < r.mechanisms && listed < shown; ++i) {
+    if (r.status[i] == Status::ok) continue;
+    os << (listed++ ? ", " : " (") << "mechanism " << i << ": " << to_string(r.status[i]) << " at step "
+       << r.failed_step[i];
+  }
+  if (listed) os << (r.failures() > shown ? ", ...)" : ")");
+  os << "\n";
+  row("output") << r.output_file << " (" << r.samples << " samples)\n";
+}
+
+}  // namespace quatstep

@@ -1,0 +1,53 @@
+// Running a mechanism scenario (mechanism_scenario.hpp) on the CPU: every mechanism of the ensemble
+// is built, assembled by the scenario's policy, given consistent accelerations and multipliers and
+// stepped with the HHT family of include/quatstep/mechanism/hht.hpp, one mechanism per OpenMP
+// iteration. A mechanism whose step fails stops with its status (its later samples are NaN) and
+// touches no other. The samples go to the same HDF5 writer as single bodies' (hdf5_output.hpp),
+// one row per mechanism:
+//   /time (nt)
+//   /quaternion (nt×N×4B), /position, /omega_body, /velocity (nt×N×3B): body b of the mechanism
+//     (the [[mechanism.body]] order) at components 4b…4b+3 (3b…3b+2); the channel's "description"
+//     attribute names the bodies
+//   /energy, /position_residual, /velocity_residual, /sample_newton_iterations (nt×N: since the previous sample);
+//     /linear_momentum, /angular_momentum (nt×N×3): mechanism-wide (observables.hpp)
+//   /status (N, int32), /newton_iterations (N, all steps), /failed_step (N, −1 if none), as for bodies
+//   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
+//     assemble = "project" (0 with "reject")
+//   /parameters/<key> (N or N×k): every swept key, per mechanism
+//   root attributes as for bodies; model = "mechanism: B bodies ('name', …)"
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mechanism_scenario.hpp"
+#include "run.hpp"
+
+namespace quatstep {
+
+struct MechanismRunResult {
+  index_t mechanisms = 0, steps = 0, samples = 0;
+  int bodies = 0;  ///< per mechanism
+  int threads = 0;
+  double wall_seconds = 0;
+  index_t newton_iterations = 0;  ///< all mechanisms, all steps
+  std::vector<Status> status;     ///< per mechanism
+  std::vector<index_t> failed_step, iterations;
+  std::vector<double> position_correction, velocity_correction;  ///< of the assembly, per mechanism
+  std::string output_file;
+
+  index_t failures() const;
+};
+
+/// Run a validated mechanism scenario to its end and write the HDF5 file (options: threads, output,
+/// max_chunk_steps; progress, interrupt and resume are not used). Throws ScenarioError when a
+/// mechanism cannot be assembled (naming the mechanism, the joint and the violation) and
+/// std::runtime_error for file problems, both before any integration.
+MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options);
+
+/// Mechanisms, bodies, steps, wall time, mechanism-steps per second, Newton iterations per step,
+/// the largest assembly correction, failures (count and the first few), output file.
+void print_mechanism_summary(std::ostream& out, const MechanismScenario& scenario, const MechanismRunResult& result);
+
+}  // namespace quatstep

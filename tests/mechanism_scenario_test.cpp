@@ -1,0 +1,332 @@
+// Mechanisms from scenario files (host/mechanism_scenario.hpp, host/mechanism_run.hpp): the four-bar
+// of examples/four_bar.toml runs bit for bit as the library's four_bar (problems/mechanisms.hpp);
+// every mechanism example runs through the command line and writes the documented layout with
+// healthy mechanisms on their constraints; a swept spring stiffness reaches the mechanisms and
+// /parameters; a failing mechanism leaves the others' bits alone; bad input is rejected naming the
+// file, the element and the key.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "hdf5_read.hpp"
+#include "mechanism_run.hpp"
+#include "mechanisms.hpp"
+#include "v_engine.hpp"
+#include "quatstep/mechanism/hht.hpp"
+
+namespace quatstep {
+namespace {
+
+using testing::read_dataset;
+using testing::same_bits;
+using testing::ScratchDirectory;
+
+std::string example(const std::string& name) { return std::string(QUATSTEP_EXAMPLES) + "/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+MechanismRunResult run(const MechanismScenario& sc, const std::string& file) {
+  RunOptions options;
+  options.output = file;
+  return run_mechanism_scenario(sc, options);
+}
+
+/// The library's integrator of the examples: modified HHT with the inertia shift at α.
+template <class Cap>
+mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> shifted_modified_hht(double alpha) {
+  mechanism::MechanismHhtSettings<double> settings;
+  settings.alpha = alpha;
+  settings.inertia_shift = true;
+  return mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>>(settings);
+}
+
+// ------------------------------------------------------------------ the four-bar: TOML = library
+// Bit for bit, but for the sign of zero in the initial velocities (the library's ω × r with ω = 0
+// holds −0 where the file's zeros are +0; that changes no bit of any later sample).
+TEST(MechanismScenario, FourBarFromTomlIsTheLibraryRunBitForBit) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 1.5;  // through both halves of the hat load and past it
+  const MechanismScenario sc = load_mechanism_scenario(example("four_bar.toml"), shorter);
+  const std::string file = dir.file("four_bar.h5");
+  const MechanismRunResult result = run(sc, file);
+  ASSERT_EQ(result.status[0], Status::ok);
+
+  using Cap = mechanism::SmallCapacity;
+  const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>();
+  const auto integrator = shifted_modified_hht<Cap>(-0.2);
+  decltype(integrator)::State s;
+  ASSERT_EQ(integrator.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
+
+  const auto quaternion = read_dataset(file, "quaternion"), position = read_dataset(file, "position");
+  const auto omega = read_dataset(file, "omega_body"), velocity = read_dataset(file, "velocity");
+  ASSERT_EQ(quaternion.dims, (std::vector<unsigned long long>{16, 1, 16}));
+  const double h = 0.01;
+  long iterations = 0, compared = 0;
+  for (long sample = 0; sample < 16; ++sample) {
+    if (sample > 0)
+      for (long k = (sample - 1) * 10; k < sample * 10; ++k) {
+        const NewtonOutcome o = integrator.step(tm.mech, s, k * h, h);
+        ASSERT_EQ(o.status, Status::ok);
+        iterations += o.iterations;
+      }
+    const auto kin = integrator.kinematics(tm.mech, s);
+    for (int b = 0; b < 4; ++b) {
+      for (int c = 0; c < 4; ++c, ++compared)
+        ASSERT_TRUE(same_bits(quaternion.values[sample * 16 + 4 * b + c], kin.body[b].quaternion[c])) << sample;
+      for (int c = 0; c < 3; ++c, compared += 3) {
+        ASSERT_TRUE(same_bits(position.values[sample * 12 + 3 * b + c], kin.body[b].position[c])) << sample;
+        ASSERT_TRUE(same_bits(omega.values[sample * 12 + 3 * b + c], kin.body[b].omega_body[c])) << sample;
+        const double v = velocity.values[sample * 12 + 3 * b + c];
+        ASSERT_TRUE(sample == 0 ? v == kin.body[b].velocity[c] : same_bits(v, kin.body[b].velocity[c])) << sample;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 16 * 4 * 13);
+  EXPECT_EQ(result.newton_iterations, iterations);
+  EXPECT_EQ(read_dataset(file, "newton_iterations").values, std::vector<double>{double(iterations)});
+  // The load's impulse 8·∫f dt e₁ = 400 e₁ is in the linear momentum after t = 1 (mechanism_four_bar_test).
+  const auto p = read_dataset(file, "linear_momentum");
+  EXPECT_NEAR(p.values[15 * 3 + 0], 400.0, 1e-9);
+  EXPECT_NEAR(p.values[15 * 3 + 1], 0.0, 1e-9);
+}
+
+// The V8 of examples/v8_crank_drive.toml is the engine of problems/v_engine.hpp: its 17-digit
+// decimals and space frames give, after assembly, the library's motion to round-off.
+TEST(MechanismScenario, V8FromTomlFollowsTheLibraryEngine) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.01;
+  const MechanismScenario sc = load_mechanism_scenario(example("v8_crank_drive.toml"), shorter);
+  const std::string file = dir.file("v8.h5");
+  ASSERT_EQ(run(sc, file).status[0], Status::ok);
+
+  using Cap = mechanism::LargeCapacity;
+  const testing::TestMechanism<Cap> tm = testing::engine<Cap>(testing::v8_geometry(), 0.0, 100.0, 50.0);
+  const auto integrator = shifted_modified_hht<Cap>(-0.3);
+  decltype(integrator)::State s;
+  ASSERT_EQ(integrator.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
+  for (long k = 0; k < 100; ++k) ASSERT_EQ(integrator.step(tm.mech, s, k * 1e-4, 1e-4).status, Status::ok);
+  const auto kin = integrator.kinematics(tm.mech, s);
+  const auto omega = read_dataset(file, "omega_body"), position = read_dataset(file, "position");
+  const std::size_t last = (omega.dims[0] - 1) * 51;
+  EXPECT_NEAR(omega.values[last], kin.body[0].omega_body[0], 1e-10 * kin.body[0].omega_body[0]);  // 108.3 rad/s
+  EXPECT_GT(kin.body[0].omega_body[0], 100.0);  // the torque speeds the crank up
+  for (int b = 1; b < 17; ++b)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(position.values[last + 3 * b + c], kin.body[b].position[c], 1e-12) << b;
+}
+
+// ------------------------------------------------------------------ every example through the CLI
+struct ExampleRun {
+  const char* file;
+  double t_end;
+  unsigned long long mechanisms, bodies, samples;
+};
+
+TEST(MechanismScenario, ExamplesRunFromTheCommandLine) {
+  const ExampleRun runs[] = {{"four_bar.toml", 0.2, 1, 4, 3},
+                             {"double_pendulum.toml", 0.05, 1, 2, 6},
+                             {"slider_crank_sweep.toml", 0.05, 8, 3, 6},
+                             {"v8_crank_drive.toml", 0.002, 1, 17, 3}};
+  for (const ExampleRun& e : runs) {
+    SCOPED_TRACE(e.file);
+    ScratchDirectory dir;
+    const std::string out = dir.file("out.h5");
+    const std::string cmd = std::string("'") + QUATSTEP_EXE + "' run '" + example(e.file) + "' --t-end " +
+                            std::to_string(e.t_end) + " --output '" + out + "' >'" + dir.file("stdout") + "' 2>'" +
+                            dir.file("stderr") + "'";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir.file("stderr"));
+    const std::string summary = slurp(dir.file("stdout"));
+    EXPECT_NE(summary.find("bodies each"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("failures                0"), std::string::npos) << summary;
+    using Dims = std::vector<unsigned long long>;
+    const unsigned long long nt = e.samples, n = e.mechanisms, b = e.bodies;
+    EXPECT_EQ(read_dataset(out, "time").dims, (Dims{nt}));
+    EXPECT_EQ(read_dataset(out, "quaternion").dims, (Dims{nt, n, 4 * b}));
+    for (const char* name : {"position", "omega_body", "velocity"}) EXPECT_EQ(read_dataset(out, name).dims, (Dims{nt, n, 3 * b}));
+    for (const char* name : {"linear_momentum", "angular_momentum"}) EXPECT_EQ(read_dataset(out, name).dims, (Dims{nt, n, 3}));
+    for (const char* name : {"energy", "position_residual", "velocity_residual", "sample_newton_iterations"})
+      EXPECT_EQ(read_dataset(out, name).dims, (Dims{nt, n}));
+    for (const char* name : {"status", "failed_step", "assembly_position_correction", "assembly_velocity_correction"})
+      EXPECT_EQ(read_dataset(out, name).dims, (Dims{n}));
+    for (double s : read_dataset(out, "status").values) EXPECT_EQ(s, 0.0);
+    // On the constraints: Newton's tolerance on positions, the projection on velocities.
+    for (double c : read_dataset(out, "position_residual").values) EXPECT_LT(c, 1e-9);
+    for (double c : read_dataset(out, "velocity_residual").values) EXPECT_LT(c, 1e-7);
+    // The unit quaternions of every body of every mechanism.
+    const auto q = read_dataset(out, "quaternion").values;
+    for (std::size_t k = 0; k < q.size(); k += 4)
+      EXPECT_NEAR(q[k] * q[k] + q[k + 1] * q[k + 1] + q[k + 2] * q[k + 2] + q[k + 3] * q[k + 3], 1.0, 1e-12);
+  }
+}
+
+// ------------------------------------------------------------------ ensembles
+TEST(MechanismScenario, SweptStiffnessReachesEachMechanismAndTheFile) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.3;
+  const MechanismScenario sc = load_mechanism_scenario(example("slider_crank_sweep.toml"), shorter);
+  ASSERT_EQ(sc.ensemble_size, 8);
+  for (index_t i = 0; i < 8; ++i) {
+    const auto built = build_mechanism<mechanism::SmallCapacity>(mechanism_description(sc, i), "");
+    EXPECT_DOUBLE_EQ(built.mech.springs[0].stiffness, 50.0 + 750.0 * double(i) / 7.0);
+  }
+  const std::string file = dir.file("sweep.h5");
+  run(sc, file);
+  const auto k = read_dataset(file, "parameters/spring.return spring.stiffness");
+  ASSERT_EQ(k.dims, (std::vector<unsigned long long>{8}));
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(k.values[i], 50.0 + 750.0 * i / 7.0);
+  // The stiffer the spring, the sooner the slider turns back: its x at t = 0.3 differs per mechanism.
+  const auto x = read_dataset(file, "position");  // nt × 8 × 9, the slider's x at component 6
+  const std::size_t last = (x.dims[0] - 1) * 8 * 9;
+  for (int i = 1; i < 8; ++i) EXPECT_NE(x.values[last + i * 9 + 6], x.values[last + (i - 1) * 9 + 6]);
+}
+
+std::string problem(const std::string& text);
+
+/// A pendulum of one body whose hinge load is swept from 0 to an impossible `load`: the last
+/// mechanism fails and the first is the same, bit for bit, as when it runs alone.
+std::string pendulum(int size, double load) {
+  std::ostringstream s;
+  s << "[mechanism]\ngravity = [0.0, 0.0, -9.81]\n"
+       "[[mechanism.body]]\nname = \"bob\"\nmass = 1.0\ninertia = [0.1, 0.1, 0.02]\nposition = [0.0, 0.0, -1.0]\n"
+       "omega = [1.0, 0.0, 0.0]\nvelocity = [0.0, 1.0, 0.0]\n"
+       "[[mechanism.joint]]\nname = \"hinge\"\ntype = \"revolute\"\nbody_i = \"ground\"\nbody_j = \"bob\"\naxis = [1.0, 0.0, 0.0]\n"
+       "[[mechanism.load]]\nbody = \"bob\"\nkind = \"body_torque\"\nvalue = [0.0, 0.0, 0.0]\n"
+       "[integrator]\nmethod = \"hht\"\nalpha = -0.1\n[time]\ndt = 0.01\nt_end = 0.5\n"
+       "[ensemble]\nsize = "
+    << size << "\n[[ensemble.sweep]]\nkey = \"load.0.value\"\nfrom = 0.0\nto = " << load << "\n";
+  return s.str();
+}
+
+TEST(MechanismScenario, AFailingMechanismTouchesNoOther) {
+  ScratchDirectory dir;
+  const MechanismRunResult both = run(parse_mechanism_scenario(pendulum(2, 1e300), "p.toml"), dir.file("both.h5"));
+  EXPECT_EQ(both.status[0], Status::ok);
+  EXPECT_NE(both.status[1], Status::ok);
+  EXPECT_GE(both.failed_step[1], 0);
+  const MechanismRunResult alone = run(parse_mechanism_scenario(pendulum(1, 1e300), "p.toml"), dir.file("alone.h5"));
+  ASSERT_EQ(alone.status[0], Status::ok);
+  const auto q2 = read_dataset(dir.file("both.h5"), "quaternion"), q1 = read_dataset(dir.file("alone.h5"), "quaternion");
+  ASSERT_EQ(q2.dims[0], q1.dims[0]);
+  for (std::size_t t = 0; t < q1.dims[0]; ++t)
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_TRUE(same_bits(q2.values[t * 8 + c], q1.values[t * 4 + c]));
+      if (t > std::size_t(both.failed_step[1])) EXPECT_TRUE(std::isnan(q2.values[t * 8 + 4 + c]));
+    }
+}
+
+TEST(MechanismScenario, OverridesSetOneMechanismsKeysLast) {
+  ScratchDirectory dir;
+  const std::string text = pendulum(3, 6.0) +
+                           "[[ensemble.override]]\nmechanism = 1\n\"body.bob.mass\" = 2.5\n\"load.0.value\" = [1.0, 2.0, 3.0]\n";
+  const MechanismScenario sc = parse_mechanism_scenario(text, "p.toml");
+  EXPECT_EQ(mechanism_description(sc, 0).bodies[0].mass, 1.0);
+  EXPECT_EQ(mechanism_description(sc, 1).bodies[0].mass, 2.5);
+  EXPECT_EQ(mechanism_description(sc, 1).loads[0].value, (std::array<double, 3>{1.0, 2.0, 3.0}));  // not the sweep's 3
+  EXPECT_EQ(mechanism_description(sc, 2).loads[0].value, (std::array<double, 3>{6.0, 6.0, 6.0}));
+  run(sc, dir.file("o.h5"));
+  EXPECT_EQ(read_dataset(dir.file("o.h5"), "parameters/body.bob.mass").values, (std::vector<double>{1.0, 2.5, 1.0}));
+  EXPECT_EQ(read_dataset(dir.file("o.h5"), "parameters/load.0.value").values,
+            (std::vector<double>{0, 0, 0, 1, 2, 3, 6, 6, 6}));
+  EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 3\n"),
+            "bad.toml: key 'ensemble.override[0].mechanism': 3 is not a mechanism of the ensemble (size 3)");
+  EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 0\n\"body.bob.colour\" = 1.0\n"),
+            "bad.toml: key 'ensemble.override[0].body.bob.colour': unknown key");
+}
+
+// ------------------------------------------------------------------ assembly
+const char* crooked_pendulum(const char* policy) {
+  static std::string text;
+  text = std::string("[mechanism]\ngravity = [0.0, 0.0, -9.81]\nassemble = \"") + policy +
+         "\"\n[[mechanism.body]]\nname = \"bob\"\nmass = 1.0\ninertia = [0.1, 0.1, 0.02]\nposition = [0.0, 0.01, -1.0]\n"
+         "[[mechanism.joint]]\nname = \"pivot\"\ntype = \"spherical\"\nframe = \"body\"\nbody_i = \"ground\"\n"
+         "body_j = \"bob\"\norigin_j = [0.0, 0.0, 1.0]\n"
+         "[integrator]\nmethod = \"modified_hht\"\n[time]\ndt = 0.01\nt_end = 0.1\n";
+  return text.c_str();
+}
+
+TEST(MechanismScenario, AssemblyProjectsOrRejectsNamingTheJoint) {
+  ScratchDirectory dir;
+  // The bob 1 cm off its pivot: "project" moves it there (a correction of 1 cm over the 1 m size)…
+  const MechanismRunResult r = run(parse_mechanism_scenario(crooked_pendulum("project"), "p.toml"), dir.file("p.h5"));
+  ASSERT_EQ(r.status[0], Status::ok);
+  EXPECT_GT(r.position_correction[0], 1e-3);
+  EXPECT_LT(r.position_correction[0], 0.02);
+  EXPECT_LT(read_dataset(dir.file("p.h5"), "position_residual").values[0], 1e-12);
+  // … "reject" stops, naming the joint, its row and the violation.
+  try {
+    run(parse_mechanism_scenario(crooked_pendulum("reject"), "p.toml"), dir.file("r.h5"));
+    FAIL() << "not rejected";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.toml: assembly: joints[0] 'pivot' (spherical) row 1 is violated by 0.01"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("assemble = \"reject\""), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------------ bad input
+/// The message of parsing `text` (a mechanism scenario), or "" if it parses.
+std::string problem(const std::string& text) {
+  try {
+    parse_mechanism_scenario(text, "bad.toml");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+const std::string good_body = "[[mechanism.body]]\nname = \"bob\"\nmass = 1.0\ninertia = [0.1, 0.1, 0.02]\n";
+const std::string good_rest = "[integrator]\nmethod = \"hht\"\n[time]\ndt = 0.1\nt_end = 1.0\n";
+const std::string joint_to = "[[mechanism.joint]]\nname = \"pivot\"\ntype = \"spherical\"\nbody_i = \"ground\"\nbody_j = ";
+
+TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\n" + good_rest), "");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"rod\"\n" + good_rest),
+            "bad.toml: key 'mechanism.joint[0].body_j': 'rod' is not a body (the bodies: 'bob'; or \"ground\")");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + "quaternion = [1.0, 0.1, 0.0, 0.0]\n" + good_rest),
+            "bad.toml: key 'mechanism.body[0].quaternion': not a unit quaternion (norm 1.00499)");
+  EXPECT_EQ(problem("[mechanism]\n[[mechanism.body]]\nname = \"bob\"\nmass = 1.0\ninertia = [1.0, 1.0, 3.0]\n" + good_rest),
+            "bad.toml: key 'mechanism.body[0].inertia': moments (1, 1, 3) violate the triangle inequality I1 + I2 >= "
+            "I3 (no real body has them)");
+  EXPECT_EQ(problem("[mechanism]\n[[mechanism.body]]\nname = \"bob\"\nmass = -1.0\ninertia = [1.0, 1.0, 1.0]\n" + good_rest),
+            "bad.toml: key 'mechanism.body[0].mass': -1, must be > 0");
+  const std::string hinge = problem("[mechanism]\n" + good_body +
+                                    "[[mechanism.joint]]\nname = \"pivot\"\ntype = \"hinge\"\nbody_i = \"ground\"\nbody_j = "
+                                    "\"bob\"\n" + good_rest);
+  EXPECT_NE(hinge.find("bad.toml: key 'mechanism.joint[0].type': 'hinge'"), std::string::npos) << hinge;
+  EXPECT_NE(hinge.find("revolute"), std::string::npos) << hinge;
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + "colour = \"red\"\n" + joint_to + "\"bob\"\n" + good_rest),
+            "bad.toml: key 'mechanism.body[0].colour': unknown key");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\norigin_i = [0.0, 0.0, 0.0]\n" + good_rest),
+            "bad.toml: key 'mechanism.joint[0].origin_i': not used with frame = \"space\"");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\n[mechanism.joint.driver]\nramp = 1.0\n" + good_rest),
+            "bad.toml: key 'mechanism.joint[0].driver': only a revolute joint can be driven");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\n[integrator]\nmethod = \"zupan3\"\n[time]\ndt = "
+                                                            "0.1\nt_end = 1.0\n"),
+            "bad.toml: key 'integrator.method': method 'zupan3' does not run on mechanisms; use hht or modified_hht "
+            "(with inertia_shift = true for the second-order variant)");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = "
+                                                              "\"body.bob.mass\"\nfrom = 1.0\nto = -1.0\n"),
+            "bad.toml: mechanism 1: key 'body.bob.mass': -1, must be > 0");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = "
+                                                              "\"body.rod.mass\"\nfrom = 1.0\nto = 2.0\n"),
+            "bad.toml: key 'ensemble.sweep[0].key': 'body.rod.mass' is not a numeric key of this mechanism (e.g. "
+            "\"gravity\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)");
+}
+
+}  // namespace
+}  // namespace quatstep
