@@ -58,28 +58,37 @@ TOML
 }
 
 seconds() { local t0=$(date +%s.%N); "$@" >/dev/null; echo "$(date +%s.%N) - $t0" | bc -l; }
-row() { printf '| %s | %s | %s | %.2f | %.3g |\n' "$1" "$2" "$3" "$4" "$(echo "$2 * 1000 / $4" | bc -l)"; }
+# wall and CPU seconds (user + system of every rank: bash's time counts the waited-for descendants)
+wall_cpu() { local TIMEFORMAT='%R %U %S'; { time "$@" >/dev/null; } 2>&1 | awk '{print $1, $2 + $3}'; }
+row() {  # row KIND BODIES RANKS WALL CPU
+  printf '| %s | %s | %s | %.2f | %.3g | %.2f | %.3g |\n' "$1" "$2" "$3" "$4" "$(echo "$2 * 1000 / $4" | bc -l)" "$5" \
+    "$(echo "$2 * 1000 / $5" | bc -l)"
+}
 
-echo "| scaling | bodies | ranks | wall [s] | body-steps/s |"
-echo "|---|---:|---:|---:|---:|"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| scaling | bodies | ranks | wall [s] | body-steps/s | CPU [s] | body-steps per CPU-s |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for ranks in 1 2 3 4; do
   study 4000 none strong.h5 >strong.toml
-  row strong 4000 "$ranks" "$(seconds "${mpirun[@]}" -np "$ranks" "$exe" run strong.toml --backend cpu --threads 1 --quiet)"
+  row strong 4000 "$ranks" $(wall_cpu "${mpirun[@]}" -np "$ranks" "$exe" run strong.toml --backend cpu --threads 1 --quiet)
 done
 for ranks in 1 2 3 4; do
   n=$((2000 * ranks))
   study "$n" none weak.h5 >weak.toml
-  row "weak (2000 per rank)" "$n" "$ranks" "$(seconds "${mpirun[@]}" -np "$ranks" "$exe" run weak.toml --backend cpu --threads 1 --quiet)"
+  row "weak (2000 per rank)" "$n" "$ranks" $(wall_cpu "${mpirun[@]}" -np "$ranks" "$exe" run weak.toml --backend cpu --threads 1 --quiet)
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-echo "| merge | bodies | shards | trajectories | merge [s] | result file |"
-echo "|---|---:|---:|---|---:|---:|"
+echo "| merge | bodies | shards | trajectories | merge [s] | result file | one process, 200 steps [s] |"
+echo "|---|---:|---:|---|---:|---:|---:|"
 for n in 20000 80000; do
   for traj in none all; do
     study "$n" "$traj" m.h5 >m.toml
     for i in 0 1 2 3; do "$exe" run m.toml --backend cpu --t-end 0.02 --quiet --shard "$i/4" >/dev/null; done
+    t1=$(seconds "$exe" run m.toml --backend cpu --t-end 0.02 --quiet --output one.h5)
     t=$(seconds "$exe" merge m.h5 m.shard-{0,1,2,3}-of-4.h5)
-    printf '| merge | %s | 4 | %s | %.2f | %s |\n' "$n" "$traj" "$t" "$(du -h m.h5 | cut -f1)"
+    printf '| merge | %s | 4 | %s | %.2f | %s | %.2f |\n' "$n" "$traj" "$t" "$(du -h m.h5 | cut -f1)" "$t1"
   done
 done
