@@ -296,6 +296,12 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
 
 Hdf5Output::~Hdf5Output() = default;
 
+std::vector<std::int32_t> status_codes(const std::vector<Status>& status) {
+  std::vector<std::int32_t> codes(status.size());
+  std::transform(status.begin(), status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
+  return codes;
+}
+
 void Hdf5Output::write_samples(index_t first, index_t count, const double* samples, const double* times) {
   if (count == 0) return;
   Impl& m = *impl_;
@@ -453,8 +459,7 @@ void Hdf5Output::write_checkpoint(const Checkpoint& c) {
     const hsize_t size = count;
     m.write(m.dataset(name, file_type, {size}, {chunk_elements}, g.get()), memory_type, data, {0}, {size}, "checkpoint/" + name);
   };
-  std::vector<std::int32_t> codes(c.status.size());
-  std::transform(c.status.begin(), c.status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
+  const std::vector<std::int32_t> codes = status_codes(c.status);
   array("state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.state.data(), c.state.size());
   array("status", H5T_STD_I32LE, H5T_NATIVE_INT32, codes.data(), codes.size());
   array("newton_iterations", H5T_STD_I64LE, H5T_NATIVE_INT64, c.newton_iterations.data(), c.newton_iterations.size());

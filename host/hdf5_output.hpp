@@ -114,6 +114,9 @@ struct StoredRun {
 /// Reads `path`'s attributes (std::runtime_error naming the file and what is missing).
 StoredRun read_stored_run(const std::string& path);
 
+/// Status codes as /status stores them.
+std::vector<std::int32_t> status_codes(const std::vector<Status>& status);
+
 class Hdf5Output {
  public:
   enum class Mode { create, resume };

@@ -174,6 +174,9 @@ int main(int argc, char** argv) {
     quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
                                                  : quatstep::load_interrupted_scenario(resume, overrides.backend);
     if (!shard.empty()) {
+#ifdef QUATSTEP_WITH_MPI
+      if (quatstep::launched_by_mpi()) throw std::invalid_argument("--shard under mpirun: the ranks are the shards (drop --shard)");
+#endif
       const quatstep::ShardRange range = quatstep::parse_shard(shard, scenario.ensemble_size);
       if (options.output.empty()) options.output = quatstep::shard_file_name(scenario.output_file, range);
       scenario = quatstep::shard_scenario(scenario, range);

@@ -12,6 +12,7 @@
 #include "hdf5_output.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
+#include "shard.hpp"
 
 namespace quatstep {
 namespace {
@@ -105,7 +106,7 @@ void check_same_run(const UsableShard& a, const UsableShard& b, const std::vecto
   if (backend_family(a.run.backend) != backend_family(b.run.backend)) differ("the backend (cpu / cuda)");
 }
 
-/// The per-body datasets of bodies [first, first + count): copied from a shard, or marked missing.
+/// A shard's rows of the per-body datasets, a block of bodies at a time.
 void copy_bodies(Hdf5Output& out, const OutputLayout& layout, const UsableShard& s) {
   const ShardFile& f = *s.file;
   const index_t first = s.run.shard->first, n = s.bodies();
@@ -119,6 +120,7 @@ void copy_bodies(Hdf5Output& out, const OutputLayout& layout, const UsableShard&
   }
 }
 
+/// The per-body rows of missing bodies [first, end): status −1, parameters NaN (hdf5_output.hpp).
 void mark_missing(Hdf5Output& out, const OutputLayout& layout, index_t first, index_t end) {
   for (index_t b = first; b < end; b += block_bodies) {
     const std::size_t count = std::size_t(std::min(block_bodies, end - b));
@@ -317,7 +319,7 @@ void print_merge_summary(std::ostream& os, const std::string& output, const Merg
   for (const MergedShard& s : r.shards) {
     os << "  " << s.file;
     if (s.range.count > 0)
-      os << ": shard " << s.range.index << "/" << s.range.count << ", bodies " << s.range.first << " … " << s.range.end - 1;
+      os << ": shard " << s.range.index << "/" << s.range.count << ", " << bodies_text(s.range);
     if (s.used) os << ", " << s.failures << " failed bodies";
     else os << ": MISSING, " << s.problem;
     os << "\n";

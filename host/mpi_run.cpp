@@ -59,8 +59,7 @@ int run_mpi_ranks(const Scenario& sc, RunOptions options, bool quiet) {
   std::vector<std::string> files;
   for (int r = 0; r < mpi.size; ++r) files.push_back(shard_file_name(output, shard_range(sc.ensemble_size, r, mpi.size)));
   const ShardRange range = shard_range(sc.ensemble_size, mpi.rank, mpi.size);
-  const std::string rank_name = "rank " + std::to_string(mpi.rank) + " of " + std::to_string(mpi.size) + " (bodies " +
-                                std::to_string(range.first) + " … " + std::to_string(range.end - 1) + ")";
+  const std::string rank_name = "rank " + std::to_string(mpi.rank) + " of " + std::to_string(mpi.size) + " (" + bodies_text(range) + ")";
   if (sc.backend != Backend::cpu) select_cuda_device(mpi.local_rank);
   options.output = files[std::size_t(mpi.rank)];
   if (mpi.rank != 0) options.progress = ProgressMode::never;

@@ -332,12 +332,6 @@ std::vector<double> sample_times(const Scenario& sc, index_t first, index_t coun
   return times;
 }
 
-std::vector<std::int32_t> status_codes(const std::vector<Status>& status) {
-  std::vector<std::int32_t> codes(status.size());
-  std::transform(status.begin(), status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
-  return codes;
-}
-
 index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
 }

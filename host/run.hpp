@@ -51,8 +51,6 @@ OutputAttributes output_attributes(const Scenario& scenario, const std::string& 
                                    const TrajectorySelection& trajectories);
 /// The times of samples [first, first + count): t_start + j·stride·dt.
 std::vector<double> sample_times(const Scenario& scenario, index_t first, index_t count);
-/// Status codes as the file stores them.
-std::vector<std::int32_t> status_codes(const std::vector<Status>& status);
 
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;

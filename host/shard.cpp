@@ -52,6 +52,11 @@ Scenario shard_scenario(const Scenario& full, const ShardRange& shard) {
   return sc;
 }
 
+std::string bodies_text(const ShardRange& shard) {
+  if (shard.end <= shard.first) return "no bodies";
+  return "bodies " + std::to_string(shard.first) + " … " + std::to_string(shard.end - 1);
+}
+
 std::string shard_file_name(const std::string& output, const ShardRange& shard) {
   const std::size_t dot = output.rfind('.'), slash = output.rfind('/');
   const bool suffix = dot != std::string::npos && (slash == std::string::npos || dot > slash);

@@ -19,6 +19,8 @@ ShardRange parse_shard(const std::string& text, index_t bodies);
 /// selection, the trajectories the full run writes of them. std::invalid_argument for a full
 /// scenario with a selection.
 Scenario shard_scenario(const Scenario& full, const ShardRange& shard);
+/// "bodies 100 … 199", or "no bodies" (more shards than bodies).
+std::string bodies_text(const ShardRange& shard);
 /// The default file of a shard of a run writing `output`: "out.h5" → "out.shard-1-of-4.h5".
 std::string shard_file_name(const std::string& output, const ShardRange& shard);
 
