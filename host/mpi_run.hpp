@@ -9,7 +9,7 @@
 //      rank's shard file stays for `quatstep run --resume` and a new `quatstep merge`.
 // Failed bodies (a Newton failure) are results: the merge summary reports them per shard (rank).
 // A rank that dies (killed, out of memory) never reaches the gather: Open MPI's mpirun then ends the
-// whole job with a non-zero status and names the rank — nothing hangs; the shard files the other
+// whole job with a non-zero status and a message ("the job has been aborted") — nothing hangs; the shard files the other
 // ranks completed stay, and `quatstep merge OUT SHARDS…` names the dead rank's bodies as missing.
 // Per-rank files rather than parallel HDF5: the merge is the tested shard code, and a serial HDF5
 // (Debian's libhdf5-dev) serves both; its cost is measured in bench/scaling.md.
