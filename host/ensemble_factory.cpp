@@ -2,6 +2,7 @@
 // instantiations are in cpu_ensemble_instances.cpp and kernels/cuda_ensemble_shard.cu.in).
 #include "ensemble_factory.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "quatstep/registry/type_list.hpp"
@@ -11,6 +12,20 @@
 #endif
 
 namespace quatstep {
+
+std::string select_cuda_device(int ordinal) {
+#ifdef QUATSTEP_WITH_CUDA
+  const std::string reason = cuda::device_unusable_reason();
+  if (!reason.empty()) return reason;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1 || cudaSetDevice(ordinal % count) != cudaSuccess)
+    return "cannot select CUDA device " + std::to_string(ordinal % std::max(count, 1));
+  return cuda::device_description();
+#else
+  (void)ordinal;
+  return "this quatstep was built without CUDA";
+#endif
+}
 
 BackendChoice choose_backend(Backend requested) {
   if (requested == Backend::cpu) return {Backend::cpu, "cpu"};

@@ -52,6 +52,11 @@ struct BackendChoice {
   std::string description;
 };
 
+/// Make CUDA device `ordinal` modulo the device count this process's device (one GPU per MPI rank
+/// on a node: the rank's local rank); returns a description, or why none ("no CUDA device …", or
+/// "built without CUDA"). Call before the first ensemble.
+std::string select_cuda_device(int ordinal);
+
 /// "auto" → CUDA when this build has it and a device is usable, else the CPU (saying why);
 /// "cuda" without a usable device → std::runtime_error with the reason.
 BackendChoice choose_backend(Backend requested);

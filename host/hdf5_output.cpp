@@ -8,36 +8,12 @@
 #include <utility>
 #include <stdexcept>
 
+#include "hdf5_handle.hpp"
 #include "quatstep/config.hpp"
 #include "quatstep/status.hpp"
 
 namespace quatstep {
 namespace {
-
-/// An HDF5 identifier closed by its own close function.
-class Handle {
- public:
-  Handle() = default;
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
-  Handle& operator=(Handle&& o) noexcept {
-    std::swap(id_, o.id_);
-    std::swap(close_, o.close_);
-    return *this;
-  }
-  ~Handle() { reset(); }
-  herr_t reset() {
-    const herr_t r = id_ >= 0 ? close_(id_) : 0;
-    id_ = H5I_INVALID_HID;
-    return r;
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  herr_t (*close_)(hid_t) = nullptr;
-};
 
 /// One sampled dataset: a channel written, `size` scalars from scalar `offset` of a sample.
 struct SampledDataset {
@@ -48,6 +24,11 @@ struct SampledDataset {
 /// The datasets of one observable's statistics (statistics.hpp).
 struct StatisticsGroup {
   Handle count, nonfinite, mean, std, min, max, quantiles, histogram, below, above;
+};
+
+/// What a shard file adds to them, to be merged exactly (hdf5_output.hpp).
+struct ShardStatisticsGroup {
+  Handle sum, sum_special, sum_of_squares, sum_of_squares_special, values;
 };
 
 constexpr hsize_t chunk_elements = 32768;  // 256 KiB of doubles per chunk
@@ -70,6 +51,7 @@ struct Hdf5Output::Impl {
   std::size_t quantile_levels = 0;
   std::vector<std::size_t> bins;  // per observable
   std::vector<StatisticsGroup> statistics;
+  std::vector<ShardStatisticsGroup> shard_statistics;
   Handle status, newton_iterations, failed_step;
   Handle accepted_steps, rejected_steps, smallest_step, largest_step;  // adaptive runs
   bool resuming = false;  // the datasets and attributes exist: open them, write only the values
@@ -267,6 +249,22 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
       m.statistics.push_back(std::move(sg));
     }
   }
+  if (layout.shard_statistics) {
+    const Handle shard = m.group(m.file.get(), "shard");
+    const Handle g = m.group(shard.get(), "statistics");
+    const std::size_t limbs = statistics::ExactSum::limbs;
+    for (const StatisticsDataset& o : layout.statistics) {
+      const Handle og = m.group(g.get(), o.name);
+      const hid_t at = og.get();
+      ShardStatisticsGroup sg;
+      sg.sum = m.per_sample(at, "sum", H5T_STD_I64LE, limbs);
+      sg.sum_special = m.per_sample(at, "sum_special", H5T_IEEE_F64LE);
+      sg.sum_of_squares = m.per_sample(at, "sum_of_squares", H5T_STD_I64LE, limbs);
+      sg.sum_of_squares_special = m.per_sample(at, "sum_of_squares_special", H5T_IEEE_F64LE);
+      if (m.quantile_levels > 0) sg.values = m.per_sample(at, "values", H5T_IEEE_F64LE, std::size_t(std::max<index_t>(m.bodies, 1)));
+      m.shard_statistics.push_back(std::move(sg));
+    }
+  }
 
   m.status = m.per_body("status", H5T_STD_I32LE);
   std::string meaning;  // "0 ok, 1 newton_not_converged, …" from status.hpp
@@ -315,12 +313,18 @@ void gather_trajectories(const double* samples, index_t count, index_t bodies, i
         out[(s * m + r) * size + j] = samples[(s * scalars + offset + j) * bodies + rows[r]];
 }
 
+std::vector<std::int32_t> status_codes(const std::vector<Status>& status) {
+  std::vector<std::int32_t> codes(status.size());
+  std::transform(status.begin(), status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
+  return codes;
+}
+
 void Hdf5Output::write_samples(index_t first, index_t count, const double* samples, const double* times) {
   if (count == 0) return;
   Impl& m = *impl_;
   const hsize_t f = first, k = count, rows = m.rows.size();
   const index_t n = m.bodies;
-  m.write(m.time, H5T_NATIVE_DOUBLE, times, {f}, {k}, "time");
+  write_times(first, count, times);
   for (std::size_t d = 0; d < m.sampled.size(); ++d) {
     const int c = m.sampled[d].channel.size, offset = m.sampled[d].offset;
     m.scratch.resize(static_cast<std::size_t>(k * rows * c));
@@ -329,6 +333,19 @@ void Hdf5Output::write_samples(index_t first, index_t count, const double* sampl
     if (c > 1) start.push_back(0), size.push_back(c);
     m.write(m.data[d], H5T_NATIVE_DOUBLE, m.scratch.data(), start, size, m.sampled[d].channel.name);
   }
+}
+
+void Hdf5Output::write_times(index_t first, index_t count, const double* times) {
+  impl_->write(impl_->time, H5T_NATIVE_DOUBLE, times, {hsize_t(first)}, {hsize_t(count)}, "time");
+}
+
+void Hdf5Output::write_trajectory_rows(std::size_t d, index_t first, index_t count, index_t first_row, index_t rows,
+                                       const double* values) {
+  Impl& m = *impl_;
+  const SampledDataset& info = m.sampled.at(d);
+  std::vector<hsize_t> start = {hsize_t(first), hsize_t(first_row)}, size = {hsize_t(count), hsize_t(rows)};
+  if (info.channel.size > 1) start.push_back(0), size.push_back(hsize_t(info.channel.size));
+  m.write(m.data[d], H5T_NATIVE_DOUBLE, values, start, size, info.channel.name);
 }
 
 void Hdf5Output::write_parameters(int p, index_t first, index_t count, const double* values) {
@@ -385,19 +402,67 @@ void Hdf5Output::write_statistics(index_t first, const std::vector<std::vector<s
   }
 }
 
+void Hdf5Output::write_statistics_states(index_t first,
+                                         const std::vector<std::vector<statistics::AccumulatorState>>& rows) {
+  Impl& m = *impl_;
+  const std::size_t limbs = statistics::ExactSum::limbs;
+  for (std::size_t k = 0; k < m.shard_statistics.size(); ++k) {
+    const ShardStatisticsGroup& g = m.shard_statistics[k];
+    std::vector<std::int64_t> sum, sum_of_squares;
+    std::vector<double> sum_special, sum_of_squares_special;
+    for (const auto& row : rows) {
+      const statistics::AccumulatorState& a = row[k];
+      sum.insert(sum.end(), a.sum.limb.begin(), a.sum.limb.end());
+      sum_of_squares.insert(sum_of_squares.end(), a.sum_of_squares.limb.begin(), a.sum_of_squares.limb.end());
+      sum_special.push_back(a.sum.special);
+      sum_of_squares_special.push_back(a.sum_of_squares.special);
+    }
+    const std::string at = "shard/statistics/" + std::to_string(k);
+    m.write_rows(g.sum, H5T_NATIVE_INT64, first, sum, limbs, at);
+    m.write_rows(g.sum_special, H5T_NATIVE_DOUBLE, first, sum_special, 0, at);
+    m.write_rows(g.sum_of_squares, H5T_NATIVE_INT64, first, sum_of_squares, limbs, at);
+    m.write_rows(g.sum_of_squares_special, H5T_NATIVE_DOUBLE, first, sum_of_squares_special, 0, at);
+    if (!g.values.valid()) continue;
+    for (std::size_t j = 0; j < rows.size(); ++j) {  // row first + j: its count finite values, then unused
+      const std::vector<double>& values = rows[j][k].values;
+      m.write(g.values, H5T_NATIVE_DOUBLE, values.data(), {hsize_t(first) + j, 0}, {1, values.size()}, at + "/values");
+    }
+  }
+}
+
+void Hdf5Output::write_missing_bodies(const std::vector<std::pair<index_t, index_t>>& ranges) {
+  Impl& m = *impl_;
+  std::vector<std::int64_t> flat;
+  index_t missing = 0;
+  for (const auto& [first, end] : ranges) flat.push_back(first), flat.push_back(end), missing += end - first;
+  const hsize_t r = ranges.size();
+  const Handle d = m.dataset("missing_bodies", H5T_STD_I64LE, {r, 2}, {chunk_elements / 2, 2});
+  m.write(d, H5T_NATIVE_INT64, flat.data(), {0, 0}, {r, 2}, "missing_bodies");
+  m.integer_attribute(m.file.get(), "missing_bodies", missing);
+  if (!m.statistics.empty()) {
+    const Handle g(H5Gopen2(m.file.get(), "statistics", H5P_DEFAULT), H5Gclose);
+    m.check(g.valid(), "cannot open '/statistics'");
+    m.integer_attribute(g.get(), "missing_bodies", missing);
+  }
+}
+
 void Hdf5Output::integer_attribute(const std::string& name, std::int64_t value) {
   impl_->integer_attribute(impl_->file.get(), name.c_str(), value);
 }
 
 void Hdf5Output::write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                                     const std::vector<index_t>& failed_step) {
+  write_body_results(0, status_codes(status), newton_iterations, failed_step);
+}
+
+void Hdf5Output::write_body_results(index_t first, const std::vector<std::int32_t>& status,
+                                    const std::vector<index_t>& newton_iterations, const std::vector<index_t>& failed_step) {
   Impl& m = *impl_;
-  const hsize_t n = m.bodies;
-  std::vector<std::int32_t> codes(status.size());
-  std::transform(status.begin(), status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
-  m.write(m.status, H5T_NATIVE_INT32, codes.data(), {0}, {n}, "status");
-  m.write(m.newton_iterations, H5T_NATIVE_INT64, newton_iterations.data(), {0}, {n}, "newton_iterations");
-  m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {0}, {n}, "failed_step");
+  const hsize_t f = first, n = status.size();
+  if (newton_iterations.size() != n || failed_step.size() != n) throw std::logic_error("write_body_results: sizes differ");
+  m.write(m.status, H5T_NATIVE_INT32, status.data(), {f}, {n}, "status");
+  m.write(m.newton_iterations, H5T_NATIVE_INT64, newton_iterations.data(), {f}, {n}, "newton_iterations");
+  m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {f}, {n}, "failed_step");
 }
 
 void Hdf5Output::write_step_records(const StepRecords& steps) {
@@ -425,8 +490,7 @@ void Hdf5Output::write_checkpoint(const Checkpoint& c) {
     const hsize_t size = count;
     m.write(m.dataset(name, file_type, {size}, {chunk_elements}, g.get()), memory_type, data, {0}, {size}, "checkpoint/" + name);
   };
-  std::vector<std::int32_t> codes(c.status.size());
-  std::transform(c.status.begin(), c.status.end(), codes.begin(), [](Status s) { return static_cast<std::int32_t>(s); });
+  const std::vector<std::int32_t> codes = status_codes(c.status);
   array("state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.state.data(), c.state.size());
   array("status", H5T_STD_I32LE, H5T_NATIVE_INT32, codes.data(), codes.size());
   array("newton_iterations", H5T_STD_I64LE, H5T_NATIVE_INT64, c.newton_iterations.data(), c.newton_iterations.size());
@@ -516,10 +580,23 @@ StoredRun read_stored_run(const std::string& path) {
   run.scenario = text("scenario");
   run.precision = text("precision");
   run.backend = text("backend");
+  run.version = text("quatstep_version");
   number("t_end", H5T_NATIVE_DOUBLE, &run.t_end);
-  std::int64_t complete = 0;
+  std::int64_t complete = 0, samples_written = 0;
   number("complete", H5T_NATIVE_INT64, &complete);
+  number("samples_written", H5T_NATIVE_INT64, &samples_written);
   run.complete = complete != 0;
+  run.samples_written = samples_written;
+  if (H5Aexists(file.get(), "shard_index") > 0) {
+    std::int64_t index = 0, count = 0;
+    ShardRange& shard = run.shard.emplace();
+    number("shard_index", H5T_NATIVE_INT64, &index);
+    number("shard_count", H5T_NATIVE_INT64, &count);
+    number("shard_first", H5T_NATIVE_INT64, &shard.first);
+    number("shard_end", H5T_NATIVE_INT64, &shard.end);
+    number("ensemble_bodies", H5T_NATIVE_INT64, &run.ensemble_bodies);
+    shard.index = int(index), shard.count = int(count);
+  }
   if (H5Lexists(file.get(), "bodies", H5P_DEFAULT) > 0) {
     const Handle d(H5Dopen2(file.get(), "bodies", H5P_DEFAULT), H5Dclose);
     const Handle space(d.valid() ? H5Dget_space(d.get()) : H5I_INVALID_HID, H5Sclose);
@@ -546,6 +623,7 @@ void Hdf5Output::close() {
   for (Handle& d : m.parameters) d.reset();
   m.redraws.reset();
   m.statistics.clear();
+  m.shard_statistics.clear();
   m.status.reset(), m.newton_iterations.reset(), m.failed_step.reset();
   m.accepted_steps.reset(), m.rejected_steps.reset(), m.smallest_step.reset(), m.largest_step.reset();
   m.check(H5Fflush(m.file.get(), H5F_SCOPE_LOCAL) >= 0 && m.file.reset() >= 0, "cannot flush and close the file");

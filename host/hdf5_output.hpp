@@ -24,6 +24,21 @@
 //   (N), trajectories (what [output] trajectories chose, in words), complete (1, or 0 for an
 //   interrupted run) and samples_written (samples 0 … samples_written − 1 are in the file)
 //   /checkpoint/…                   an interrupted run's state (Checkpoint), removed when it completes
+// A shard file (`--shard i/K`, an MPI rank; shard.hpp) is the result file of its bodies (N = its
+// range, /bodies their ensemble indices) plus what merging needs to give the single run's bits:
+//   root attributes shard_index, shard_count (i, K), shard_first, shard_end (its bodies
+//     [first, end) of the ensemble) and ensemble_bodies (the ensemble's size)
+//   /shard/statistics/<observable>/  the rest of the accumulators whose summaries /statistics holds
+//     (count, nonfinite, min, max, histogram, below, above are those):
+//     sum, sum_of_squares (nt × 68, int64)  the exact sums' limbs (statistics/exact_sum.hpp), carries
+//                                           propagated; sum_special, sum_of_squares_special (nt,
+//                                           float64) their non-finite parts
+//     values (nt × N, float64)               with quantiles: row j's first count[j] entries are the
+//                                           finite values of sample j (the rest unused)
+// A merged file (merge.hpp) is the single run's file; with bodies missing (a shard absent or
+// incomplete) it also has /missing_bodies (m × 2, int64: [first, end) ranges) and the root and
+// /statistics attribute missing_bodies (their count): their /status is −1, their parameters,
+// trajectories and failed_step NaN / −1, and the statistics count only the bodies present.
 // An interrupted file is a valid HDF5 file: its body results are those at the interruption, the
 // samples and statistics from samples_written on are not written yet.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
@@ -32,11 +47,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "shard_range.hpp"
 #include "statistics.hpp"
 #include "step_records.hpp"
 
@@ -75,6 +93,7 @@ struct OutputLayout {
   bool step_records = false;               ///< /accepted_steps, /rejected_steps, /smallest_step, /largest_step
   std::vector<double> quantile_levels;     ///< statistics: the levels
   std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
+  bool shard_statistics = false;              ///< /shard/statistics (a shard file)
 };
 
 /// What an interrupted run needs to continue bit for bit: the ensemble's state and records after
@@ -91,13 +110,19 @@ struct Checkpoint {
 
 /// What a result file says of the run that wrote it: enough to run it again, or on.
 struct StoredRun {
-  std::string scenario, precision, backend;
+  std::string scenario, precision, backend, version;
   double t_end = 0;
   std::vector<index_t> bodies;  ///< /bodies: the body selection; empty for none
   bool complete = false;
+  index_t samples_written = 0;
+  std::optional<ShardRange> shard;  ///< a shard file's range
+  index_t ensemble_bodies = 0;      ///< a shard file's ensemble size
 };
 /// Reads `path`'s attributes (std::runtime_error naming the file and what is missing).
 StoredRun read_stored_run(const std::string& path);
+
+/// Status codes as /status stores them.
+std::vector<std::int32_t> status_codes(const std::vector<Status>& status);
 
 /// One channel of the trajectory bodies from a window of `count` samples: scalars [offset, offset +
 /// size) of each sample of `samples` ([sample][scalar][body], `scalars` per body and sample, `bodies`
@@ -124,6 +149,10 @@ class RunOutput {
                                   const std::vector<index_t>& failed_step) = 0;
   /// The adaptive step records (a layout with step_records).
   virtual void write_step_records(const StepRecords& steps) = 0;
+  /// A shard's statistics accumulators of samples [first, first + rows.size()) (a layout with
+  /// shard_statistics): rows[j][k] is observable k's accumulator at sample first + j.
+  virtual void write_statistics_states(index_t first,
+                                       const std::vector<std::vector<statistics::AccumulatorState>>& rows) = 0;
   /// A 64-bit integer root attribute (created or replaced): redrawn_bodies, redraws.
   virtual void integer_attribute(const std::string& name, std::int64_t value) = 0;
   /// An interrupted run's state, to continue from.
@@ -151,12 +180,26 @@ class Hdf5Output final : public RunOutput {
   void write_parameters(int p, index_t first, index_t count, const double* values) override;
   void write_redraws(index_t first, index_t count, const std::int32_t* redraws) override;
   void write_statistics(index_t first, const std::vector<std::vector<statistics::Summary>>& rows) override;
+  void write_statistics_states(index_t first,
+                               const std::vector<std::vector<statistics::AccumulatorState>>& rows) override;
   void write_body_results(const std::vector<Status>& status, const std::vector<index_t>& newton_iterations,
                           const std::vector<index_t>& failed_step) override;
   void write_step_records(const StepRecords& steps) override;
+  void integer_attribute(const std::string& name, std::int64_t value) override;
   /// /<name> (N, float64): one value per body of the run, written whole.
   void write_body_values(const std::string& name, const std::vector<double>& values);
-  void integer_attribute(const std::string& name, std::int64_t value) override;
+  // Merging shards (merge.cpp).
+  /// /time of samples [first, first + count) alone.
+  void write_times(index_t first, index_t count, const double* times);
+  /// Trajectory rows [first_row, first_row + rows) of samples [first, first + count) of written
+  /// channel `d` (OutputLayout::written order), `values` in the file's layout [sample][row][component].
+  void write_trajectory_rows(std::size_t d, index_t first, index_t count, index_t first_row, index_t rows,
+                             const double* values);
+  /// Rows [first, first + status.size()) of /status (Status codes), /newton_iterations, /failed_step.
+  void write_body_results(index_t first, const std::vector<std::int32_t>& status,
+                          const std::vector<index_t>& newton_iterations, const std::vector<index_t>& failed_step);
+  /// /missing_bodies and the attributes missing_bodies of a merged file with bodies missing.
+  void write_missing_bodies(const std::vector<std::pair<index_t, index_t>>& ranges);
   /// /checkpoint (replacing one there), and back.
   void write_checkpoint(const Checkpoint& checkpoint) override;
   Checkpoint read_checkpoint() const;

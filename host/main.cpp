@@ -3,15 +3,22 @@
 //                         [--output FILE] [--quiet] [--progress] [--t-end T] [--bodies I,J,…]
 //   quatstep run --resume FILE [--backend …] [--threads N] [--quiet] [--progress]
 //                                     continue an interrupted run in its own file
+//   quatstep run SCENARIO --shard I/K [options as above]
+//                                     run shard I of K (contiguous bodies) into a shard file
+//   quatstep merge OUT.h5 SHARD.h5 …  join shard files into the single run's file (merge.hpp)
+//   mpirun -np K quatstep run SCENARIO …  K ranks, one shard each, one result file (mpi_run.hpp; a
+//                                     build with MPI, QUATSTEP_MPI)
 //   quatstep plot RESULT.h5 [--out DIR]   PNGs of a result file (python/quatstep/plot.py)
 //   quatstep verify [--out DIR] [--fast]  rerun the papers' benchmark studies: a table of published
 //                                     vs measured figures and plots (exit status 2 if one disagrees)
 //   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
 //                                     parser reads
 //   quatstep --version
-// Exit status 0 when the run completes (failed bodies are reported in the summary and the file),
+// Exit status 0 when the run (or merge) completes (failed bodies are reported in the summary and the file),
 // 3 when SIGINT or SIGTERM stopped it (after writing the chunk in flight and a checkpoint: the file
-// is valid, with complete = 0; --resume continues it), 1 with a message on stderr for any error.
+// is valid, with complete = 0; --resume continues it), 4 when a merge wrote a file with bodies missing
+// (a shard absent or incomplete; the message and the file name them), 1 with a message on stderr for
+// any error.
 #include <CLI/CLI.hpp>
 
 #include <signal.h>
@@ -25,6 +32,11 @@
 
 #include "docs.hpp"
 #include "mechanism_run.hpp"
+#include "merge.hpp"
+#ifdef QUATSTEP_WITH_MPI
+#include "mpi_run.hpp"
+#endif
+#include "shard.hpp"
 #include "plot_command.hpp"
 #include "verify.hpp"
 #include "quatstep/config.hpp"
@@ -34,6 +46,7 @@
 namespace {
 
 constexpr int exit_interrupted = 3;
+constexpr int exit_bodies_missing = 4;
 volatile std::sig_atomic_t interrupted = 0;
 
 /// SIGINT, SIGTERM: ask the run to stop after the chunk in flight; a second signal acts as usual.
@@ -80,8 +93,19 @@ int main(int argc, char** argv) {
                   "Run these bodies of the ensemble alone (indices, comma-separated): the same values as their rows of "
                   "the full run")
       ->delimiter(',');
+  std::string shard;
+  CLI::Option* shard_option = run->add_option("--shard", shard,
+                  "Run shard I/K of the ensemble (bodies floor(I*N/K) .. floor((I+1)*N/K) - 1) into a shard file for "
+                  "`quatstep merge` (default file: the output's name with .shard-I-of-K)");
+  shard_option->excludes(bodies);
   CLI::Option* output_option = run->get_option("--output");
-  for (CLI::Option* o : {t_end, precision_option, bodies, output_option}) resume_option->excludes(o);
+  for (CLI::Option* o : {t_end, precision_option, bodies, output_option, shard_option}) resume_option->excludes(o);
+
+  CLI::App* merge = app.add_subcommand("merge", "Join shard files (run --shard) into the single run's result file");
+  std::string merge_output;
+  std::vector<std::string> merge_inputs;
+  merge->add_option("output", merge_output, "The result file to write")->required();
+  merge->add_option("shards", merge_inputs, "The shard files")->required();
 
   CLI::App* plot = app.add_subcommand("plot", "PNG plots of a result file (python3 with matplotlib, h5py, numpy)");
   std::string plot_file, plot_out;
@@ -134,6 +158,16 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (merge->parsed()) {
+    try {
+      const quatstep::MergeResult result = quatstep::merge_shards(merge_output, merge_inputs);
+      quatstep::print_merge_summary(result.missing.empty() ? std::cout : std::cerr, merge_output, result);
+      return result.missing.empty() ? 0 : exit_bodies_missing;
+    } catch (const std::exception& e) {
+      std::cerr << "quatstep: merge: " << e.what() << "\n";
+      return 1;
+    }
+  }
   try {
     if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
@@ -144,13 +178,25 @@ int main(int argc, char** argv) {
       if (!quiet) quatstep::print_mechanism_summary(std::cout, mechanisms, result);
       return 0;
     }
-    const quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
-                                                       : quatstep::load_interrupted_scenario(resume, overrides.backend);
+    quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
+                                                 : quatstep::load_interrupted_scenario(resume, overrides.backend);
+    if (!shard.empty()) {
+#ifdef QUATSTEP_WITH_MPI
+      if (quatstep::launched_by_mpi()) throw std::invalid_argument("--shard under mpirun: the ranks are the shards (drop --shard)");
+#endif
+      const quatstep::ShardRange range = quatstep::parse_shard(shard, scenario.ensemble_size);
+      if (options.output.empty()) options.output = quatstep::shard_file_name(scenario.output_file, range);
+      scenario = quatstep::shard_scenario(scenario, range);
+    }
     options.progress = quiet ? quatstep::ProgressMode::never
                              : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
     options.interrupt = &interrupted;
     if (!resume.empty()) options.output = resume, options.resume = true;
     stop_on_signals();
+#ifdef QUATSTEP_WITH_MPI
+    if (quatstep::launched_by_mpi() && shard.empty() && resume.empty())  // mpirun -np K: K shards, one file
+      return quatstep::run_mpi_ranks(scenario, options, quiet);
+#endif
     const quatstep::RunResult result = quatstep::run_scenario(scenario, options);
     if (!quiet) quatstep::print_summary(std::cout, scenario, result);
     if (result.interrupted) {

@@ -17,6 +17,7 @@
 
 #include "ensemble_factory.hpp"
 #include "progress.hpp"
+#include "shard.hpp"
 
 namespace quatstep {
 namespace {
@@ -118,6 +119,16 @@ void write_parameters(const Scenario& sc, RunOutput& out, RunResult& result) {
   }
 }
 
+/// A shard file's range and ensemble size (hdf5_output.hpp).
+void write_shard_attributes(const Scenario& sc, RunOutput& out) {
+  const ShardRange& shard = *sc.shard;
+  out.integer_attribute("shard_index", shard.index);
+  out.integer_attribute("shard_count", shard.count);
+  out.integer_attribute("shard_first", shard.first);
+  out.integer_attribute("shard_end", shard.end);
+  out.integer_attribute("ensemble_bodies", sc.declared_size);
+}
+
 /// The bodies' records after a window: a copy, since the next advance changes them while the
 /// window is written.
 struct Records {
@@ -144,6 +155,12 @@ class WindowWriter {
 
  private:
   std::future<void> pending_;
+};
+
+/// Rows of per-sample statistics: per sample, per observable.
+struct StatisticsRows {
+  std::vector<std::vector<statistics::Summary>> summaries;
+  std::vector<std::vector<statistics::AccumulatorState>> states;  ///< a shard's, to be merged
 };
 
 /// The run's ensemble statistics: the observables of the sample's channels, accumulated from each
@@ -186,24 +203,19 @@ class RunStatistics {
     iterations_at_sample_ = c.iterations_at_sample;
   }
 
-  std::vector<StatisticsDataset> datasets() const {
-    std::vector<StatisticsDataset> out;
-    for (const statistics::ObservableSpec& o : spec_.observables)
-      out.push_back({o.observable.name(), o.observable.definition(), o.bins ? o.bins->edges() : std::vector<double>{}});
-    return out;
-  }
-
   /// Samples [first, first + count) of a window of all bodies ([sample][scalar][body]) with the
-  /// records after it: one row of summaries per sample, in the spec's order.
-  std::vector<std::vector<statistics::Summary>> add(index_t first, index_t count, const double* samples,
-                                                    const Records& records) {
+  /// records after it: one row of summaries per sample, in the spec's order, and with `states` (a
+  /// shard) one row of the accumulators too.
+  StatisticsRows add(index_t first, index_t count, const double* samples, const Records& records, bool states) {
     const std::vector<Status>& status = records.status;
     const std::vector<index_t>& failed = records.failed_step;
-    std::vector<std::vector<statistics::Summary>> rows;
+    StatisticsRows rows;
     for (index_t j = first; j < first + count; ++j) {
       const double* sample = samples + (j - first) * scalars_ * bodies_;
       sampled_->add(j, {sample, bodies_, 0, bodies_, status.data(), failed.data()});
       std::vector<statistics::Summary> sampled = sampled_->summarize(j), newton;
+      std::vector<statistics::AccumulatorState> sampled_states, newton_states;
+      if (states) sampled_states = sampled_->states(j);
       sampled_->release(j);
       if (newton_) {
         if (count != 1) throw std::logic_error("RunStatistics: Newton iterations need one sample per advance");
@@ -215,11 +227,17 @@ class RunStatistics {
         }
         newton_->add(j, {per_step_.data(), bodies_, 0, bodies_, status.data(), failed.data()});
         newton = newton_->summarize(j);
+        if (states) newton_states = newton_->states(j);
         newton_->release(j);
       }
       std::vector<statistics::Summary> row;
-      for (const auto& [from_newton, k] : order_) row.push_back(std::move((from_newton ? newton : sampled)[k]));
-      rows.push_back(std::move(row));
+      std::vector<statistics::AccumulatorState> state_row;
+      for (const auto& [from_newton, k] : order_) {
+        row.push_back(std::move((from_newton ? newton : sampled)[k]));
+        if (states) state_row.push_back(std::move((from_newton ? newton_states : sampled_states)[k]));
+      }
+      rows.summaries.push_back(std::move(row));
+      if (states) rows.states.push_back(std::move(state_row));
     }
     return rows;
   }
@@ -279,6 +297,41 @@ TrajectorySelection select_trajectories(const Scenario& sc) {
   return t;
 }
 
+OutputLayout output_layout(const Scenario& sc, const TrajectorySelection& trajectories) {
+  OutputLayout file;
+  const index_t n = sc.ensemble_size;
+  file.bodies = n;
+  file.samples = sc.samples();
+  file.channels = sample_channels(sc);
+  file.written = sc.channels;
+  file.trajectory_rows = trajectories.rows;
+  if (index_t(trajectories.rows.size()) != n)  // else /bodies (or the row index itself) says which body it is
+    for (index_t i : trajectories.rows) file.trajectory_bodies.push_back(sc.body_index(i));
+  if (!sc.shard) file.body_indices = sc.selection;  // a shard's range: its attributes
+  for (int k : sc.ensemble_keys) file.parameters.push_back({sc.model_view().keys[k].name, sc.model_view().keys[k].size});
+  file.redraws = sc.redraws;
+  file.step_records = sc.time.adaptive;
+  if (sc.statistics) {
+    file.quantile_levels = sc.statistics->quantile_levels;
+    for (const statistics::ObservableSpec& o : sc.statistics->observables)
+      file.statistics.push_back({o.observable.name(), o.observable.definition(), o.bins ? o.bins->edges() : std::vector<double>{}});
+    file.shard_statistics = sc.shard.has_value();
+  }
+  return file;
+}
+
+OutputAttributes output_attributes(const Scenario& sc, const std::string& backend, const TrajectorySelection& trajectories) {
+  return {sc.text, sc.integrator.view().info.name, sc.model_view().info.name, backend, to_string(sc.precision),
+          sc.time.dt, sc.time.t_start, sc.time.t_end, sc.stride, trajectories.description};
+}
+
+std::vector<double> sample_times(const Scenario& sc, index_t first, index_t count) {
+  std::vector<double> times(static_cast<std::size_t>(std::max<index_t>(count, 0)));
+  for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
+    times[std::size_t(j)] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
+  return times;
+}
+
 index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
 }
@@ -302,28 +355,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   std::optional<RunStatistics> stats;
   if (sc.statistics) stats.emplace(sc, layout, n);
 
-  OutputLayout file;
-  file.bodies = n;
-  file.samples = result.samples;
-  file.channels = layout;
-  file.written = sc.channels;
-  file.trajectory_rows = trajectories.rows;
-  if (index_t(trajectories.rows.size()) != n)  // else /bodies (or the row index itself) says which body it is
-    for (index_t i : trajectories.rows) file.trajectory_bodies.push_back(sc.body_index(i));
-  file.body_indices = sc.selection;
-  for (int k : sc.ensemble_keys) file.parameters.push_back({sc.model_view().keys[k].name, sc.model_view().keys[k].size});
-  file.redraws = sc.redraws;
-  file.step_records = sc.time.adaptive;
-  if (stats) {
-    file.quantile_levels = sc.statistics->quantile_levels;
-    file.statistics = stats->datasets();
-    result.statistics = int(file.statistics.size());
-  }
-  OpenedOutput opened = open(file, {sc.text, sc.integrator.view().info.name, sc.model_view().info.name,
-                                    backend.description, to_string(sc.precision), sc.time.dt, sc.time.t_start,
-                                    sc.time.t_end, sc.stride, trajectories.description});
+  const OutputLayout file = output_layout(sc, trajectories);
+  result.statistics = int(file.statistics.size());
+  OpenedOutput opened = open(file, output_attributes(sc, backend.description, trajectories));
   RunOutput& out = *opened.output;
   if (!opened.resume) {
+    if (sc.shard) write_shard_attributes(sc, out);
     write_parameters(sc, out, result);
   } else {
     result.redrawn_bodies = opened.resume->redrawn_bodies;
@@ -338,13 +375,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   index_t samples_written = 0;
   WindowWriter writer;
   const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records) {
-    std::vector<double> times(static_cast<std::size_t>(count));
-    for (index_t j = 0; j < count; ++j)  // t_k = t0 + k·h as in advance_body
-      times[j] = sc.time.t_start + double((first + j) * sc.stride) * sc.time.dt;
+    const std::vector<double> times = sample_times(sc, first, count);
     const auto t0 = Clock::now();
     out.write_samples(first, count, buffer.data(), times.data());
     const auto t1 = Clock::now();
-    if (stats && count > 0) out.write_statistics(first, stats->add(first, count, buffer.data(), records));
+    if (stats && count > 0) {
+      const StatisticsRows rows = stats->add(first, count, buffer.data(), records, file.shard_statistics);
+      out.write_statistics(first, rows.summaries);
+      if (file.shard_statistics) out.write_statistics_states(first, rows.states);
+    }
     result.write_seconds += std::chrono::duration<double>(t1 - t0).count();  // one window at a time: no race
     result.statistics_seconds += seconds_since(t1);
   };
@@ -456,7 +495,8 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
   o.precision = parse_precision(run.precision);
   o.backend = backend ? *backend : run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
   o.bodies = run.bodies;
-  return parse_scenario(run.scenario, file + " (its scenario)", o);
+  const Scenario sc = parse_scenario(run.scenario, file + " (its scenario)", o);
+  return run.shard ? shard_scenario(sc, *run.shard) : sc;
 }
 
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {

@@ -47,6 +47,13 @@ struct TrajectorySelection {
 /// What [output] trajectories chooses for `scenario`.
 TrajectorySelection select_trajectories(const Scenario& scenario);
 
+/// The layout and attributes of the result file of `scenario` (a merge of shards writes the same).
+OutputLayout output_layout(const Scenario& scenario, const TrajectorySelection& trajectories);
+OutputAttributes output_attributes(const Scenario& scenario, const std::string& backend,
+                                   const TrajectorySelection& trajectories);
+/// The times of samples [first, first + count): t_start + j·stride·dt.
+std::vector<double> sample_times(const Scenario& scenario, index_t first, index_t count);
+
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
   int threads = 0;

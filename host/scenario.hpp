@@ -34,6 +34,7 @@
 #include "sampling/body_shape.hpp"
 #include "sampling/distribution.hpp"
 #include "sampling/plan.hpp"
+#include "shard_range.hpp"
 #include "statistics.hpp"
 
 namespace quatstep {
@@ -402,6 +403,7 @@ struct Scenario {
   index_t ensemble_size = 1;  ///< bodies of this run: [ensemble] size, or the count of a body selection
   index_t declared_size = 1;  ///< [ensemble] size: the N of sweeps, Latin hypercubes and override indices
   std::vector<index_t> selection;  ///< the bodies run, as indices of the declared ensemble; empty: all
+  std::optional<ShardRange> shard;  ///< a shard's range (shard.hpp), also the selection; none: not a shard
   std::vector<Sweep> sweeps;
   sampling::SamplingPlan plan;      ///< [[ensemble.random]] in file order, then [[ensemble.design]]
   bool redraws = false;             ///< some law redraws invalid bodies (invalid = "redraw")

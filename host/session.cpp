@@ -300,6 +300,9 @@ class MemoryOutput final : public RunOutput {
     r_.records = {status, iterations, failed};
   }
   void write_step_records(const StepRecords&) override {}  // kept in RunResult::step_records
+  void write_statistics_states(index_t, const std::vector<std::vector<statistics::AccumulatorState>>&) override {
+    throw std::logic_error("a shard run writes its accumulators to a shard file, not to memory");
+  }
   void integer_attribute(const std::string&, std::int64_t) override {}  // the redraw counts: RunResult
   void write_checkpoint(const Checkpoint&) override {}  // never interrupted: RunOptions::interrupt is null
   void mark_progress(bool, index_t) override {}

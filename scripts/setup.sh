@@ -19,7 +19,8 @@ packages=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev lib
           libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
           libboost-dev     # Boost.Odeint: the peer baselines in bench/ (bench/README.md, "Peers"); Boost.Random's
                            # Sobol points, Boost.Math's erfc_inv, Boost.Multiprecision's cpp_int (host/sampling, host/statistics)
-          librandom123-dev)  # Philox4x32-10 counter-based random numbers (host/sampling/counter_rng.hpp)
+          librandom123-dev   # Philox4x32-10 counter-based random numbers (host/sampling/counter_rng.hpp)
+          libopenmpi-dev openmpi-bin)  # mpirun -np K quatstep run (host/mpi_run.hpp; optional: QUATSTEP_MPI)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

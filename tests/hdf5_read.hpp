@@ -79,6 +79,57 @@ inline std::string read_string_attribute(const std::string& file, const std::str
   return value;
 }
 
+/// The names of every dataset of a file.
+inline std::vector<std::string> datasets(const std::string& file) {
+  std::vector<std::string> names;
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  H5Ovisit(
+      f, H5_INDEX_NAME, H5_ITER_INC,
+      [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
+        if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names);
+  H5Fclose(f);
+  return names;
+}
+
+/// A dataset's bytes as stored (its own type), for byte-for-byte comparisons.
+inline std::vector<unsigned char> raw_bytes(const std::string& file, const std::string& name) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = f < 0 ? H5I_INVALID_HID : H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  std::vector<unsigned char> bytes;
+  herr_t r = -1;
+  if (d >= 0) {
+    const hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+    bytes.resize(std::size_t(H5Sget_simple_extent_npoints(s)) * H5Tget_size(t));
+    r = bytes.empty() ? 0 : H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Dclose(d);
+  }
+  if (f >= 0) H5Fclose(f);
+  if (r < 0) throw std::runtime_error(file + ": cannot read " + name);
+  return bytes;
+}
+
+/// The names of every attribute of an object (the root by default).
+inline std::vector<std::string> attribute_names(const std::string& file, const std::string& object = "/") {
+  std::vector<std::string> names;
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("cannot open " + file);
+  H5Aiterate_by_name(
+      f, object.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+      [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names, H5P_DEFAULT);
+  H5Fclose(f);
+  return names;
+}
+
 /// A fresh directory under the system temporary directory, removed with its contents at the end.
 class ScratchDirectory {
  public:

@@ -21,6 +21,7 @@
 
 #include "hdf5_read.hpp"
 
+using quatstep::testing::datasets;
 using quatstep::testing::read_string_attribute;
 using quatstep::testing::ScratchDirectory;
 
@@ -111,21 +112,6 @@ Outcome run_quatstep(const std::vector<std::string>& args, int interrupt_at = 0)
   waitpid(pid, &status, 0);
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
-}
-
-/// The names of every dataset of a file.
-std::vector<std::string> datasets(const std::string& file) {
-  std::vector<std::string> names;
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  H5Ovisit(
-      f, H5_INDEX_NAME, H5_ITER_INC,
-      [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
-        if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(out)->push_back(name);
-        return 0;
-      },
-      &names);
-  H5Fclose(f);
-  return names;
 }
 
 /// A dataset's bytes in its own (native) type.

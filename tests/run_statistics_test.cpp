@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hdf5_read.hpp"
+#include "heavy_top_study.hpp"
 #include "quatstep/quaternion.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
@@ -25,76 +26,8 @@ using quatstep::testing::ScratchDirectory;
 
 namespace {
 
-/// A heavy-top study: uncertain inertia about the thin disc (redrawn where unphysical), spin and
-/// tilt; body 5 is driven to a Newton failure mid-run (measured: step 12 of 100).
-const std::string study = R"(
-[model]
-type = "heavy_top"
-inertia = [0.234375, 0.46875, 0.234375]
-mass = 15.0
-center_of_mass = [0.0, 1.0, 0.0]
-gravity = [0.0, 0.0, -9.81]
-[initial]
-omega_body = [0.0, 150.0, -4.61538]
-[integrator]
-method = "modified_hht"
-inertia_shift = true
-[time]
-dt = 2e-3
-t_end = 0.2
-[ensemble]
-size = 40
-[[ensemble.random]]
-key = "model.inertia"
-distribution = "normal"
-mean = [0.234375, 0.46875, 0.234375]
-stddev = 0.004
-invalid = "redraw"
-seed = 1
-[[ensemble.random]]
-key = "initial.omega_body"
-distribution = "normal"
-mean = [0.0, 150.0, -4.61538]
-stddev = [2.0, 10.0, 2.0]
-seed = 2
-[[ensemble.random]]
-key = "initial.quaternion"
-distribution = "rotation_cone"
-half_angle = 0.3
-seed = 3
-[[ensemble.sweep]]
-key = "model.mass"
-from = 14.0
-to = 16.0
-[[ensemble.override]]
-body = 5
-model.body_torque = [0.0, 20000.0, 20000.0]
-)";
-
-const std::string statistics_table = R"(
-[output.statistics]
-quantiles = [0.0, 0.1, 0.5, 0.9, 1.0]
-[[output.statistics.observable]]
-name = "energy"
-bins = 12
-low = -160.0
-high = 200.0
-[[output.statistics.observable]]
-name = "nutation"
-bins = 9
-low = 0.0
-high = 3.14159265
-[[output.statistics.observable]]
-name = "tilt_of_x"
-kind = "nutation"
-body_axis = [1.0, 0.0, 0.0]
-spatial_axis = [0.0, 0.0, 1.0]
-[[output.statistics.observable]]
-name = "wz"
-kind = "component"
-channel = "omega_body"
-component = 2
-)";
+const std::string study = quatstep::testing::heavy_top_study();
+using quatstep::testing::statistics_table;
 
 Scenario scenario(const std::string& text, std::vector<index_t> bodies = {}) {
   ScenarioOverrides o;

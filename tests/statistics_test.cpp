@@ -499,6 +499,35 @@ TEST(EnsembleStatistics, ShardsMergedInAnyOrderGiveTheSameBits) {
   }
 }
 
+TEST(EnsembleStatistics, StoredStatesOfShardsMergeToTheSameBits) {
+  // What a shard file keeps of each sample (states()) continues elsewhere (Accumulator::from_state)
+  // and merges to the one pass's bits — sums, extremes, kept values, histograms.
+  const Ensemble e(301, 6, 11);
+  const auto reference = one_pass(e);
+  std::vector<std::vector<Summary>> got(std::size_t(e.nt));
+  for (index_t j = 0; j < e.nt; ++j) {
+    std::vector<Accumulator> merged;
+    for (int s = 2; s >= 0; --s) {
+      const index_t first = e.n * s / 3, last = e.n * (s + 1) / 3;
+      EnsembleStatistics part(spec(), ChannelLayout::rigid_body(), e.nt, e.stride, first, last - first);
+      for (index_t i = 0; i <= j; ++i) part.add(i, e.block(i, first, last - first));  // sample 0: the drifts' x₀
+      const std::vector<AccumulatorState> states = part.states(j);
+      for (std::size_t k = 0; k < states.size(); ++k) {
+        Accumulator a = Accumulator::from_state(states[k], part.keeps_values(), part.bins(k));
+        if (merged.size() <= k) merged.emplace_back(part.keeps_values(), part.bins(k));
+        merged[k].merge(a);
+      }
+    }
+    for (const Accumulator& a : merged) got[std::size_t(j)].push_back(a.summary(spec().quantile_levels));
+  }
+  expect_same(got, reference, "3 stored shards, reversed");
+  AccumulatorState wrong = Accumulator(true, nullptr).state();
+  wrong.count = 2;  // two finite values, none kept
+  EXPECT_THROW(Accumulator::from_state(wrong, true, nullptr), StatisticsError);
+  EXPECT_THROW(Accumulator::from_state(Accumulator(false, nullptr).state(), false, std::make_shared<const Bins>(0.0, 1.0, 4)),
+               StatisticsError);
+}
+
 TEST(EnsembleStatistics, ThreadCountDoesNotChangeABit) {
   const Ensemble e(6000, 3, 13);  // large enough for add() and summarize() to use threads
   const int threads = omp_get_max_threads();

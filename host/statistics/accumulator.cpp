@@ -75,6 +75,31 @@ void Accumulator::merge(const Accumulator& o) {
   above_ += o.above_;
 }
 
+AccumulatorState Accumulator::state() const {
+  return {count_, nonfinite_, sum_.parts(), sum_of_squares_.parts(), min_, max_, values_, histogram_, below_, above_};
+}
+
+Accumulator Accumulator::from_state(AccumulatorState s, bool keep_values, std::shared_ptr<const Bins> bins) {
+  Accumulator a(keep_values, std::move(bins));
+  if (s.histogram.size() != a.histogram_.size())
+    throw StatisticsError("a stored accumulator with " + std::to_string(s.histogram.size()) + " bins, needs " +
+                          std::to_string(a.histogram_.size()));
+  if (keep_values && s.values.size() != std::size_t(s.count))
+    throw StatisticsError("a stored accumulator with " + std::to_string(s.values.size()) + " values for " +
+                          std::to_string(s.count) + " finite ones");
+  a.count_ = s.count;
+  a.nonfinite_ = s.nonfinite;
+  a.sum_ = ExactSum::from_parts(s.sum);
+  a.sum_of_squares_ = ExactSum::from_parts(s.sum_of_squares);
+  a.min_ = s.min;
+  a.max_ = s.max;
+  if (keep_values) a.values_ = std::move(s.values);
+  a.histogram_ = std::move(s.histogram);
+  a.below_ = s.below;
+  a.above_ = s.above;
+  return a;
+}
+
 Summary Accumulator::summary(const std::vector<double>& levels) const {
   Summary s;
   s.count = count_;

@@ -53,6 +53,17 @@ struct Summary {
 /// x before y in the order −inf < … < −0 < +0 < … < +inf.
 bool total_less(double x, double y);
 
+/// Everything an accumulator holds: a shard file stores it so that another process merges it with
+/// the same bits as if the values had been added there.
+struct AccumulatorState {
+  std::int64_t count = 0, nonfinite = 0;
+  ExactSum::Parts sum, sum_of_squares;
+  double min, max;              ///< +inf and −inf without values
+  std::vector<double> values;   ///< the finite values (kept for quantiles), any order
+  std::vector<std::int64_t> histogram;
+  std::int64_t below = 0, above = 0;
+};
+
 class Accumulator {
  public:
   /// keep_values: needed for quantiles; bins: null for no histogram.
@@ -64,6 +75,11 @@ class Accumulator {
   Summary summary(const std::vector<double>& levels) const;
   /// Values added, finite or not.
   std::int64_t added() const { return count_ + nonfinite_; }
+
+  AccumulatorState state() const;
+  /// The accumulator of `state` (StatisticsError when its histogram or values do not fit `bins` and
+  /// `keep_values`).
+  static Accumulator from_state(AccumulatorState state, bool keep_values, std::shared_ptr<const Bins> bins);
 
  private:
   std::int64_t count_ = 0, nonfinite_ = 0;

@@ -35,7 +35,7 @@ std::vector<Accumulator>& EnsembleStatistics::row(index_t sample) {
     throw StatisticsError("sample " + std::to_string(sample) + " outside 0 … " + std::to_string(samples() - 1));
   std::vector<Accumulator>& r = accumulators_[std::size_t(sample)];
   if (r.empty())
-    for (std::size_t k = 0; k < bound_.size(); ++k) r.emplace_back(!spec_.quantile_levels.empty(), bins_[k]);
+    for (std::size_t k = 0; k < bound_.size(); ++k) r.emplace_back(keeps_values(), bins_[k]);
   return r;
 }
 
@@ -84,8 +84,17 @@ std::vector<Summary> EnsembleStatistics::summarize(index_t sample) const {
   const index_t values = r.empty() ? 0 : r.front().added();
 #pragma omp parallel for schedule(dynamic) if (values * index_t(bound_.size()) >= parallel_threshold)
   for (std::size_t k = 0; k < bound_.size(); ++k)
-    out[k] = r.empty() ? Accumulator(!spec_.quantile_levels.empty(), bins_[k]).summary(spec_.quantile_levels)
+    out[k] = r.empty() ? Accumulator(keeps_values(), bins_[k]).summary(spec_.quantile_levels)
                        : r[k].summary(spec_.quantile_levels);
+  return out;
+}
+
+std::vector<AccumulatorState> EnsembleStatistics::states(index_t sample) const {
+  if (sample < 0 || sample >= samples()) throw StatisticsError("sample " + std::to_string(sample) + " out of range");
+  const std::vector<Accumulator>& r = accumulators_[std::size_t(sample)];
+  std::vector<AccumulatorState> out;
+  for (std::size_t k = 0; k < bound_.size(); ++k)
+    out.push_back(r.empty() ? Accumulator(keeps_values(), bins_[k]).state() : r[k].state());
   return out;
 }
 

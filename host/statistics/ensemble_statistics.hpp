@@ -64,6 +64,11 @@ class EnsembleStatistics {
   void merge(const EnsembleStatistics& other);
   /// One Summary per observable, in the spec's order.
   std::vector<Summary> summarize(index_t sample) const;
+  /// One AccumulatorState per observable, in the spec's order: what a shard stores of a sample
+  /// (Accumulator::from_state() with keeps_values() and bins(k) continues it).
+  std::vector<AccumulatorState> states(index_t sample) const;
+  bool keeps_values() const { return !spec_.quantile_levels.empty(); }
+  const std::shared_ptr<const Bins>& bins(std::size_t k) const { return bins_.at(k); }
   /// Frees a sample's accumulators (its values, with quantiles) once it is written.
   void release(index_t sample);
 

@@ -101,6 +101,20 @@ void ExactSum::normalize() {
   bound_ = 0;
 }
 
+ExactSum::Parts ExactSum::parts() const {
+  ExactSum s = *this;
+  s.normalize();
+  return {s.limb_, s.special_};
+}
+
+ExactSum ExactSum::from_parts(const Parts& parts) {
+  ExactSum s;
+  s.limb_ = parts.limb;
+  s.special_ = parts.special;
+  s.bound_ = 1;  // normalised limbs: |limb| < 2^32
+  return s;
+}
+
 double ExactSum::value() const {
   if (special_ != 0) return special_;
   ExactSum s = *this;

@@ -29,6 +29,9 @@ namespace quatstep::statistics {
 
 class ExactSum {
  public:
+  static constexpr int limb_bits = 32;
+  static constexpr int limbs = 68;  ///< bits 0 … 2175 above 2^-1074: the double range, 2^64 values
+
   /// Adds x. Non-finite values are summed apart in floating point (inf + −inf = NaN, in any order)
   /// and that is the result when there is any.
   void add(double x);
@@ -39,11 +42,18 @@ class ExactSum {
   /// The sum correctly rounded to a double (±inf beyond the double range).
   double value() const;
 
+  /// What a sum holds, to store it (shard files) and continue it elsewhere: the limbs with their
+  /// carries propagated, and the sum of the non-finite values.
+  struct Parts {
+    std::array<std::int64_t, limbs> limb{};
+    double special = 0;
+  };
+  Parts parts() const;
+  /// The sum of `parts`: merging it gives the same bits as merging the sum that gave them.
+  static ExactSum from_parts(const Parts& parts);
+
   friend double exact_mean(const ExactSum& sum, std::int64_t n);
   friend double exact_variance(const ExactSum& sum, const ExactSum& sum_of_squares, std::int64_t n);
-
-  static constexpr int limb_bits = 32;
-  static constexpr int limbs = 68;  ///< bits 0 … 2175 above 2^-1074: the double range, 2^64 values
 
  private:
   /// Carries propagated: limbs 0 … limbs − 2 in [0, 2^32), the top one signed.

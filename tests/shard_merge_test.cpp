@@ -1,0 +1,320 @@
+// Scale-out without MPI: a study run as 1, 2 and 3 shards (`--shard i/K`) and merged gives the single
+// run's file byte for byte — every dataset (trajectories, status, parameters, redraws, statistics
+// with quantiles and histograms) and every root attribute; a missing or interrupted shard gives a
+// file that names the missing bodies and whose statistics count the others only; shards of other
+// runs and overlapping shards are refused.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hdf5_read.hpp"
+#include "heavy_top_study.hpp"
+#include "merge.hpp"
+#include "run.hpp"
+#include "scenario.hpp"
+#include "shard.hpp"
+
+using namespace quatstep;
+using quatstep::testing::attribute_names;
+using quatstep::testing::datasets;
+using quatstep::testing::raw_bytes;
+using quatstep::testing::read_dataset;
+using quatstep::testing::read_string_attribute;
+using quatstep::testing::ScratchDirectory;
+
+namespace {
+
+/// 301 heavy tops (a prime: the shards differ in size), tests/heavy_top_study.hpp's study (body 5
+/// fails mid-run); statistics with quantiles, histograms, drifts and the Newton iterations (their
+/// values per sample depend on the run's chunks: shards must reproduce them); every 7th body's
+/// trajectory; t_end 0.1.
+const std::string study = [] {
+  std::string text = quatstep::testing::heavy_top_study(301) +
+                     "[output]\nstride = 5\ntrajectories = \"every\"\ntrajectory_every = 7\n" +
+                     quatstep::testing::statistics_table;
+  text.replace(text.find("t_end = 0.2"), 11, "t_end = 0.1");
+  text.replace(text.find("quantiles = "), 0,
+               "observables = [\"energy_drift\", \"angular_momentum_drift\", \"newton_iterations\"]\n");
+  return text;
+}();
+
+Scenario scenario(const std::string& text = study) {
+  ScenarioOverrides o;
+  o.backend = Backend::cpu;
+  return parse_scenario(text, "study.toml", o);
+}
+
+RunResult run(const Scenario& sc, const std::string& file, const volatile std::sig_atomic_t* interrupt = nullptr) {
+  RunOptions options;
+  options.threads = 2;
+  options.output = file;
+  options.progress = ProgressMode::never;
+  options.max_chunk_steps = 7;  // several windows; interrupted runs stop after the first
+  options.interrupt = interrupt;
+  return run_scenario(sc, options);
+}
+
+/// Shard files of `sc` split `count` ways: "dir/shard-i.h5".
+std::vector<std::string> run_shards(const Scenario& sc, int count, const ScratchDirectory& dir) {
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) {
+    files.push_back(dir.file("shard-" + std::to_string(i) + "-of-" + std::to_string(count) + ".h5"));
+    run(shard_scenario(sc, shard_range(sc.ensemble_size, i, count)), files.back());
+  }
+  return files;
+}
+
+/// Every dataset and root attribute of `expected` in `actual`, the same bytes; no other dataset.
+void expect_same_file(const std::string& expected, const std::string& actual) {
+  const std::vector<std::string> names = datasets(expected);
+  EXPECT_EQ(datasets(actual), names);
+  ASSERT_GT(names.size(), 20u) << "trajectories, body results, parameters and statistics";
+  for (const std::string& name : names) EXPECT_TRUE(raw_bytes(expected, name) == raw_bytes(actual, name)) << name;
+  EXPECT_EQ(attribute_names(actual), attribute_names(expected));
+  for (const std::string& name : attribute_names(expected))
+    EXPECT_EQ(read_string_attribute(actual, name), read_string_attribute(expected, name)) << "attribute " << name;
+}
+
+}  // namespace
+
+TEST(Shards, SplitRuleTilesTheEnsembleInOrder) {
+  for (index_t n : {0, 1, 2, 301, 1000003}) {
+    for (int k : {1, 2, 3, 7, 64}) {
+      index_t next = 0;
+      for (int i = 0; i < k; ++i) {
+        const ShardRange s = shard_range(n, i, k);
+        EXPECT_EQ(s.first, next) << n << " " << i << "/" << k;
+        EXPECT_EQ(s.first, index_t(double(i) * double(n) / double(k))) << "⌊i·N/K⌋";
+        EXPECT_LE(s.end - s.first, n / k + 1);
+        EXPECT_GE(s.end - s.first, n / k);
+        next = s.end;
+      }
+      EXPECT_EQ(next, n);
+    }
+  }
+  EXPECT_EQ(parse_shard("2/3", 301).first, 200);
+  for (const char* bad : {"3/3", "-1/3", "1", "1/0", "a/3", "1/3x"}) EXPECT_THROW(parse_shard(bad, 301), std::invalid_argument) << bad;
+}
+
+TEST(Shards, OneTwoThreeShardsMergedAreTheSingleRunByteForByte) {
+  ScratchDirectory dir;
+  const Scenario sc = scenario();
+  const RunResult single = run(sc, dir.file("single.h5"));
+  ASSERT_EQ(single.failures(), 1) << "body 5 fails";
+  for (int k : {1, 2, 3}) {
+    SCOPED_TRACE(std::to_string(k) + " shards");
+    std::vector<std::string> shards = run_shards(sc, k, dir);
+    std::reverse(shards.begin(), shards.end());  // any order of the arguments
+    const std::string merged = dir.file("merged-" + std::to_string(k) + ".h5");
+    const MergeResult r = merge_shards(merged, shards);
+    EXPECT_TRUE(r.missing.empty());
+    EXPECT_EQ(r.bodies, 301);
+    index_t failures = 0;
+    for (const MergedShard& s : r.shards) {
+      failures += s.failures;
+      EXPECT_TRUE(s.used) << s.problem;
+    }
+    EXPECT_EQ(failures, 1);
+    expect_same_file(dir.file("single.h5"), merged);
+  }
+}
+
+TEST(Shards, MissingShardIsNamedAndStatisticsCountThePresentBodies) {
+  ScratchDirectory dir;
+  const Scenario sc = scenario();
+  run(sc, dir.file("single.h5"));
+  const std::vector<std::string> shards = run_shards(sc, 3, dir);
+  const std::string merged = dir.file("merged.h5");
+  std::ofstream(dir.file("truncated.h5")) << "not HDF5: a shard killed before it wrote its header";
+  const MergeResult r = merge_shards(merged, {shards[0], dir.file("truncated.h5"), shards[2]});
+  EXPECT_FALSE(r.shards[1].used);
+  EXPECT_NE(r.shards[1].problem.find("unreadable"), std::string::npos) << r.shards[1].problem;
+  const ShardRange gap = shard_range(301, 1, 3);
+  ASSERT_EQ(r.missing.size(), 1u);
+  EXPECT_EQ(r.missing[0], std::make_pair(gap.first, gap.end));
+  EXPECT_EQ(read_dataset(merged, "missing_bodies").values, (std::vector<double>{double(gap.first), double(gap.end)}));
+  EXPECT_EQ(read_string_attribute(merged, "missing_bodies"), std::to_string(gap.end - gap.first));
+  EXPECT_EQ(read_string_attribute(merged, "missing_bodies", "/statistics"), std::to_string(gap.end - gap.first));
+  const std::vector<double> status = read_dataset(merged, "status").values;
+  for (index_t i = 0; i < 301; ++i) EXPECT_EQ(status[i] == -1, i >= gap.first && i < gap.end) << "body " << i;
+  // The counts are the single run's less the missing shard's; the present bodies' rows are unchanged.
+  for (const char* o : {"energy", "nutation", "newton_iterations"}) {
+    const std::string count = std::string("statistics/") + o + "/count";
+    const std::vector<double> all = read_dataset(dir.file("single.h5"), count).values, part = read_dataset(merged, count).values,
+                              absent = read_dataset(shards[1], count).values;
+    for (std::size_t j = 0; j < all.size(); ++j) EXPECT_EQ(part[j], all[j] - absent[j]) << o << " sample " << j;
+    EXPECT_GT(absent[1], 90) << "the missing shard's bodies are not counted";
+  }
+  const std::vector<double> inertia = read_dataset(merged, "parameters/model.inertia").values,
+                            full = read_dataset(dir.file("single.h5"), "parameters/model.inertia").values;
+  for (index_t i = 0; i < 301 * 3; ++i)
+    EXPECT_EQ(std::isnan(inertia[i]), i / 3 >= gap.first && i / 3 < gap.end) << "body " << i / 3;
+  EXPECT_EQ(inertia[0], full[0]);
+}
+
+TEST(Shards, InterruptedShardIsMissingUntilResumed) {
+  ScratchDirectory dir;
+  const Scenario sc = scenario();
+  run(sc, dir.file("single.h5"));
+  std::vector<std::string> shards = run_shards(sc, 2, dir);
+  const std::string interrupted = dir.file("interrupted.h5");
+  const volatile std::sig_atomic_t stop = 1;
+  ASSERT_TRUE(run(shard_scenario(sc, shard_range(301, 1, 2)), interrupted, &stop).interrupted);
+  const MergeResult r = merge_shards(dir.file("partial.h5"), {shards[0], interrupted});
+  ASSERT_EQ(r.missing.size(), 1u);
+  EXPECT_EQ(r.missing[0], std::make_pair(index_t(150), index_t(301)));
+  EXPECT_FALSE(r.shards[1].used);
+  EXPECT_NE(r.shards[1].problem.find("incomplete"), std::string::npos) << r.shards[1].problem;
+  EXPECT_NE(r.shards[1].problem.find("--resume " + interrupted), std::string::npos) << r.shards[1].problem;
+  // Resumed, the shard is the uninterrupted one: the merge is the single run.
+  RunOptions resume;
+  resume.output = interrupted;
+  resume.resume = true;
+  resume.progress = ProgressMode::never;
+  run_scenario(load_interrupted_scenario(interrupted, Backend::cpu), resume);
+  EXPECT_TRUE(merge_shards(dir.file("merged.h5"), {shards[0], interrupted}).missing.empty());
+  expect_same_file(dir.file("single.h5"), dir.file("merged.h5"));
+}
+
+TEST(Shards, ShardsOfOtherRunsAndOverlapsAreRefused) {
+  ScratchDirectory dir;
+  const Scenario sc = scenario();
+  const std::vector<std::string> halves = run_shards(sc, 2, dir), thirds = run_shards(sc, 3, dir);
+  const auto refused = [&](const std::vector<std::string>& files, const std::string& says) {
+    try {
+      merge_shards(dir.file("refused.h5"), files);
+      ADD_FAILURE() << "merged: " << files[0] << " " << files[1];
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(files[1]), std::string::npos) << e.what();
+    }
+  };
+  refused({halves[0], thirds[0]}, "overlap");
+  const std::string other = dir.file("other.h5");
+  ScenarioOverrides o;
+  o.backend = Backend::cpu;
+  o.t_end = 0.05;
+  run(shard_scenario(parse_scenario(study, "study.toml", o), shard_range(301, 1, 2)), other);
+  refused({halves[0], other}, "t_end differs");
+  std::string reseeded = study;
+  reseeded.replace(reseeded.find("seed = 3"), 8, "seed = 4");
+  run(shard_scenario(scenario(reseeded), shard_range(301, 1, 2)), other);
+  refused({halves[0], other}, "the scenario (TOML text) differs");
+}
+
+#ifdef QUATSTEP_EXE
+namespace {
+struct Outcome {
+  int exit_code;
+  std::string out, err;
+};
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+/// A shell command in `dir`, stdout and stderr captured.
+Outcome shell(const std::string& command, const ScratchDirectory& dir) {
+  const std::string cmd = "cd '" + dir.file("") + "' && " + command + " >stdout 2>stderr";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+}
+const std::string quatstep_exe = std::string("'") + QUATSTEP_EXE + "'";
+Outcome quatstep_cli(const std::string& args, const ScratchDirectory& dir) { return shell(quatstep_exe + " " + args, dir); }
+
+/// The study, writing study.h5, in `dir`; and the single process's run of it.
+void single_run(const ScratchDirectory& dir) {
+  std::string text = study;
+  text.replace(text.find("[output]\n"), 9, "[output]\nfile = \"study.h5\"\n");
+  std::ofstream(dir.file("study.toml")) << text;
+  ASSERT_EQ(quatstep_cli("run study.toml --backend cpu --quiet", dir).exit_code, 0);
+}
+}  // namespace
+
+TEST(Shards, CommandLineShardsAndMerge) {
+  ScratchDirectory dir;
+  single_run(dir);
+  for (int i = 0; i < 3; ++i) {
+    const Outcome o = quatstep_cli("run study.toml --backend cpu --quiet --shard " + std::to_string(i) + "/3", dir);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+  }
+  std::string shards;
+  for (int i = 0; i < 3; ++i) shards += " study.shard-" + std::to_string(i) + "-of-3.h5";
+  const Outcome merged = quatstep_cli("merge all.h5" + shards, dir);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  expect_same_file(dir.file("study.h5"), dir.file("all.h5"));
+  const Outcome partial = quatstep_cli("merge partial.h5 study.shard-0-of-3.h5 study.shard-2-of-3.h5", dir);
+  EXPECT_EQ(partial.exit_code, 4);
+  EXPECT_NE(partial.err.find("missing bodies 100 … 199"), std::string::npos) << partial.err;
+  const Outcome bad = quatstep_cli("run study.toml --shard 3/3", dir);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--shard 3/3"), std::string::npos) << bad.err;
+}
+
+// ---------------------------------------------------------------- mpirun -np K quatstep run
+namespace {
+#ifdef QUATSTEP_MPIEXEC
+/// `mpirun -np ranks …` as root on a machine with fewer cores than ranks; a minute at most.
+std::string mpirun(int ranks) {
+  return std::string("timeout 120 '") + QUATSTEP_MPIEXEC + "' --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
+}
+#define SKIP_WITHOUT_MPI()
+#else
+std::string mpirun(int) { return {}; }
+#define SKIP_WITHOUT_MPI() GTEST_SKIP() << "this build has no MPI (QUATSTEP_MPI=OFF, or no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
+#endif
+}  // namespace
+
+TEST(MpiRanks, OneTwoThreeRanksWriteTheSingleRunByteForByte) {
+  SKIP_WITHOUT_MPI();
+  ScratchDirectory dir;
+  single_run(dir);
+  for (int ranks : {1, 2, 3}) {
+    const std::string file = "mpi-" + std::to_string(ranks) + ".h5";
+    const Outcome o =
+        shell(mpirun(ranks) + quatstep_exe + " run study.toml --backend cpu --threads 1 --output " + file, dir);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    expect_same_file(dir.file("study.h5"), dir.file(file));
+    // The ranks' failures, reported with their shards: body 5 is in shard 0.
+    const ShardRange holder = shard_range(301, 0, ranks);
+    const std::string line = "shard " + std::to_string(holder.index) + "/" + std::to_string(ranks) + ", bodies " +
+                             std::to_string(holder.first) + " … " + std::to_string(holder.end - 1) + ", 1 failed bodies";
+    EXPECT_NE(o.out.find(line), std::string::npos) << o.out;
+    for (int r = 0; r < ranks; ++r)
+      EXPECT_FALSE(std::ifstream(dir.file("mpi-" + std::to_string(ranks) + ".shard-" + std::to_string(r) + "-of-" +
+                                          std::to_string(ranks) + ".h5")))
+          << "a complete merge removes the shard files";
+  }
+}
+
+TEST(MpiRanks, KilledRankEndsTheJobAndMergeNamesItsBodies) {
+  SKIP_WITHOUT_MPI();
+  ScratchDirectory dir;
+  single_run(dir);
+  // Rank 1 dies before it starts; mpirun must end (not hang) with a non-zero status.
+  const Outcome o = shell(mpirun(2) + "sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && kill -9 $$; exec \"$0\" \"$@\"' " +
+                              quatstep_exe + " run study.toml --backend cpu --threads 1 --quiet --output killed.h5",
+                          dir);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.exit_code, 124) << "mpirun hung until the timeout";
+  EXPECT_FALSE(std::ifstream(dir.file("killed.h5"))) << "no result file pretends to hold every body";
+  EXPECT_NE(o.err.find("job has been aborted"), std::string::npos) << "mpirun says why: " << o.err;
+  // Merging what is there never claims rank 1's bodies: a non-zero status naming them (rank 0's
+  // shard complete) or saying that no shard is complete (rank 0 ended mid-run too).
+  const Outcome m = quatstep_cli("merge killed.h5 killed.shard-0-of-2.h5 killed.shard-1-of-2.h5", dir);
+  EXPECT_TRUE((m.exit_code == 4 && m.err.find("missing bodies 150 … 300") != std::string::npos) ||
+              (m.exit_code == 1 && m.err.find("no complete shard file") != std::string::npos))
+      << m.exit_code << ": " << m.err;
+}
+#endif
+
