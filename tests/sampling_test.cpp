@@ -533,8 +533,6 @@ TEST(Errors, BadParametersAreNamed) {
   EXPECT_ERROR(Distribution::body_shape(Shape::box, {Marginal::fixed(1)}, ShapeAmount::mass, Marginal::fixed(1),
                                         InvalidPolicy::fail),
                "box: 1 dimensions given, needs length_x, length_y, length_z");
-  EXPECT_ERROR(parse_invalid_policy("retry"), "invalid: \"retry\", must be \"redraw\" or \"fail\"");
-  EXPECT_ERROR(parse_shape("torus"), "shape: \"torus\"");
   EXPECT_ERROR(Distribution::uniform_rotation().for_dimension(3), "the law gives 4 components, the key has 3");
   EXPECT_ERROR(Distribution::principal_inertia(Distribution::uniform_rotation(), InvalidPolicy::fail),
                "moments: must be a component-wise law or a choice of values");

@@ -376,6 +376,12 @@ TEST(ScenarioLawsRejected, EachProblemNamesItsKey) {
                   "ensemble.random[0].mass_key", "'model.gravity' has 3 components");
   EXPECT_REJECTED(random("key = 'model.mass'\ndistribution = 'uniform'\nlow = 1\nhigh = 2\ninvalid = 'redraw'\n"),
                   "ensemble.random[0].invalid", "only laws of model.inertia");
+  EXPECT_REJECTED(random("key = 'model.inertia'\ndistribution = 'body_shape'\nshape = 'torus'\n"
+                         "dimensions = { distribution = 'fixed', value = 1.0 }\nmass = { distribution = 'fixed', value = 1.0 }\n"),
+                  "ensemble.random[0].shape", "'torus' is not one of");
+  EXPECT_REJECTED(random("key = 'model.inertia'\ndistribution = 'uniform'\nlow = [1, 1, 1]\nhigh = [2, 2, 2]\n"
+                         "invalid = 'retry'\n"),
+                  "ensemble.random[0].invalid", "'retry' is not one of");
   EXPECT_REJECTED(random("key = 'model.mass'\ndistribution = 'fixed'\nvalue = 1\n[[ensemble.random]]\nkey = 'model.mass'\n"
                          "distribution = 'fixed'\nvalue = 2\n"),
                   "ensemble.random[1].key", "'model.mass' is drawn already by ensemble.random[0].key");

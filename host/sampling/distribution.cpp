@@ -81,18 +81,6 @@ Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
-InvalidPolicy parse_invalid_policy(const std::string& name) {
-  if (name == "redraw") return InvalidPolicy::redraw;
-  if (name == "fail") return InvalidPolicy::fail;
-  throw SamplingError("invalid: \"" + name + "\", must be \"redraw\" or \"fail\"");
-}
-
-Shape parse_shape(const std::string& name) {
-  for (Shape s : {Shape::box, Shape::ellipsoid, Shape::cylinder, Shape::cone})
-    if (name == to_string(s)) return s;
-  throw SamplingError("shape: \"" + name + "\", must be \"box\", \"ellipsoid\", \"cylinder\" or \"cone\"");
-}
-
 // ---------------------------------------------------------------- factories
 template <class Make>
 Distribution Distribution::from_params(const std::vector<std::pair<const char*, const Param*>>& params, Make make) {

@@ -47,12 +47,8 @@
 
 namespace quatstep::sampling {
 
-/// What to do with a drawn body that is not physical.
+/// What to do with a drawn body that is not physical (scenario names: host/scenario.hpp invalid_names).
 enum class InvalidPolicy { redraw, fail };
-/// "redraw" | "fail"; otherwise SamplingError "invalid: \"x\", must be \"redraw\" or \"fail\"".
-InvalidPolicy parse_invalid_policy(const std::string& name);
-/// "box" | "ellipsoid" | "cylinder" | "cone"; otherwise SamplingError naming `shape`.
-Shape parse_shape(const std::string& name);
 
 /// Directions uniform on the spherical cap of half-angle `half_angle` ∈ [0, π] about `axis` (any
 /// nonzero length): 0 gives the axis itself, π the whole sphere.

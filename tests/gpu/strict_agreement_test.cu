@@ -212,7 +212,7 @@ TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs witho
     cuda::BatchStepper<Integrator> batch(build::make_integrator<Integrator>(sc.integrator), in.models, in.initial, 0.0);
     FAIL() << "a non-unit quaternion was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("body 3: quaternion: not unit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("body 3: quaternion: not a unit quaternion"), std::string::npos) << e.what();
   }
 }
 
