@@ -22,24 +22,13 @@ using quatstep::testing::ScratchDirectory;
 
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+using Outcome = quatstep::testing::CommandOutcome;
 /// Run `quatstep ARGS` through the shell, capturing stdout and stderr.
 Outcome run_cli(const std::string& args, const ScratchDirectory& dir) {
   const std::string cmd = std::string("'") + QUATSTEP_EXE + "' " + args + " >'" + dir.file("stdout") + "' 2>'" +
                           dir.file("stderr") + "'";
   const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, quatstep::testing::read_text_file(dir.file("stdout")), quatstep::testing::read_text_file(dir.file("stderr"))};
 }
 
 std::string example(const std::string& name) { return std::string("'") + QUATSTEP_EXAMPLES + "/" + name + "'"; }
@@ -231,7 +220,7 @@ TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
   ScratchDirectory dir;
   const Outcome o = run_cli("verify --fast --out " + dir.file("v"), dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
-  const std::string table = slurp(dir.file("v/verify.md"));
+  const std::string table = quatstep::testing::read_text_file(dir.file("v/verify.md"));
   for (const char* row : {"spin-up (Sherif §7)", "heavy top (Sherif §10.1)", "EML (Kinon & Betsch §5.3)", "case (ii) (Zupan §IV.A)"})
     EXPECT_NE(table.find(row), std::string::npos) << row << " missing from\n" << table;
   EXPECT_EQ(table.find("**no**"), std::string::npos) << table;
@@ -247,7 +236,7 @@ TEST(Cli, PlotWithoutPythonSaysSo) {
   const std::string cmd = std::string("env PATH=/nonexistent '") + QUATSTEP_EXE + "' plot x.h5 2>'" + dir.file("err") + "'";
   const int status = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_NE(slurp(dir.file("err")).find("there is no python3 on the PATH"), std::string::npos) << slurp(dir.file("err"));
+  EXPECT_NE(quatstep::testing::read_text_file(dir.file("err")).find("there is no python3 on the PATH"), std::string::npos) << quatstep::testing::read_text_file(dir.file("err"));
 }
 
 TEST(Cli, VersionFlag) {

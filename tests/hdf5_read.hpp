@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -146,6 +148,20 @@ class ScratchDirectory {
 
  private:
   std::filesystem::path path_;
+};
+
+/// A file's whole text ("" when it cannot be opened): a command's captured output.
+inline std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A command's exit code and captured standard output and error.
+struct CommandOutcome {
+  int exit_code;
+  std::string out, err;
 };
 
 /// Bitwise equality (NaN == NaN when the bits agree).

@@ -29,13 +29,6 @@ using testing::ScratchDirectory;
 
 std::string example(const std::string& name) { return std::string(QUATSTEP_EXAMPLES) + "/" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 MechanismRunResult run(const MechanismScenario& sc, const std::string& file) {
   RunOptions options;
   options.output = file;
@@ -147,8 +140,8 @@ TEST(MechanismScenario, ExamplesRunFromTheCommandLine) {
                             std::to_string(e.t_end) + " --output '" + out + "' >'" + dir.file("stdout") + "' 2>'" +
                             dir.file("stderr") + "'";
     const int status = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir.file("stderr"));
-    const std::string summary = slurp(dir.file("stdout"));
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << quatstep::testing::read_text_file(dir.file("stderr"));
+    const std::string summary = quatstep::testing::read_text_file(dir.file("stdout"));
     EXPECT_NE(summary.find("bodies each"), std::string::npos) << summary;
     EXPECT_NE(summary.find("failures                0"), std::string::npos) << summary;
     using Dims = std::vector<unsigned long long>;

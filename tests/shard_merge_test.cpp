@@ -213,21 +213,12 @@ TEST(Shards, ShardsOfOtherRunsAndOverlapsAreRefused) {
 
 #ifdef QUATSTEP_EXE
 namespace {
-struct Outcome {
-  int exit_code;
-  std::string out, err;
-};
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = quatstep::testing::CommandOutcome;
 /// A shell command in `dir`, stdout and stderr captured.
 Outcome shell(const std::string& command, const ScratchDirectory& dir) {
   const std::string cmd = "cd '" + dir.file("") + "' && " + command + " >stdout 2>stderr";
   const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, quatstep::testing::read_text_file(dir.file("stdout")), quatstep::testing::read_text_file(dir.file("stderr"))};
 }
 const std::string quatstep_exe = std::string("'") + QUATSTEP_EXE + "'";
 Outcome quatstep_cli(const std::string& args, const ScratchDirectory& dir) { return shell(quatstep_exe + " " + args, dir); }
