@@ -39,10 +39,7 @@ BackendChoice choose_backend(Backend requested) {
   return {Backend::cpu, "cpu (auto: " + reason + ")"};
 }
 
-BackendChoice choose_backend(const Scenario& sc) {
-  if (sc.time.adaptive && sc.backend != Backend::cpu) return {Backend::cpu, "cpu (auto: adaptive steps run on the CPU only)"};
-  return choose_backend(sc.backend);
-}
+BackendChoice choose_backend(const Scenario& sc) { return choose_backend(sc.backend); }
 
 #ifdef QUATSTEP_WITH_CUDA
 std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& sc) {

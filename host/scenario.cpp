@@ -534,8 +534,6 @@ void parse_step_control(const Reader& r, const toml::table& t, const Scenario& s
   } catch (const keys::KeyError& e) {
     r.fail("time." + e.key, e.problem);
   }
-  if (sc.backend == Backend::cuda)
-    r.fail("run.backend", "\"cuda\": adaptive steps (time.adaptive = true) run on the CPU backend only");
 }
 
 void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {

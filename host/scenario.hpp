@@ -92,7 +92,7 @@ struct TimeSpec {
     k("t_start", t_start, "start time");
     k("adaptive", adaptive,
       "per-body adaptive steps (Negrut et al. 2007 section 3: local error estimate, accuracy test, step-size rule, "
-      "predictor; include/quatstep/adaptive/): HHT-family methods only, CPU backend only; the keys below are read "
+      "predictor; include/quatstep/adaptive/): HHT-family methods only, on either backend; the keys below are read "
       "only with adaptive = true");
     step_control.describe(k);
   }

@@ -176,8 +176,6 @@ TEST(AdaptiveCli, BadStepControlIsRefusedWithTheFileAndKey) {
   refused(edited("method = \"modified_hht\"\nalpha = -0.2\ninertia_shift = true", "method = \"simo_vu_quoc\"\nalpha = -0.2\n#"),
           "time.adaptive': method 'simo_vu_quoc' takes fixed steps only; adaptive steps run with the HHT family: "
           "\"hht\", \"modified_hht\"");
-  refused(edited("[integrator]", "[run]\nbackend = \"cuda\"\n[integrator]"),
-          "run.backend': \"cuda\": adaptive steps (time.adaptive = true) run on the CPU backend only");
 }
 
 }  // namespace
