@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ensemble_factory.hpp"
@@ -47,10 +48,9 @@ AdaptiveSettings<S> step_control(const TimeSpec& time) {
   return s;
 }
 
-/// Whether scenarios run AdaptiveHht steppers on Backend: CpuEnsemble's specialisation
-/// (cpu_ensemble_instances.cpp) says yes. cuda::CudaEnsemble runs them too, bit for bit as the CPU
-/// (tests/gpu/adaptive_agreement_test.cu), but stays off the scenario path until that test has run
-/// on a GPU.
+/// Whether scenarios run AdaptiveHht steppers on Backend: the specialisations of CpuEnsemble
+/// (cpu_ensemble_instances.cpp) and cuda::CudaEnsemble (kernels/cuda_ensemble_shard.cu.in) say yes;
+/// the two agree bit for bit in strict mode (tests/gpu/adaptive_agreement_test.cu, run on an H200).
 template <template <class> class Backend>
 struct runs_adaptive_steps : std::false_type {};
 
@@ -64,13 +64,16 @@ typename ModelEntry::Parameters parameters(const Scenario& sc, index_t i) {
 }
 
 /// Samples for a caller's double window from an ensemble of precision S: the window itself for
-/// double, else a float staging window widened into the caller's after each write.
+/// double, else a float staging window widened into the caller's after each write (none for a
+/// window without data: samples for device statistics alone).
 template <class S>
 class Widening {
  public:
   SampleView<S> window(const SampleView<double>& out) {
     if constexpr (std::is_same_v<S, double>) {
       return out;
+    } else if (!out.data) {
+      return SampleView<S>{nullptr, out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
     } else {
       staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
       return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
@@ -78,12 +81,20 @@ class Widening {
   }
   void widen(const SampleView<double>& out) const {
     if constexpr (!std::is_same_v<S, double>)
-      for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
+      if (out.data)
+        for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
   }
 
  private:
   std::vector<S> staging_;  // float only
 };
+
+/// Whether Backend reduces statistics where its samples are (cuda::CudaEnsemble).
+template <class Backend, class = void>
+struct reduces_statistics : std::false_type {};
+template <class Backend>
+struct reduces_statistics<Backend, std::void_t<decltype(std::declval<Backend&>().attach_statistics(nullptr))>>
+    : std::true_type {};
 
 /// A backend's ensemble behind the Ensemble interface. The interface speaks double; a float
 /// ensemble writes its samples into a float window that is widened into the caller's.
@@ -118,6 +129,14 @@ class BackendAdapter final : public Ensemble {
     backend_.import_state(std::vector<S>(s.state.begin(), s.state.end()), s.status, s.newton_iterations, s.failed_step,
                           s.steps_done);
     backend_.import_step_records(s.steps);
+  }
+  bool attach_statistics(cuda::DeviceStatistics* statistics) override {
+    if constexpr (reduces_statistics<Backend>::value) {
+      backend_.attach_statistics(statistics);
+      return true;
+    } else {
+      return false;
+    }
   }
 
  private:

@@ -14,6 +14,10 @@
 
 namespace quatstep {
 
+namespace cuda {
+class DeviceStatistics;  // kernels/device_statistics.hpp (CUDA builds)
+}
+
 /// Everything an ensemble carries from one advance to the next: a checkpoint continues the run in
 /// another process bit for bit (restore after initialize).
 struct EnsembleState {
@@ -42,6 +46,11 @@ class Ensemble {
   /// exactly where save() was taken.
   virtual EnsembleState save() const = 0;
   virtual void restore(const EnsembleState& state) = 0;
+  /// Statistics reduced where the samples are made: from now on every sample that initialize and
+  /// advance produce (their `out` window; out.data null: produced for the statistics alone, not
+  /// copied) feeds `statistics`, which the caller owns and keeps alive. False (and nothing changes)
+  /// where the samples are on the host anyway: the caller reduces what it receives.
+  virtual bool attach_statistics(cuda::DeviceStatistics* statistics) = 0;
 };
 
 /// The backend a run uses (never Backend::automatic) and what it is, for the summary and the
@@ -60,8 +69,8 @@ std::string select_cuda_device(int ordinal);
 /// "auto" → CUDA when this build has it and a device is usable, else the CPU (saying why);
 /// "cuda" without a usable device → std::runtime_error with the reason.
 BackendChoice choose_backend(Backend requested);
-/// The scenario's [run] backend, or the CPU for adaptive steps (which run there only; the parser
-/// refuses "cuda" for them).
+/// The scenario's [run] backend (adaptive steps too: both backends run them, bit for bit alike in
+/// strict mode, tests/gpu/adaptive_agreement_test.cu).
 BackendChoice choose_backend(const Scenario& scenario);
 
 /// Models and initial states of every body of the scenario, integrator settings from [integrator],

@@ -18,6 +18,9 @@
 #include "ensemble_factory.hpp"
 #include "progress.hpp"
 #include "shard.hpp"
+#ifdef QUATSTEP_WITH_CUDA
+#include "kernels/device_statistics.hpp"
+#endif
 
 namespace quatstep {
 namespace {
@@ -25,6 +28,7 @@ namespace {
 constexpr double chunk_seconds = 0.25;          // progress updates a few times a second
 constexpr double progress_threshold_s = 2.0;    // runs estimated shorter than this show no bar
 constexpr double sample_buffer_bytes = 64 << 20;  // samples held between two HDF5 writes
+constexpr double device_window_bytes = 512 << 20;  // samples of a launch that stay on the GPU (its statistics)
 constexpr double first_chunk_body_steps = 1e4;  // enough to time, short enough to be negligible
 
 /// Sets the OpenMP thread count for the lifetime of the object.
@@ -163,13 +167,18 @@ struct StatisticsRows {
   std::vector<std::vector<statistics::AccumulatorState>> states;  ///< a shard's, to be merged
 };
 
+/// Per sample: summaries reduced where the samples are (cuda::DeviceStatistics).
+using ReducedRows = std::vector<statistics::ReducedSample>;
+
 /// The run's ensemble statistics: the observables of the sample's channels, accumulated from each
-/// sample window, and those of the per-sample Newton iterations (iterations per step since the
-/// previous sample, from the bodies' running totals — the loop then ends every advance at a sample).
+/// sample window (or reduced on the GPU, reduce_on_device), and those of the per-sample Newton
+/// iterations (iterations per step since the previous sample, from the bodies' running totals — the
+/// loop then ends every advance at a sample).
 class RunStatistics {
  public:
   RunStatistics(const Scenario& sc, const std::vector<Channel>& layout, index_t bodies)
-      : spec_(*sc.statistics), bodies_(bodies), stride_(sc.stride), scalars_(channel_scalars(layout)) {
+      : spec_(*sc.statistics), layout_(statistics::ChannelLayout::of(layout)), bodies_(bodies), stride_(sc.stride),
+        scalars_(channel_scalars(layout)) {
     statistics::StatisticsSpec sampled{{}, spec_.quantile_levels}, newton{{}, spec_.quantile_levels};
     for (const statistics::ObservableSpec& o : spec_.observables) {
       const bool from_newton = o.observable.channel() == newton_iterations_channel;
@@ -177,7 +186,7 @@ class RunStatistics {
       order_.emplace_back(from_newton, part.observables.size());
       part.observables.push_back(o);
     }
-    sampled_.emplace(sampled, statistics::ChannelLayout::of(layout), sc.samples(), sc.stride, 0, bodies);
+    sampled_.emplace(sampled, layout_, sc.samples(), sc.stride, 0, bodies);
     if (!newton.observables.empty()) {
       newton_.emplace(newton, statistics::ChannelLayout({{newton_iterations_channel, 0, 1}}), sc.samples(), sc.stride, 0,
                       bodies);
@@ -189,35 +198,88 @@ class RunStatistics {
   /// Whether every advance must end at a sample (the Newton iterations per sample).
   bool needs_sample_aligned_chunks() const { return newton_.has_value(); }
 
+  /// The statistics reduced on the GPU, where a CUDA ensemble makes its samples and keeps its
+  /// records (kernels/device_statistics.hpp, the same bits), when it can: not for a shard (its file
+  /// keeps the values themselves, to be merged) nor for a spec the reduction does not support. True:
+  /// from now on take_reduced() has each sample's summaries, and neither the samples nor the
+  /// records need leave the GPU for them.
+  bool reduce_on_device([[maybe_unused]] Ensemble& ensemble, [[maybe_unused]] const BackendChoice& backend,
+                        [[maybe_unused]] bool shard) {
+#ifdef QUATSTEP_WITH_CUDA
+    const statistics::StatisticsSpec& spec = sampled_->spec();
+    if (backend.backend != Backend::cuda || shard || !cuda::DeviceStatistics::supports(spec, layout_, bodies_)) return false;
+    device_ = std::make_unique<cuda::DeviceStatistics>(spec, layout_, newton_ ? newton_->spec() : statistics::StatisticsSpec{},
+                                                       bodies_, stride_);
+    if (ensemble.attach_statistics(device_.get())) return true;
+    device_.reset();
+#endif
+    return false;
+  }
+  /// The device's summaries of samples [first, first + count) (none without reduce_on_device).
+  ReducedRows take_reduced([[maybe_unused]] index_t first, [[maybe_unused]] index_t count) {
+#ifdef QUATSTEP_WITH_CUDA
+    if (device_) {
+      index_t from = -1;
+      ReducedRows rows = device_->take(from);
+      if (index_t(rows.size()) != count || (count > 0 && from != first))
+        throw std::logic_error("RunStatistics: the GPU reduced samples " + std::to_string(from) + " + " +
+                               std::to_string(rows.size()) + ", expected " + std::to_string(first) + " + " + std::to_string(count));
+      return rows;
+    }
+#endif
+    return {};
+  }
+
   /// The carried values (no sample is pending between two windows).
   void save(Checkpoint& c) const {
     if (sampled_->pending() || (newton_ && newton_->pending())) throw std::logic_error("RunStatistics: a sample is pending");
-    for (std::size_t k = 0; k < sampled_->spec().observables.size(); ++k) c.statistics_initial.push_back(sampled_->initial_values(k));
+    for (std::size_t k = 0; k < sampled_->spec().observables.size(); ++k) c.statistics_initial.push_back(initial_values(k));
     c.iterations_at_sample = iterations_at_sample_;
+#ifdef QUATSTEP_WITH_CUDA
+    if (device_ && newton_) c.iterations_at_sample = device_->iterations_at_sample();
+#endif
   }
   void restore(const Checkpoint& c) {
     if (c.statistics_initial.size() != sampled_->spec().observables.size() ||
         c.iterations_at_sample.size() != iterations_at_sample_.size())
       throw std::runtime_error("the checkpoint's statistics do not match the scenario's");
-    for (std::size_t k = 0; k < c.statistics_initial.size(); ++k) sampled_->restore_initial_values(k, c.statistics_initial[k]);
+    for (std::size_t k = 0; k < c.statistics_initial.size(); ++k) {
+#ifdef QUATSTEP_WITH_CUDA
+      if (device_) {
+        device_->restore_initial_values(k, c.statistics_initial[k]);
+        continue;
+      }
+#endif
+      sampled_->restore_initial_values(k, c.statistics_initial[k]);
+    }
+#ifdef QUATSTEP_WITH_CUDA
+    if (device_ && newton_) device_->restore_iterations_at_sample(c.iterations_at_sample);
+#endif
     iterations_at_sample_ = c.iterations_at_sample;
   }
 
   /// Samples [first, first + count) of a window of all bodies ([sample][scalar][body]) with the
   /// records after it: one row of summaries per sample, in the spec's order, and with `states` (a
   /// shard) one row of the accumulators too.
-  StatisticsRows add(index_t first, index_t count, const double* samples, const Records& records, bool states) {
+  StatisticsRows add(index_t first, index_t count, const double* samples, const Records& records, bool states,
+                     ReducedRows reduced) {
     const std::vector<Status>& status = records.status;
     const std::vector<index_t>& failed = records.failed_step;
     StatisticsRows rows;
     for (index_t j = first; j < first + count; ++j) {
-      const double* sample = samples + (j - first) * scalars_ * bodies_;
-      sampled_->add(j, {sample, bodies_, 0, bodies_, status.data(), failed.data()});
-      std::vector<statistics::Summary> sampled = sampled_->summarize(j), newton;
+      std::vector<statistics::Summary> sampled, newton;
       std::vector<statistics::AccumulatorState> sampled_states, newton_states;
-      if (states) sampled_states = sampled_->states(j);
-      sampled_->release(j);
-      if (newton_) {
+      if (!reduced.empty()) {
+        sampled = std::move(reduced.at(std::size_t(j - first)).sampled);
+        newton = std::move(reduced.at(std::size_t(j - first)).newton);
+      } else {
+        const double* sample = samples + (j - first) * scalars_ * bodies_;
+        sampled_->add(j, {sample, bodies_, 0, bodies_, status.data(), failed.data()});
+        sampled = sampled_->summarize(j);
+        if (states) sampled_states = sampled_->states(j);
+        sampled_->release(j);
+      }
+      if (newton_ && reduced.empty()) {
         if (count != 1) throw std::logic_error("RunStatistics: Newton iterations need one sample per advance");
         const std::vector<index_t>& total = records.newton_iterations;
         for (index_t i = 0; i < bodies_; ++i) {
@@ -243,13 +305,24 @@ class RunStatistics {
   }
 
  private:
+  std::vector<double> initial_values(std::size_t k) const {
+#ifdef QUATSTEP_WITH_CUDA
+    if (device_) return device_->initial_values(k);
+#endif
+    return sampled_->initial_values(k);
+  }
+
   statistics::StatisticsSpec spec_;
+  statistics::ChannelLayout layout_;
   index_t bodies_, stride_;
   int scalars_;
   std::vector<std::pair<bool, std::size_t>> order_;  ///< per observable: (Newton part?, index in its part)
   std::optional<statistics::EnsembleStatistics> sampled_, newton_;
   std::vector<index_t> iterations_at_sample_;
   std::vector<double> per_step_;
+#ifdef QUATSTEP_WITH_CUDA
+  std::unique_ptr<cuda::DeviceStatistics> device_;
+#endif
 };
 
 }  // namespace
@@ -367,46 +440,53 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
     result.redraws = opened.resume->redraws;
   }
   const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
+  const bool device_statistics = stats && stats->reduce_on_device(*ensemble, backend, sc.shard.has_value());
+  // Samples leave the ensemble for trajectories and for statistics reduced here; else (statistics
+  // on the GPU, no trajectories) only the statistics do.
+  const bool samples_out = !trajectories.rows.empty() || (stats && !device_statistics);
 
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k. Two
   // buffers: the writer thread writes one window while the ensemble fills the other.
-  std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(scalars * n)), {}};
+  std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(samples_out ? scalars * n : 0)), {}};
+  const auto data = [&](std::vector<double>& buffer) { return samples_out ? buffer.data() : nullptr; };
   int filling = 0;
   index_t samples_written = 0;
   WindowWriter writer;
-  const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records) {
+  const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records,
+                           ReducedRows reduced) {
     const std::vector<double> times = sample_times(sc, first, count);
     const auto t0 = Clock::now();
     out.write_samples(first, count, buffer.data(), times.data());
     const auto t1 = Clock::now();
     if (stats && count > 0) {
-      const StatisticsRows rows = stats->add(first, count, buffer.data(), records, file.shard_statistics);
+      const StatisticsRows rows = stats->add(first, count, buffer.data(), records, file.shard_statistics, std::move(reduced));
       out.write_statistics(first, rows.summaries);
       if (file.shard_statistics) out.write_statistics_states(first, rows.states);
     }
     result.write_seconds += std::chrono::duration<double>(t1 - t0).count();  // one window at a time: no race
     result.statistics_seconds += seconds_since(t1);
   };
-  const auto records = [&] {
-    const bool iterations = stats && stats->needs_sample_aligned_chunks();
+  const auto records = [&] {  // for the statistics reduced here (none on the GPU)
+    if (!stats || device_statistics) return Records{};
     return Records{ensemble->status(), ensemble->failed_step(),
-                   iterations ? ensemble->newton_iterations() : std::vector<index_t>{}};
+                   stats->needs_sample_aligned_chunks() ? ensemble->newton_iterations() : std::vector<index_t>{}};
   };
   index_t done = 0;
   if (opened.resume) {  // the initial state, then the checkpoint over it
-    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 0, sc.stride, scalars});
+    ensemble->initialize(SampleView<double>{data(buffers[0]), n, 0, 0, sc.stride, scalars});
     const Checkpoint& c = opened.resume->checkpoint;
     ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step, c.steps});
     if (stats) stats->restore(c);
     done = c.steps_done;
     samples_written = done / sc.stride + 1;
   } else {
-    ensemble->initialize(SampleView<double>{buffers[0].data(), n, 0, 1, sc.stride, scalars});
-    consume(0, 1, buffers[0], records());
+    ensemble->initialize(SampleView<double>{data(buffers[0]), n, 0, 1, sc.stride, scalars});
+    consume(0, 1, buffers[0], records(), stats ? stats->take_reduced(0, 1) : ReducedRows{});
     samples_written = 1;
   }
 
-  const index_t max_samples = std::max<index_t>(1, index_t(sample_buffer_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
+  const double window_bytes = samples_out ? sample_buffer_bytes : device_window_bytes;
+  const index_t max_samples = std::max<index_t>(1, index_t(window_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
   index_t max_chunk = max_samples * sc.stride;
   if (options.max_chunk_steps > 0) max_chunk = std::min(max_chunk, options.max_chunk_steps);
   const bool aligned = stats && stats->needs_sample_aligned_chunks();
@@ -419,10 +499,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
     if (aligned) k = std::min(k, (done / sc.stride + 1) * sc.stride - done);  // end at the next sample at the latest
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
     std::vector<double>& buffer = buffers[filling];
-    buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
-    ensemble->advance(k, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars});
+    if (samples_out) buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
+    ensemble->advance(k, SampleView<double>{data(buffer), n, first, count, sc.stride, scalars});
     if (count > 0) {
-      writer.submit([&consume, &buffer, first, count, r = records()] { consume(first, count, buffer, r); });
+      writer.submit([&consume, &buffer, first, count, r = records(),
+                     reduced = stats ? stats->take_reduced(first, count) : ReducedRows{}]() mutable {
+        consume(first, count, buffer, r, std::move(reduced));
+      });
       filling = 1 - filling;  // the next advance fills the other buffer while this one is written
       samples_written = first + count;
     }

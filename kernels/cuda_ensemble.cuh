@@ -2,7 +2,8 @@
 // and records in device memory (struct of arrays) and one thread per body. A call to advance is
 // one launch: every body loads its state once, takes all the steps in registers, writes the samples
 // that fall in the window straight into the device sample buffer ([sample][channel][body]) and
-// stores its state once; the window is then copied to the caller's host SampleView. Over an
+// stores its state once; the window is then copied to the caller's host SampleView (unless its data
+// is null) and reduced by the attached DeviceStatistics, if any (device_statistics.hpp). Over an
 // adaptive stepper (AdaptiveHht<Integrator>) a launch advances every body through the next output
 // times with its own t and h, as CpuEnsemble does, and keeps the step records on the device.
 #pragma once
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "device_array.cuh"
+#include "device_statistics.hpp"
 #include "ensemble_kernels.cuh"
 #include "host/body_validation.hpp"
 #include "host/step_records.hpp"
@@ -63,7 +65,7 @@ class CudaEnsemble {
     }
     status_.upload(status_host_);
     const DeviceArray<Kinematics> d_initial(initial);
-    const Window window(out, 0, 0);
+    const Window window = window_for(out, 0, 0);
     if (n_) {
       if constexpr (adaptive)
         initialize_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(),
@@ -80,7 +82,7 @@ class CudaEnsemble {
   /// Advance every body by `steps` steps (adaptive: through the next `steps` output times) in one
   /// launch; a failed body stops, the others go on.
   void advance(index_t steps, const SampleView<S>& out) {
-    const Window window(out, steps_done_ + 1, steps_done_ + steps);
+    const Window window = window_for(out, steps_done_ + 1, steps_done_ + steps);
     if (n_ && steps > 0) {
       if constexpr (adaptive)
         advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(),
@@ -95,9 +97,12 @@ class CudaEnsemble {
     steps_done_ += steps;
   }
 
-  const std::vector<Status>& status() const { return status_host_; }
-  const std::vector<index_t>& newton_iterations() const { return iterations_host_; }
-  const std::vector<index_t>& failed_step() const { return failed_step_host_; }
+  /// Every later sample (initialize's and advance's windows) also feeds `statistics` on the device.
+  void attach_statistics(DeviceStatistics* statistics) { statistics_ = statistics; }
+
+  const std::vector<Status>& status() const { return fetch_records(), status_host_; }
+  const std::vector<index_t>& newton_iterations() const { return fetch_records(), iterations_host_; }
+  const std::vector<index_t>& failed_step() const { return fetch_records(), failed_step_host_; }
   /// Body i's state, copied from the device.
   State state(index_t i) const {
     State s;
@@ -123,6 +128,7 @@ class CudaEnsemble {
     state_.upload(state);
     status_host_ = std::move(status), iterations_host_ = std::move(iterations), failed_step_host_ = std::move(failed_step);
     status_.upload(status_host_), iterations_.upload(iterations_host_), failed_step_.upload(failed_step_host_);
+    records_on_host_ = true;
     steps_done_ = steps_done;
   }
   /// Adaptive: every body's step records, copied from the device (empty for fixed steps), and back
@@ -154,28 +160,32 @@ class CudaEnsemble {
     if constexpr (adaptive) integrator.validate();
     else keys::check(integrator.settings);
   }
-  /// The device side of a host sample window for one launch that takes steps [first, last]: a
-  /// device buffer of the samples of the window that fall in those steps alone (those the launch
-  /// writes), copied back into their place in the host window, which keeps every other sample — as
-  /// CpuEnsemble writes in place. Copying the whole window back overwrote the samples of earlier
-  /// launches with the new buffer's contents (found on the first H100 run).
+  /// The device side of a host sample window for one launch that takes steps [first, last]: the
+  /// samples of the window that fall in those steps alone (those the launch writes), in the
+  /// ensemble's device sample buffer, copied back into their place in the host window, which keeps
+  /// every other sample — as CpuEnsemble writes in place. Copying the whole window back overwrote
+  /// the samples of earlier launches with the new buffer's contents (found on the first H100 run).
   struct Window {
-    Window(const SampleView<S>& host, index_t first, index_t last)
-        : host_view(host),
-          begin(std::max(host.first_sample, (first + host.stride - 1) / host.stride)),
-          end(std::max(begin, std::min(host.first_sample + host.samples, last / host.stride + 1))),
-          buffer(static_cast<std::size_t>((end - begin) * host.scalars * host.bodies)) {
-      if (host.samples > 0 && host.scalars != sample_scalars)
-        throw std::invalid_argument("SampleView holds " + std::to_string(host.scalars) +
-                                    " scalars per sample, this integrator writes " + std::to_string(sample_scalars));
-      device_view = SampleView<S>{buffer.data(), host.bodies, begin, end - begin, host.stride, host.scalars};
-    }
-    /// Where sample `begin` lies in the host window.
-    S* host_data() const { return host_view.data + (begin - host_view.first_sample) * host_view.scalars * host_view.bodies; }
     SampleView<S> host_view, device_view;
     index_t begin, end;  ///< samples [begin, end) of the run
-    DeviceArray<S> buffer;
+    std::size_t size;    ///< scalars of the device window
+    /// Where sample `begin` lies in the host window.
+    S* host_data() const { return host_view.data + (begin - host_view.first_sample) * host_view.scalars * host_view.bodies; }
   };
+  /// The window of `host` for steps [first, last], in the sample buffer (grown when too small: no
+  /// allocation per launch).
+  Window window_for(const SampleView<S>& host, index_t first, index_t last) {
+    if (host.samples > 0 && host.scalars != sample_scalars)
+      throw std::invalid_argument("SampleView holds " + std::to_string(host.scalars) +
+                                  " scalars per sample, this integrator writes " + std::to_string(sample_scalars));
+    Window w{host, {}, 0, 0, 0};
+    w.begin = std::max(host.first_sample, (first + host.stride - 1) / host.stride);
+    w.end = std::max(w.begin, std::min(host.first_sample + host.samples, last / host.stride + 1));
+    w.size = static_cast<std::size_t>((w.end - w.begin) * host.scalars * host.bodies);
+    if (sample_buffer_.size() < w.size) sample_buffer_ = DeviceArray<S>(w.size);
+    w.device_view = SampleView<S>{sample_buffer_.data(), host.bodies, w.begin, w.end - w.begin, host.stride, host.scalars};
+    return w;
+  }
 
   SoaView<S> soa() const { return SoaView<S>{state_.data(), n_}; }
   BodyRecord record() const { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
@@ -183,13 +193,24 @@ class CudaEnsemble {
     return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()};
   }
 
-  /// Waits for the launch, then copies the sample window and the per-body records to the host.
+  /// Waits for the launch, reduces the window's samples (attached statistics), copies them (a host
+  /// window with data) and the per-body records to the host.
   void finish(const Window& w) {
     check(cudaDeviceSynchronize(), "kernel execution");
-    if (w.buffer.size()) w.buffer.download(w.host_data(), w.buffer.size());
+    if (statistics_ && w.end > w.begin)
+      statistics_->reduce(sample_buffer_.data(), w.begin, w.end - w.begin, sample_scalars,
+                          {status_.data(), failed_step_.data(), iterations_.data()});
+    if (w.size && w.host_view.data) sample_buffer_.download(w.host_data(), w.size);
+    records_on_host_ = false;
+  }
+  /// The per-body records on the host, copied when first asked after a launch (a run whose
+  /// statistics are reduced on the device asks only at its end).
+  void fetch_records() const {
+    if (records_on_host_) return;
     status_.download(status_host_);
     iterations_.download(iterations_host_);
     failed_step_.download(failed_step_host_);
+    records_on_host_ = true;
   }
 
   Integrator integrator_;
@@ -200,10 +221,13 @@ class CudaEnsemble {
   DeviceArray<S> state_;  // [component][body]
   DeviceArray<Status> status_;
   DeviceArray<index_t> iterations_, failed_step_;
-  std::vector<Status> status_host_;
-  std::vector<index_t> iterations_host_, failed_step_host_;
+  mutable std::vector<Status> status_host_;  // fetch_records()
+  mutable std::vector<index_t> iterations_host_, failed_step_host_;
+  mutable bool records_on_host_ = true;
   DeviceArray<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   DeviceArray<S> smallest_, largest_;
+  DeviceArray<S> sample_buffer_;  // the launches' sample windows, [sample][channel][body]
+  DeviceStatistics* statistics_ = nullptr;
   index_t steps_done_ = 0;
 };
 

@@ -26,17 +26,7 @@ Bins::Bins(double low, double high, int count) {
   edges_[count] = high;
 }
 
-int Bins::locate(double x) const {
-  const int n = count();
-  if (x < edges_.front()) return -1;
-  if (x > edges_.back()) return n;
-  const double low = edges_.front(), high = edges_.back();
-  int b = std::clamp(int((x - low) / (high - low) * double(n)), 0, n - 1);
-  // The formula's guess, corrected against the edges themselves so that e_b <= x < e_{b+1}.
-  while (b > 0 && x < edges_[b]) --b;
-  while (b < n - 1 && x >= edges_[b + 1]) ++b;
-  return b;
-}
+int Bins::locate(double x) const { return locate_bin(edges_.data(), count(), x); }
 
 bool total_less(double x, double y) { return x < y || (x == y && std::signbit(x) && !std::signbit(y)); }
 
@@ -141,14 +131,23 @@ std::vector<double> quantiles(std::vector<double>& x, const std::vector<double>&
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return levels[a] < levels[b]; });
   for (std::size_t i : order) {
-    if (!(levels[i] >= 0 && levels[i] <= 1)) throw StatisticsError("quantile level " + sampling::format_number(levels[i]) + ", must be in [0, 1]");
-    const double h = double(n - 1) * levels[i];
-    const std::size_t k = std::min(std::size_t(h), n - 1);
-    const double f = h - double(k);
-    const double lower = order_statistic(k);
-    q[i] = f > 0 && k + 1 < n ? lower + f * (order_statistic(k + 1) - lower) : lower;
+    const QuantileRank r = quantile_rank(n, levels[i]);
+    const double lower = order_statistic(r.k);
+    q[i] = quantile_value(r, lower, r.interpolates ? order_statistic(r.k + 1) : lower);
   }
   return q;
+}
+
+QuantileRank quantile_rank(std::size_t n, double p) {
+  if (!(p >= 0 && p <= 1)) throw StatisticsError("quantile level " + sampling::format_number(p) + ", must be in [0, 1]");
+  const double h = double(n - 1) * p;
+  const std::size_t k = std::min(std::size_t(h), n - 1);
+  const double f = h - double(k);
+  return {k, f, f > 0 && k + 1 < n};
+}
+
+double quantile_value(const QuantileRank& r, double lower, double upper) {
+  return r.interpolates ? lower + r.f * (upper - lower) : lower;
 }
 
 }  // namespace quatstep::statistics

@@ -12,11 +12,14 @@
 // Values that are not finite (NaN, ±inf) are counted apart and left out of everything else.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "quatstep/config.hpp"
 #include "statistics/exact_sum.hpp"
 
 namespace quatstep::statistics {
@@ -52,6 +55,43 @@ struct Summary {
 
 /// x before y in the order −inf < … < −0 < +0 < … < +inf.
 bool total_less(double x, double y);
+
+/// An integer in total_less's order for every non-NaN double (its bits, the magnitude bits of the
+/// negative ones flipped): min and max as integer atomics on the GPU (kernels/device_statistics.cu).
+QS_HD inline std::int64_t total_order_key(double x) {
+  std::int64_t k;
+  std::memcpy(&k, &x, sizeof k);
+  return k < 0 ? k ^ INT64_MAX : k;
+}
+QS_HD inline double from_total_order_key(std::int64_t k) {
+  if (k < 0) k ^= INT64_MAX;
+  double x;
+  std::memcpy(&x, &k, sizeof x);
+  return x;
+}
+
+/// Bins::locate on the edges e_0 … e_count (shared with the GPU reduction).
+QS_HD inline int locate_bin(const double* edges, int count, double x) {
+  if (x < edges[0]) return -1;
+  if (x > edges[count]) return count;
+  const double low = edges[0], high = edges[count];
+  int b = int((x - low) / (high - low) * double(count));
+  b = b < 0 ? 0 : b > count - 1 ? count - 1 : b;
+  // The formula's guess, corrected against the edges themselves so that e_b <= x < e_{b+1}.
+  while (b > 0 && x < edges[b]) --b;
+  while (b < count - 1 && x >= edges[b + 1]) ++b;
+  return b;
+}
+
+/// Where the type-7 quantile at level p of n sorted values lies: h = (n − 1)·p, k = ⌊h⌋ (at most
+/// n − 1), f = h − k; Q(p) = x_(k), or x_(k) + f·(x_(k+1) − x_(k)) when `interpolates`.
+struct QuantileRank {
+  std::size_t k;
+  double f;
+  bool interpolates;
+};
+QuantileRank quantile_rank(std::size_t n, double p);
+double quantile_value(const QuantileRank& r, double lower, double upper);
 
 /// Everything an accumulator holds: a shard file stores it so that another process merges it with
 /// the same bits as if the values had been added there.

@@ -39,6 +39,13 @@ struct StatisticsSpec {
   std::vector<double> quantile_levels{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
 };
 
+/// One sample's summaries reduced where the samples are (cuda::DeviceStatistics): those of the
+/// observables of the sampled channels and those of the per-step Newton iterations, each in its
+/// spec's order.
+struct ReducedSample {
+  std::vector<Summary> sampled, newton;
+};
+
 /// One sample time of bodies [first_body, first_body + bodies).
 struct SampleBlock {
   const double* data;   ///< channel number c of local body i at data[c·stride + i]

@@ -61,28 +61,16 @@ void ExactSum::add(double x) {
     special_ += x;
     return;
   }
-  std::uint64_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  const int biased = int((bits >> 52) & 0x7ff);
-  std::uint64_t m = bits & ((std::uint64_t(1) << 52) - 1);
-  if (biased != 0) m |= std::uint64_t(1) << 52;       // normal: implicit bit
-  const int p = biased == 0 ? 0 : biased - 1;          // x = m·2^(p − 1074)
-  const int i = p / limb_bits, shift = p % limb_bits;
-  // m·2^shift < 2^85 in three 32-bit pieces: the low 64 bits and what is shifted out above them.
-  const std::uint64_t low = m << shift, high = shift ? m >> (64 - shift) : 0;
-  const auto d0 = std::int64_t(low & 0xffffffffu), d1 = std::int64_t(low >> 32), d2 = std::int64_t(high);
-  if (bits >> 63) {
-    limb_[i] -= d0, limb_[i + 1] -= d1, limb_[i + 2] -= d2;
-  } else {
-    limb_[i] += d0, limb_[i + 1] += d1, limb_[i + 2] += d2;
-  }
+  const LimbPieces v = limb_pieces(x);
+  for (int k = 0; k < 3; ++k) limb_[v.limb + k] += v.negative ? -v.d[k] : v.d[k];
   if (++bound_ >= carry_every) normalize();
 }
 
 void ExactSum::add_square(double x) {
-  const double p = x * x;
+  double p, e;
+  square_terms(x, p, e);
   add(p);
-  if (std::isfinite(p)) add(std::fma(x, x, -p));  // the rounding error of p, exact below overflow
+  if (std::isfinite(p)) add(e);  // the rounding error of p, exact below overflow
 }
 
 void ExactSum::merge(const ExactSum& other) {
@@ -93,11 +81,7 @@ void ExactSum::merge(const ExactSum& other) {
 }
 
 void ExactSum::normalize() {
-  for (int i = 0; i + 1 < limbs; ++i) {
-    const std::int64_t carry = limb_[i] >> limb_bits;  // floor division by 2^32
-    limb_[i] -= carry * (std::int64_t(1) << limb_bits);
-    limb_[i + 1] += carry;
-  }
+  propagate_carries(limb_.data(), limbs);
   bound_ = 0;
 }
 

@@ -23,9 +23,53 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+
+#include "quatstep/config.hpp"
 
 namespace quatstep::statistics {
+
+/// A finite x as ±(d[0] + d[1]·2^32 + d[2]·2^64)·2^(32·limb − 1074): the three pieces ExactSum::add
+/// adds to (or, negative, subtracts from) limbs limb, limb + 1, limb + 2. QS_HD: the GPU reduction
+/// (kernels/device_statistics.cu) splits values with the same lines.
+struct LimbPieces {
+  int limb;
+  bool negative;
+  std::int64_t d[3];
+};
+QS_HD inline LimbPieces limb_pieces(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = int((bits >> 52) & 0x7ff);
+  std::uint64_t m = bits & ((std::uint64_t(1) << 52) - 1);
+  if (biased != 0) m |= std::uint64_t(1) << 52;  // normal: implicit bit
+  const int p = biased == 0 ? 0 : biased - 1;     // x = m·2^(p − 1074)
+  const int shift = p % 32;
+  // m·2^shift < 2^85 in three 32-bit pieces: the low 64 bits and what is shifted out above them.
+  const std::uint64_t low = m << shift, high = shift ? m >> (64 - shift) : 0;
+  return {p / 32, bool(bits >> 63), {std::int64_t(low & 0xffffffffu), std::int64_t(low >> 32), std::int64_t(high)}};
+}
+
+/// x·x = p + e exactly, p = fl(x·x), e = fma(x, x, −p), when p is finite (e = 0 otherwise): the
+/// two terms ExactSum::add_square adds.
+QS_HD inline void square_terms(double x, double& p, double& e) {
+  using std::fma;
+  using std::isfinite;
+  p = x * x;
+  e = isfinite(p) ? fma(x, x, -p) : 0.0;
+}
+
+/// Carries propagated through n limbs of 32 bits: limbs 0 … n − 2 end in [0, 2^32), the top one
+/// signed (floor division by 2^32 with an arithmetic shift).
+QS_HD inline void propagate_carries(std::int64_t* limb, int n) {
+  for (int i = 0; i + 1 < n; ++i) {
+    const std::int64_t carry = limb[i] >> 32;
+    limb[i] -= carry * (std::int64_t(1) << 32);
+    limb[i + 1] += carry;
+  }
+}
 
 class ExactSum {
  public:
@@ -62,6 +106,8 @@ class ExactSum {
   std::int64_t bound_ = 0;  ///< |limb| < (bound_ + 1)·2^32
   double special_ = 0;      ///< the sum of the non-finite values added
 };
+
+static_assert(ExactSum::limb_bits == 32, "limb_pieces and propagate_carries split at 32 bits");
 
 /// Σx/n correctly rounded; NaN for n = 0.
 double exact_mean(const ExactSum& sum, std::int64_t n);

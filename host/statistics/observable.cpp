@@ -4,9 +4,7 @@
 #include <cmath>
 #include <iterator>
 
-#include "quatstep/math/angle.hpp"
 #include "quatstep/models/heavy_top.hpp"
-#include "quatstep/quaternion.hpp"
 #include "sampling/sampling_error.hpp"
 #include "statistics/accumulator.hpp"
 
@@ -67,7 +65,8 @@ const Channel& ChannelLayout::find(const std::string& name) const {
 }
 
 Observable::Observable(Kind kind, std::string name, std::string channel)
-    : kind_(kind), name_(std::move(name)), channel_(std::move(channel)) {
+    : name_(std::move(name)), channel_(std::move(channel)) {
+  formula_.kind = kind;
   if (name_.empty() || name_ == "." || name_ == "..") throw StatisticsError("observable name '" + name_ + "': not a valid name");
   for (char c : name_)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
@@ -92,19 +91,22 @@ Observable Observable::relative_drift(std::string name, std::string channel) {
 Observable Observable::nutation(std::string name, const std::array<double, 3>& body_axis,
                                 const std::array<double, 3>& spatial_axis, std::string quaternion_channel) {
   Observable o(Kind::nutation, std::move(name), std::move(quaternion_channel));
-  o.body_axis_ = unit(body_axis, "observable '" + o.name_ + "': body_axis");
-  o.spatial_axis_ = unit(spatial_axis, "observable '" + o.name_ + "': spatial_axis");
+  const std::array<double, 3> b = unit(body_axis, "observable '" + o.name_ + "': body_axis"),
+                              a = unit(spatial_axis, "observable '" + o.name_ + "': spatial_axis");
+  std::copy(b.begin(), b.end(), o.formula_.body_axis);
+  std::copy(a.begin(), a.end(), o.formula_.spatial_axis);
   return o;
 }
 
 std::string Observable::definition() const {
-  switch (kind_) {
+  const auto axis = [](const double* v) { return vector_text({v[0], v[1], v[2]}); };
+  switch (kind()) {
     case Kind::component: return "component(" + channel_ + ", " + std::to_string(component_) + ")";
     case Kind::norm: return "norm(" + channel_ + ")";
     case Kind::relative_drift: return "relative_drift(" + channel_ + ")";
     case Kind::nutation:
-      return "nutation(" + channel_ + ", body_axis " + vector_text(body_axis_) + ", spatial_axis " +
-             vector_text(spatial_axis_) + ")";
+      return "nutation(" + channel_ + ", body_axis " + axis(formula_.body_axis) + ", spatial_axis " +
+             axis(formula_.spatial_axis) + ")";
   }
   return "";
 }
@@ -117,43 +119,13 @@ Observable Observable::bind(const ChannelLayout& layout) const {
   } catch (const StatisticsError& e) {
     throw StatisticsError("observable '" + name_ + "': " + e.what());
   }
-  const int needed = kind_ == Kind::component ? component_ + 1 : kind_ == Kind::nutation ? 4 : 1;
+  const int needed = kind() == Kind::component ? component_ + 1 : kind() == Kind::nutation ? 4 : 1;
   if (c->components < needed)
     throw StatisticsError("observable '" + name_ + "': channel '" + channel_ + "' has " + std::to_string(c->components) +
                           " component" + (c->components == 1 ? "" : "s") + ", needs " + std::to_string(needed));
-  o.offset_ = c->offset + (kind_ == Kind::component ? component_ : 0);
-  o.components_ = kind_ == Kind::component ? 1 : c->components;
+  o.formula_.offset = c->offset + (kind() == Kind::component ? component_ : 0);
+  o.formula_.components = kind() == Kind::component ? 1 : c->components;
   return o;
-}
-
-void Observable::capture_initial(const double* body, index_t stride, double* initial) const {
-  for (int c = 0; c < initial_width(); ++c) initial[c] = body[(offset_ + c) * stride];
-}
-
-double Observable::evaluate(const double* body, index_t stride, const double* initial) const {
-  const auto x = [&](int c) { return body[(offset_ + c) * stride]; };
-  switch (kind_) {
-    case Kind::component:
-      return x(0);
-    case Kind::norm: {
-      double s = 0;
-      for (int c = 0; c < components_; ++c) s += x(c) * x(c);
-      return std::sqrt(s);
-    }
-    case Kind::relative_drift: {
-      if (components_ == 1) return (x(0) - initial[0]) / std::abs(initial[0]);
-      double d = 0, r = 0;
-      for (int c = 0; c < components_; ++c) d += (x(c) - initial[c]) * (x(c) - initial[c]), r += initial[c] * initial[c];
-      return std::sqrt(d) / std::sqrt(r);
-    }
-    case Kind::nutation: {
-      const Vec3<double> d = rotation_matrix(Vec4<double>(x(0), x(1), x(2), x(3))) *
-                             Vec3<double>(body_axis_[0], body_axis_[1], body_axis_[2]);
-      const Vec3<double> a(spatial_axis_[0], spatial_axis_[1], spatial_axis_[2]);
-      return math::angle(d.cross(a).norm(), d.dot(a));
-    }
-  }
-  return std::nan("");
 }
 
 std::vector<Observable> rigid_body_observables() {

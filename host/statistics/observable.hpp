@@ -14,14 +14,13 @@
 //                                (math/angle.hpp): accurate near 0 and π, where acos is not
 #pragma once
 
-#include "quatstep/channels.hpp"
-
 #include <array>
 #include <string>
 #include <vector>
 
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "statistics/observable_formula.hpp"
 
 namespace quatstep::statistics {
 
@@ -55,7 +54,7 @@ class ChannelLayout {
 
 class Observable {
  public:
-  enum class Kind { component, norm, relative_drift, nutation };
+  using Kind = ObservableFormula::Kind;
 
   /// `name`: the observable's group name in the output (letters, digits, '_', '-', '.').
   static Observable component(std::string name, std::string channel, int component = 0);
@@ -66,7 +65,7 @@ class Observable {
                              const std::array<double, 3>& spatial_axis, std::string quaternion_channel = "quaternion");
 
   const std::string& name() const { return name_; }
-  Kind kind() const { return kind_; }
+  Kind kind() const { return formula_.kind; }
   /// The channel it reads.
   const std::string& channel() const { return channel_; }
   /// What it computes, e.g. "relative_drift(energy)" (the output's `definition` attribute).
@@ -76,20 +75,23 @@ class Observable {
   /// channel when it is not sampled or too short.
   Observable bind(const ChannelLayout& layout) const;
   /// Numbers per body kept from sample 0 (the drift's x₀); 0 for the others.
-  int initial_width() const { return kind_ == Kind::relative_drift ? components_ : 0; }
+  int initial_width() const { return formula_.initial_width(); }
+  /// Bound observables only: what it computes from a body's sample, as plain data for both backends.
+  const ObservableFormula& formula() const { return formula_; }
   /// Bound observables only. `body` points at a body's first channel number; component c of the
   /// block lies at body[c·stride] (the [channel][body] layout of a SampleView sample).
-  void capture_initial(const double* body, index_t stride, double* initial) const;
-  double evaluate(const double* body, index_t stride, const double* initial) const;
+  void capture_initial(const double* body, index_t stride, double* initial) const {
+    formula_.capture_initial(body, stride, initial);
+  }
+  double evaluate(const double* body, index_t stride, const double* initial) const {
+    return formula_.evaluate(body, stride, initial);
+  }
 
  private:
   Observable(Kind kind, std::string name, std::string channel);
-  Kind kind_;
   std::string name_, channel_;
   int component_ = 0;
-  std::array<double, 3> body_axis_{}, spatial_axis_{};
-  int offset_ = -1;      ///< bound: the channel's offset (plus component_ for Kind::component)
-  int components_ = 0;   ///< bound: the channel's components
+  ObservableFormula formula_;  ///< offset and components set by bind()
 };
 
 /// The standard set for rigid bodies (channels of the rigid-body models): energy, energy_drift, omega_norm,

@@ -15,8 +15,10 @@
 
 #include "ensemble_factory.hpp"
 #include "gpu_test_support.hpp"
+#include "hdf5_read.hpp"
 #include "kernels/shared_layout.hpp"
 #include "random_ensemble.hpp"
+#include "run.hpp"
 
 namespace quatstep {
 namespace {
@@ -116,6 +118,112 @@ INSTANTIATE_TEST_SUITE_P(EveryIntegrator, BackendAgreement,
                            return std::get<0>(info.param).name + "_" + testing::model_name(std::get<1>(info.param)) +
                                   "_" + std::get<2>(info.param);
                          });
+
+/// `toml` run by `quatstep run`'s loop on `backend` into dir/<name>.h5.
+std::string run_file(const std::string& toml, Backend backend, const testing::ScratchDirectory& dir, const std::string& name) {
+  Scenario sc = parse_scenario(toml, name + ".toml");
+  sc.backend = backend;
+  RunOptions options;
+  options.output = dir.file(name + ".h5");
+  options.progress = ProgressMode::never;
+  const RunResult r = run_scenario(sc, options);
+  EXPECT_EQ(r.backend.backend, backend);
+  return options.output;
+}
+
+/// Largest |a − b| over max |a| of two datasets of the same shape (NaN where both are NaN).
+double relative_difference(const testing::Dataset& a, const testing::Dataset& b) {
+  EXPECT_EQ(a.dims, b.dims);
+  double scale = 0, diff = 0;
+  for (std::size_t k = 0; k < std::min(a.values.size(), b.values.size()); ++k) {
+    if (std::isnan(a.values[k]) && std::isnan(b.values[k])) continue;
+    scale = std::max(scale, std::abs(a.values[k]));
+    diff = std::max(diff, std::isnan(a.values[k] - b.values[k]) ? INFINITY : std::abs(a.values[k] - b.values[k]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// A statistics-only study on the GPU: the statistics are reduced there (kernels/device_statistics.hpp,
+// whose bitwise identity with the CPU's reduction test_gpu_statistics checks) and no sample leaves
+// the device. Against the CPU run in the build's mode: the same healthy bodies per sample, and every
+// statistic within 1e-9 of its column's scale (the trajectories differ by FMA round-off).
+TEST(DeviceStatisticsRun, StatisticsOnlyStudyAgreesWithTheCpuRun) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const std::string toml = R"(
+[model]
+type = "heavy_top"
+inertia = [0.234375, 0.46875, 0.234375]
+mass = 15.0
+center_of_mass = [0.0, 1.0, 0.0]
+gravity = [0.0, 0.0, -9.81]
+[integrator]
+method = "modified_hht"
+alpha = -0.2
+inertia_shift = true
+[time]
+dt = 1e-4
+t_end = 0.05
+[ensemble]
+size = 3000
+[[ensemble.random]]
+key = "model.inertia"
+distribution = "normal"
+mean = [0.234375, 0.46875, 0.234375]
+stddev = [0.0046875, 0.009375, 0.0046875]
+invalid = "redraw"
+seed = 1
+[[ensemble.random]]
+key = "initial.omega_body"
+distribution = "axis_magnitude"
+axis = [0.0, 150.0, -4.61538]
+half_angle = 0.0174533
+magnitude = { distribution = "normal", mean = 150.071, stddev = 5.0 }
+seed = 2
+[output]
+stride = 50
+trajectories = "none"
+[[output.statistics.observable]]
+name = "axis_tilt"
+kind = "nutation"
+body_axis = [0.0, 1.0, 0.0]
+spatial_axis = [0.0, 0.0, 1.0]
+bins = 30
+low = 1.0
+high = 2.2
+)";
+  const testing::ScratchDirectory dir;
+  const std::string cpu = run_file(toml, Backend::cpu, dir, "cpu"), gpu = run_file(toml, Backend::cuda, dir, "gpu");
+  int compared = 0;
+  for (const std::string& name : testing::datasets(cpu)) {
+    if (name.rfind("/statistics/", 0) != 0) continue;
+    const testing::Dataset a = testing::read_dataset(cpu, name), b = testing::read_dataset(gpu, name);
+    const bool counted = name.find("/count") != std::string::npos || name.find("/histogram") != std::string::npos ||
+                         name.find("/nonfinite") != std::string::npos;
+    if (name.find("/count") != std::string::npos) EXPECT_EQ(a.values, b.values) << name;
+    else if (!counted) EXPECT_LE(relative_difference(a, b), 1e-9) << name;
+    ++compared;
+  }
+  EXPECT_GT(compared, 50);
+}
+
+// Adaptive steps ([time] adaptive = true) through the scenario path on the GPU: trajectories and
+// step records against the CPU run in the build's mode (strict mode: bit for bit, adaptive_agreement_test.cu).
+TEST(AdaptiveRun, GpuRunAgreesWithTheCpuRun) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const std::string toml = testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/adaptive_heavy_tops.toml");
+  const testing::ScratchDirectory dir;
+  const std::string with_end = toml.substr(0, toml.find("t_end = 1.0")) + "t_end = 0.2" +
+                               toml.substr(toml.find("t_end = 1.0") + std::string("t_end = 1.0").size());
+  const std::string cpu = run_file(with_end, Backend::cpu, dir, "cpu"), gpu = run_file(with_end, Backend::cuda, dir, "gpu");
+  EXPECT_LE(relative_difference(testing::read_dataset(cpu, "/quaternion"), testing::read_dataset(gpu, "/quaternion")), 1e-8);
+  EXPECT_LE(relative_difference(testing::read_dataset(cpu, "/omega_body"), testing::read_dataset(gpu, "/omega_body")), 1e-8);
+  const testing::Dataset a = testing::read_dataset(cpu, "/accepted_steps"), b = testing::read_dataset(gpu, "/accepted_steps");
+  double steps_a = 0, steps_b = 0;
+  for (std::size_t i = 0; i < a.values.size(); ++i) steps_a += a.values[i], steps_b += b.values[i];
+  std::cout << "[ measured ] adaptive heavy tops to t = 0.2: accepted steps cpu " << steps_a << ", gpu " << steps_b << "\n";
+  EXPECT_GT(steps_a, 0);
+  EXPECT_LE(std::abs(steps_a - steps_b), 1e-3 * steps_a);
+}
 
 TEST(SharedLayout, GxxAndNvccObjectsLayOutTheSharedTypesAlike) {  // runs without a GPU too
   const cuda::SharedLayout here = cuda::shared_layout_here(), nvcc = cuda::shared_layout_in_nvcc_objects();
