@@ -9,6 +9,9 @@
 //                angular momentum and |q| = 1 on the free rotation at h = 0.05 over [0, 100]
 //   zupan        Zupan & Zupan §IV.A case (ii): maximum rotation-angle error of Simo–Vu-Quoc and the
 //                third-order scheme at h = 0.05 and 0.01 (docs/errata.md Z6)
+//   four_bar     Kinon & Betsch §5.5: the closed four-bar loop (docs/errata.md K5) under the modified
+//                HHT with the shift: the load's impulse, closed joints, energy and angular momentum
+//                against RK4 (the paper's EML for mechanisms is not built yet)
 // Writes verify.md (the table), verify.csv and per-study CSVs of the curves; plots are drawn from
 // those by python/quatstep/plot.py --verify.
 #pragma once
