@@ -72,9 +72,9 @@ struct Outcome {
   std::string err;
 };
 
-/// Runs `quatstep args…` (fork/exec), stderr captured; with `interrupt_at` > 0, sends SIGINT once the
+/// Runs `quatstep args…` (fork/exec), stderr captured; with `interrupt_at` > 0, sends `signal` once the
 /// progress bar shows at least that many percent.
-Outcome run_quatstep(const std::vector<std::string>& args, int interrupt_at = 0) {
+Outcome run_quatstep(const std::vector<std::string>& args, int interrupt_at = 0, int signal = SIGINT) {
   int pipe_fd[2];
   if (pipe(pipe_fd) != 0) return {};
   const pid_t pid = fork();
@@ -102,7 +102,7 @@ Outcome run_quatstep(const std::vector<std::string>& args, int interrupt_at = 0)
       const std::string tail = o.err.substr(o.err.rfind('\r') == std::string::npos ? 0 : o.err.rfind('\r'));
       std::smatch m;
       if (std::regex_search(tail, m, percent) && std::stoi(m[1]) >= interrupt_at && std::stoi(m[1]) < 90) {
-        kill(pid, SIGINT);
+        kill(pid, signal);
         sent = true;
       }
     }
@@ -176,4 +176,23 @@ TEST(Interrupt, SigintLeavesAValidFileAndResumeEndsBitIdentical) {
   const Outcome again = run_quatstep({"run", "--resume", file});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("the run is complete"), std::string::npos) << again.err;
+}
+
+// SIGTERM (a batch system's stop) is handled as SIGINT: the chunk in flight is written, the file is
+// closed valid and marked incomplete, the exit status is 3, and --resume finishes it.
+TEST(Interrupt, SigtermStopsLikeSigint) {
+  ScratchDirectory dir;
+  std::ofstream(dir.file("study.toml")) << scenario;
+  const std::string file = dir.file("terminated.h5");
+  const Outcome stopped = run_quatstep(
+      {"run", dir.file("study.toml"), "--backend", "cpu", "--threads", "2", "--progress", "--output", file}, 10, SIGTERM);
+  ASSERT_EQ(stopped.exit_code, 3) << stopped.err;
+  EXPECT_EQ(read_string_attribute(file, "complete"), "0");
+  const long written = std::stol(read_string_attribute(file, "samples_written"));
+  EXPECT_GT(written, 1);
+  EXPECT_LT(written, 241);
+  const Outcome resumed = run_quatstep({"run", "--resume", file, "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_string_attribute(file, "complete"), "1");
+  EXPECT_EQ(read_string_attribute(file, "samples_written"), "241");
 }
