@@ -299,7 +299,7 @@ class MemoryOutput final : public RunOutput {
                           const std::vector<index_t>& failed) override {
     r_.records = {status, iterations, failed};
   }
-  void write_step_records(const StepRecords&) override {}  // kept in RunResult::step_records
+  void write_step_records(const StepRecords& steps) override { r_.step_records = steps; }
   void write_statistics_states(index_t, const std::vector<std::vector<statistics::AccumulatorState>>&) override {
     throw std::logic_error("a shard run writes its accumulators to a shard file, not to memory");
   }

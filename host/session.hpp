@@ -71,6 +71,7 @@ struct InMemoryRun {
   std::vector<std::int32_t> redraws;            ///< /redraws (N) when a law redraws
   std::vector<StatisticsColumns> statistics;    ///< per observable, layout.statistics' order
   BodyRecords records;                          ///< /status, /newton_iterations, /failed_step
+  StepRecords step_records;  ///< /accepted_steps, /rejected_steps, /smallest_step, /largest_step (layout.step_records)
 };
 
 /// The scenario run to its end by run_scenario (the loop of `quatstep run`), its results kept in

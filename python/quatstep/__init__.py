@@ -124,14 +124,19 @@ class Result:
     ``redraws`` (N,) int32 invalid draws thrown away per body when a law redraws (else None), with
     ``redrawn_bodies`` and ``redraw_count``; ``statistics`` {observable: {"definition", "count",
     "nonfinite", "mean", "std", "min", "max", "levels", "quantiles", and with bins "histogram", "edges",
-    "below", "above"}} as /statistics/<observable>/ (``[output.statistics]``); ``backend`` what ran it.
+    "below", "above"}} as /statistics/<observable>/ (``[output.statistics]``); with adaptive steps
+    (``[time] adaptive = true``) ``accepted_steps`` and ``rejected_steps`` (N,) int64, the steps each body
+    accepted and the attempts it rejected, and ``smallest_step`` and ``largest_step`` (N,) float64, the
+    range of its accepted steps [s] (None with fixed steps, whose file has no such datasets);
+    ``backend`` what ran it.
     ``result['energy']`` is ``result.channels['energy']``. After :func:`run` without ``output`` the
     arrays are views of the buffers the run filled (no copy).
     """
 
     def __init__(self, time, channels, status=None, newton_iterations=None, failed_step=None, backend=None,
                  scenario=None, *, trajectory_bodies=None, trajectories=None, bodies=None, parameters=None,
-                 redraws=None, redrawn_bodies=0, redraw_count=0, statistics=None):
+                 redraws=None, redrawn_bodies=0, redraw_count=0, statistics=None, accepted_steps=None,
+                 rejected_steps=None, smallest_step=None, largest_step=None):
         self.time = time
         self.channels = dict(channels)
         self.status = status
@@ -147,6 +152,10 @@ class Result:
         self.redrawn_bodies = redrawn_bodies
         self.redraw_count = redraw_count
         self.statistics = dict(statistics or {})
+        self.accepted_steps = accepted_steps
+        self.rejected_steps = rejected_steps
+        self.smallest_step = smallest_step
+        self.largest_step = largest_step
 
     def __getitem__(self, name):
         return self.channels[name]
@@ -167,6 +176,7 @@ class Result:
 
 
 _RECORDS = ("status", "newton_iterations", "failed_step")
+_STEP_RECORDS = ("accepted_steps", "rejected_steps", "smallest_step", "largest_step")  # adaptive steps
 _STATISTICS = ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
 
 
@@ -193,7 +203,8 @@ def _read_file(path, scenario) -> Result:
                       bodies=optional("bodies"),
                       parameters={name: d[:] for name, d in f["parameters"].items()} if "parameters" in f else {},
                       redraws=optional("redraws"), redrawn_bodies=int(f.attrs.get("redrawn_bodies", 0)),
-                      redraw_count=int(f.attrs.get("redraws", 0)), statistics=statistics)
+                      redraw_count=int(f.attrs.get("redraws", 0)), statistics=statistics,
+                      **{name: optional(name) for name in _STEP_RECORDS})
 
 
 def run(scenario, *, t_end: float | None = None, backend: str | None = None, precision: str | None = None,
@@ -204,7 +215,8 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
     ``t_end``, ``backend`` (``"auto"``, ``"cuda"``, ``"cpu"``), ``precision`` (``"double"``, ``"float"``)
     replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
     The run is the command's loop and honours the whole scenario: ``[output] trajectories`` (only the
-    chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws.
+    chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws, and
+    adaptive steps (``[time] adaptive = true``: the per-body step records).
     Without ``output`` nothing is written and the :class:`Result` holds what the file would (the
     trajectories of the chosen bodies: samples × M × channel scalars doubles). With ``output`` the run
     writes that HDF5 file and the result is read back from it (needs h5py). The GIL is released while
@@ -221,7 +233,8 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
         r = core.run_in_memory(sc, threads)
         return Result(r["time"], r["channels"], *(r[name] for name in _RECORDS), r["backend"], sc,
                       **{key: r[key] for key in ("trajectory_bodies", "trajectories", "bodies", "parameters",
-                                                 "redraws", "redrawn_bodies", "redraw_count", "statistics")})
+                                                 "redraws", "redrawn_bodies", "redraw_count", "statistics",
+                                                 *_STEP_RECORDS)})
     return _read_file(core.run_to_file(sc, os.fspath(output), threads), sc)
 
 

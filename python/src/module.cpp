@@ -129,6 +129,10 @@ nb::dict run_dict(std::unique_ptr<InMemoryRun> run) {
   d["status"] = view(codes(r.records.status), {n}, {1}, owner);
   d["newton_iterations"] = vector(r.records.newton_iterations);
   d["failed_step"] = vector(r.records.failed_step);
+  d["accepted_steps"] = optional(r.step_records.accepted, l.step_records);
+  d["rejected_steps"] = optional(r.step_records.rejected, l.step_records);
+  d["smallest_step"] = optional(r.step_records.smallest, l.step_records);
+  d["largest_step"] = optional(r.step_records.largest, l.step_records);
   d["backend"] = r.attributes.backend;
   d["trajectories"] = r.attributes.trajectories;
   return d;
@@ -325,7 +329,8 @@ NB_MODULE(_quatstep, m) {
       "released meanwhile): {'time', 'channels': {name: (samples, M[, k])}, 'trajectory_bodies', 'bodies', "
       "'parameters': {key: (N[, k])}, 'redraws', 'redrawn_bodies', 'redraw_count', 'statistics': {observable: "
       "{'definition', 'count', 'nonfinite', 'mean', 'std', 'min', 'max', 'quantiles', 'levels', 'histogram', "
-      "'edges', 'below', 'above'}}, 'status', 'newton_iterations', 'failed_step', 'backend', 'trajectories'}: "
+      "'edges', 'below', 'above'}}, 'status', 'newton_iterations', 'failed_step', 'accepted_steps', "
+      "'rejected_steps', 'smallest_step', 'largest_step' (adaptive steps, else None), 'backend', 'trajectories'}: "
       "the datasets' names, shapes and values.");
   m.def(
       "run_to_file",

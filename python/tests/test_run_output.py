@@ -14,7 +14,10 @@ with open(os.path.join(EXAMPLES, "monte_carlo_heavy_top.toml")) as _f:
     MONTE_CARLO = _f.read()
 with open(os.path.join(EXAMPLES, "spinning_ensemble.toml")) as _f:
     SPINNING = _f.read()
+with open(os.path.join(EXAMPLES, "adaptive_heavy_tops.toml")) as _f:
+    ADAPTIVE = _f.read()
 
+STEP_RECORDS = ("accepted_steps", "rejected_steps", "smallest_step", "largest_step")
 # The attributes that are results (the rest describe the scenario, which both runs share).
 RESULT_ATTRIBUTES = ("trajectories", "redrawn_bodies", "redraws")
 
@@ -42,6 +45,9 @@ def result_datasets(r):
     out.update({"parameters/" + key: values for key, values in r.parameters.items()})
     if r.redraws is not None:
         out.update({"redraws": r.redraws, "@redrawn_bodies": r.redrawn_bodies, "@redraws": r.redraw_count})
+    for name in STEP_RECORDS:
+        if getattr(r, name) is not None:
+            out[name] = getattr(r, name)
     for name, o in r.statistics.items():
         out.update({f"statistics/{name}/{field}": o[field] for field in
                     ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
@@ -133,3 +139,29 @@ def test_drawn_parameters_are_the_scenarios(tmp_path):
             k = keys[name]
             assert values[body].tolist() == flat[k["offset"]:k["offset"] + k["size"]], (name, body)
     assert r.redraws is None and r.trajectory_bodies is None and r["quaternion"].shape == (3, 1000, 4)
+
+
+def test_adaptive_step_records_are_the_files(tmp_path):
+    # the 64 tops of the adaptive example over 0.2 s: each top's accepted and rejected steps and the range
+    # of its step sizes, bit for bit the file's /accepted_steps, /rejected_steps, /smallest_step, /largest_step
+    text = ADAPTIVE.replace("t_end = 1.0", "t_end = 0.2")
+    r = assert_is_the_command(tmp_path, text, ["quaternion", "omega_body", "energy", "angular_momentum",
+                                               "constraint_violation"])
+    assert r.accepted_steps.shape == (64,) and r.accepted_steps.dtype == np.int64
+    assert r.rejected_steps.dtype == np.int64 and r.smallest_step.dtype == np.float64
+    assert r.failures == 0
+    # each top covered [0, 0.2] with steps in [smallest, largest], none above h_max = 1e-2
+    assert np.all(r.smallest_step <= r.largest_step) and np.all(r.largest_step <= 1e-2)
+    assert np.all(r.accepted_steps * r.smallest_step <= 0.2 + 1e-12)
+    assert np.all(r.accepted_steps * r.largest_step >= 0.2 - 1e-12)
+    # the spin is swept 100x: the fastest top takes more steps than the slowest
+    assert r.accepted_steps[-1] > 2 * r.accepted_steps[0]
+
+
+def test_fixed_steps_have_no_step_records(tmp_path):
+    # a fixed-step run's file has no step datasets (assert_is_the_command checks the names), and its
+    # result says None for each
+    r = assert_is_the_command(tmp_path, SPINNING.replace("t_end = 20.0", "t_end = 0.2"),
+                              ["quaternion", "omega_body", "position", "velocity", "energy", "angular_momentum",
+                               "constraint_violation"])
+    assert all(getattr(r, name) is None for name in STEP_RECORDS)
