@@ -8,6 +8,7 @@
 
 #include "cpu_ensemble.hpp"
 #include "ensemble_builder.hpp"
+#include "mechanism_run.hpp"
 #include "registry_dispatch.hpp"
 
 namespace quatstep {

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "ensemble_factory.hpp"
-#include "mechanism_run.hpp"
 #include "run.hpp"
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
@@ -26,6 +25,8 @@
 #include "scenario.hpp"
 
 namespace quatstep {
+
+struct MechanismScenario;  // mechanism_scenario.hpp, not included: nvcc compiles this header (python/src/device_stepper.cu)
 
 /// Samples [first_sample, first_sample + samples) of a run in one buffer, SampleView's layout
 /// [sample][scalar][body]; a sample holds every channel of `layout`.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "host/mechanism_run.hpp"
 #include "host/run.hpp"
 #include "host/session.hpp"
 #include "quatstep/status.hpp"
