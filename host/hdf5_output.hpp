@@ -130,8 +130,9 @@ std::vector<std::int32_t> status_codes(const std::vector<Status>& status);
 void gather_trajectories(const double* samples, index_t count, index_t bodies, int scalars, int offset, int size,
                          const std::vector<index_t>& rows, double* out);
 
-/// Where a run's results go, in the order run_scenario produces them: the HDF5 file (Hdf5Output) or
-/// memory (session.hpp's run_in_memory). The arguments are the file's datasets, described at the top.
+/// Where a run's results go, in the order run_scenario (or run_mechanism_scenario) produces them: the
+/// HDF5 file (Hdf5Output) or memory (session.hpp's run_in_memory, run_mechanisms_in_memory). The
+/// arguments are the file's datasets, described at the top (a mechanism run's in mechanism_run.hpp).
 class RunOutput {
  public:
   virtual ~RunOutput() = default;
@@ -149,6 +150,9 @@ class RunOutput {
                                   const std::vector<index_t>& failed_step) = 0;
   /// The adaptive step records (a layout with step_records).
   virtual void write_step_records(const StepRecords& steps) = 0;
+  /// /<name> (N, float64): one value per body of the run, written whole (a mechanism run's assembly
+  /// corrections).
+  virtual void write_body_values(const std::string& name, const std::vector<double>& values) = 0;
   /// A shard's statistics accumulators of samples [first, first + rows.size()) (a layout with
   /// shard_statistics): rows[j][k] is observable k's accumulator at sample first + j.
   virtual void write_statistics_states(index_t first,
@@ -186,8 +190,7 @@ class Hdf5Output final : public RunOutput {
                           const std::vector<index_t>& failed_step) override;
   void write_step_records(const StepRecords& steps) override;
   void integer_attribute(const std::string& name, std::int64_t value) override;
-  /// /<name> (N, float64): one value per body of the run, written whole.
-  void write_body_values(const std::string& name, const std::vector<double>& values);
+  void write_body_values(const std::string& name, const std::vector<double>& values) override;
   // Merging shards (merge.cpp).
   /// /time of samples [first, first + count) alone.
   void write_times(index_t first, index_t count, const double* times);

@@ -1,5 +1,5 @@
 // The CPU run of a mechanism scenario (mechanism_run.hpp): build, assemble, initialise, step in
-// windows of samples, write each window through Hdf5Output.
+// windows of samples, write each window to the run's output (the HDF5 file or memory).
 #include "mechanism_run.hpp"
 
 #include <omp.h>
@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <iomanip>
+#include <memory>
+#include <stdexcept>
 
 #include "hdf5_output.hpp"
 #include "quatstep/config.hpp"
@@ -15,13 +17,6 @@
 
 namespace quatstep {
 
-namespace {
-
-using mechanism::AssemblyReport;
-using mechanism::AssemblySettings;
-
-/// The sampled channels of a mechanism with `bodies` bodies (sizes per mechanism), in sample order;
-/// `docs` keeps their descriptions alive.
 std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs) {
   const int nb = int(d.bodies.size());
   std::string names;
@@ -44,6 +39,11 @@ std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vect
   for (std::size_t c = 0; c < docs.size(); ++c) channels.push_back(Channel{names_of[c], sizes[c], docs[c].c_str(), false});
   return channels;
 }
+
+namespace {
+
+using mechanism::AssemblyReport;
+using mechanism::AssemblySettings;
 
 /// Mechanism i's values at one sample: component c of the sample at sample[c·n + i].
 template <class Mech>
@@ -89,7 +89,7 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
 }
 
 template <class Cap, VelocityUpdate Update>
-MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options) {
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
   using Mech = mechanism::Mechanism<double, Cap>;
   using Integrator = mechanism::MechanismHhtFamily<Mech, Update>;
   using State = typename Integrator::State;
@@ -105,7 +105,6 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   r.bodies = int(sc.mechanism.bodies.size());
   r.steps = sc.time.steps;
   r.samples = sc.samples();
-  r.output_file = options.output.empty() ? sc.output_file : options.output;
   r.status.assign(std::size_t(n), Status::ok);
   r.failed_step.assign(std::size_t(n), -1);
   r.iterations.assign(std::size_t(n), 0);
@@ -156,7 +155,9 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   attributes.t_end = sc.time.t_end;
   attributes.stride = sc.stride;
   attributes.trajectories = "all " + std::to_string(n) + " mechanisms";
-  Hdf5Output out(r.output_file, layout, attributes);
+  const OpenedOutput opened = open(layout, attributes);
+  if (opened.resume) throw std::logic_error("run_mechanism_scenario: a mechanism run does not resume");
+  RunOutput& out = *opened.output;
   for (std::size_t p = 0; p < varied.size(); ++p) {
     std::vector<double> values;
     for (index_t i = 0; i < n; ++i) {
@@ -219,15 +220,26 @@ index_t MechanismRunResult::failures() const {
 }
 
 MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const RunOptions& options) {
+  const std::string path = options.output.empty() ? sc.output_file : options.output;
+  MechanismRunResult r =
+      run_mechanism_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
+        return OpenedOutput{std::make_unique<Hdf5Output>(path, layout, attributes), std::nullopt};
+      });
+  r.output_file = path;
+  return r;
+}
+
+MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const RunOptions& options,
+                                          const OpenOutput& open) {
   const int previous = omp_get_max_threads();
   if (options.threads > 0) omp_set_num_threads(options.threads);
   const bool small = fits_small_capacity(sc.mechanism), modified = sc.method == MechanismMethod::modified_hht;
   MechanismRunResult r;
   try {
-    if (small) r = modified ? run_ensemble<mechanism::SmallCapacity, VelocityUpdate::modified>(sc, options)
-                            : run_ensemble<mechanism::SmallCapacity, VelocityUpdate::classical>(sc, options);
-    else r = modified ? run_ensemble<mechanism::LargeCapacity, VelocityUpdate::modified>(sc, options)
-                      : run_ensemble<mechanism::LargeCapacity, VelocityUpdate::classical>(sc, options);
+    if (small) r = modified ? run_ensemble<mechanism::SmallCapacity, VelocityUpdate::modified>(sc, options, open)
+                            : run_ensemble<mechanism::SmallCapacity, VelocityUpdate::classical>(sc, options, open);
+    else r = modified ? run_ensemble<mechanism::LargeCapacity, VelocityUpdate::modified>(sc, options, open)
+                      : run_ensemble<mechanism::LargeCapacity, VelocityUpdate::classical>(sc, options, open);
   } catch (...) {
     omp_set_num_threads(previous);
     throw;

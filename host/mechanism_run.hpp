@@ -2,8 +2,8 @@
 // is built, assembled by the scenario's policy, given consistent accelerations and multipliers and
 // stepped with the HHT family of include/quatstep/mechanism/hht.hpp, one mechanism per OpenMP
 // iteration. A mechanism whose step fails stops with its status (its later samples are NaN) and
-// touches no other. The samples go to the same HDF5 writer as single bodies' (hdf5_output.hpp),
-// one row per mechanism:
+// touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
+// RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism:
 //   /time (nt)
 //   /quaternion (nt×N×4B), /position, /omega_body, /velocity (nt×N×3B): body b of the mechanism
 //     (the [[mechanism.body]] order) at components 4b…4b+3 (3b…3b+2); the channel's "description"
@@ -45,6 +45,15 @@ struct MechanismRunResult {
 /// mechanism cannot be assembled (naming the mechanism, the joint and the violation) and
 /// std::runtime_error for file problems, both before any integration.
 MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options);
+/// The same run into the output `open` gives for the run's layout and attributes (a mechanism run
+/// does not resume: `open` gives no resume point); MechanismRunResult::output_file is left empty.
+MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options,
+                                          const OpenOutput& open);
+
+/// The sampled channels of the mechanisms `d` describes, in sample order (sizes per mechanism: the
+/// per-body channels hold every body, in the [[mechanism.body]] order); `docs` keeps their
+/// descriptions alive.
+std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs);
 
 /// Mechanisms, bodies, steps, wall time, mechanism-steps per second, Newton iterations per step,
 /// the largest assembly correction, failures (count and the first few), output file.

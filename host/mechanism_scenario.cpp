@@ -431,7 +431,11 @@ template BuiltMechanism<mechanism::LargeCapacity> build_mechanism(const Mechanis
 
 bool is_mechanism_scenario(const std::string& path) {
   if (!std::ifstream(path)) return false;
-  return parse_toml(read_scenario_text(path), path).contains("mechanism");
+  return is_mechanism_text(read_scenario_text(path), path);
+}
+
+bool is_mechanism_text(const std::string& text, const std::string& source) {
+  return parse_toml(text, source).contains("mechanism");
 }
 
 MechanismScenario parse_mechanism_scenario(const std::string& text, const std::string& source,

@@ -243,6 +243,8 @@ struct MechanismScenario {
 /// Whether the scenario file `path` describes mechanisms (has a [mechanism] table); false when it
 /// cannot be read (load_scenario says why), a ScenarioError when it is not TOML.
 bool is_mechanism_scenario(const std::string& path);
+/// Whether the TOML `text` describes mechanisms (a ScenarioError naming `source` when it is not TOML).
+bool is_mechanism_text(const std::string& text, const std::string& source);
 /// Parse and validate (every mechanism of the ensemble is built once, so that a bad one is reported
 /// here). Overrides: t_end and backend (a mechanism runs on the CPU: "cuda" is an error).
 MechanismScenario parse_mechanism_scenario(const std::string& text, const std::string& source,

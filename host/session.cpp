@@ -8,6 +8,7 @@
 
 #include "cpu_ensemble.hpp"
 #include "ensemble_builder.hpp"
+#include "mechanism_run.hpp"
 #include "registry_dispatch.hpp"
 
 namespace quatstep {
@@ -241,11 +242,13 @@ class MemoryOutput final : public RunOutput {
   MemoryOutput(InMemoryRun& run, const OutputLayout& layout, const OutputAttributes& attributes) : r_(run) {
     r_.layout = layout;
     r_.attributes = attributes;
+    r_.channel_docs.reserve(layout.channels.size());  // no reallocation: the docs stay where they are
+    for (Channel& c : r_.layout.channels) c.doc = r_.channel_docs.emplace_back(c.doc).c_str();
     const std::size_t nt = std::size_t(layout.samples), m = layout.trajectory_rows.size();
     const std::size_t n = std::size_t(layout.bodies);
     r_.time.resize(nt);
     if (m > 0)  // as the file: no channel dataset when no body has trajectories
-      for (const Channel& c : layout.channels)
+      for (const Channel& c : r_.layout.channels)
         if (std::find(layout.written.begin(), layout.written.end(), c.name) != layout.written.end())
           r_.trajectories.emplace_back(c, std::vector<double>(nt * m * std::size_t(c.size)));
     for (const ParameterDataset& p : layout.parameters) r_.parameters.emplace_back(n * std::size_t(p.size));
@@ -299,11 +302,16 @@ class MemoryOutput final : public RunOutput {
                           const std::vector<index_t>& failed) override {
     r_.records = {status, iterations, failed};
   }
-  void write_step_records(const StepRecords&) override {}  // kept in RunResult::step_records
+  void write_step_records(const StepRecords& steps) override { r_.step_records = steps; }
   void write_statistics_states(index_t, const std::vector<std::vector<statistics::AccumulatorState>>&) override {
     throw std::logic_error("a shard run writes its accumulators to a shard file, not to memory");
   }
-  void integer_attribute(const std::string&, std::int64_t) override {}  // the redraw counts: RunResult
+  void integer_attribute(const std::string& name, std::int64_t value) override {
+    r_.integer_attributes.emplace_back(name, value);
+  }
+  void write_body_values(const std::string& name, const std::vector<double>& values) override {
+    r_.body_values.emplace_back(name, values);
+  }
   void write_checkpoint(const Checkpoint&) override {}  // never interrupted: RunOptions::interrupt is null
   void mark_progress(bool, index_t) override {}
   void close() override {}
@@ -311,6 +319,20 @@ class MemoryOutput final : public RunOutput {
  private:
   InMemoryRun& r_;
 };
+
+/// A run into memory: `run_with` (run_scenario or run_mechanism_scenario) with the given options and
+/// an opener of a MemoryOutput.
+template <class RunWith>
+std::unique_ptr<InMemoryRun> run_into_memory(int threads, const RunWith& run_with) {
+  RunOptions options;
+  options.threads = threads;
+  options.progress = ProgressMode::never;
+  auto run = std::make_unique<InMemoryRun>();
+  run_with(options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
+    return OpenedOutput{std::make_unique<MemoryOutput>(*run, layout, attributes), std::nullopt};
+  });
+  return run;
+}
 
 }  // namespace
 
@@ -334,14 +356,12 @@ int SampleBuffer::offset(const std::string& name) const {
 }
 
 std::unique_ptr<InMemoryRun> run_in_memory(const Scenario& sc, int threads) {
-  RunOptions options;
-  options.threads = threads;
-  options.progress = ProgressMode::never;
-  auto run = std::make_unique<InMemoryRun>();
-  run->result = run_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
-    return OpenedOutput{std::make_unique<MemoryOutput>(*run, layout, attributes), std::nullopt};
-  });
-  return run;
+  return run_into_memory(threads, [&](const RunOptions& o, const OpenOutput& open) { run_scenario(sc, o, open); });
+}
+
+std::unique_ptr<InMemoryRun> run_mechanisms_in_memory(const MechanismScenario& sc, int threads) {
+  return run_into_memory(threads,
+                         [&](const RunOptions& o, const OpenOutput& open) { run_mechanism_scenario(sc, o, open); });
 }
 
 CheckedSpec check_spec(const BodyEnsembleSpec& spec) {

@@ -2,7 +2,8 @@
 // arrays rather than a file:
 //   * run_in_memory: a parsed scenario run to its end by `quatstep run`'s loop (run_scenario), the
 //     datasets its file would hold kept as arrays instead — the same trajectories, statistics,
-//     parameters and records, bit for bit;
+//     parameters and records, bit for bit; run_mechanisms_in_memory the same for a mechanism
+//     scenario (run_mechanism_scenario);
 //   * BodyEnsemble: an ensemble made from per-body parameter arrays, no scenario file (model and
 //     method by registry name, settings by key), advanced step by step, with its state storage open
 //     to zero-copy views (CPU backend).
@@ -24,6 +25,8 @@
 #include "scenario.hpp"
 
 namespace quatstep {
+
+struct MechanismScenario;  // mechanism_scenario.hpp, not included: nvcc compiles this header (python/src/device_stepper.cu)
 
 /// Samples [first_sample, first_sample + samples) of a run in one buffer, SampleView's layout
 /// [sample][scalar][body]; a sample holds every channel of `layout`.
@@ -57,12 +60,15 @@ struct StatisticsColumns {
   std::vector<std::int64_t> histogram, below, above;  ///< samples × nb, per sample, per sample
 };
 
-/// A run's results in memory: the datasets `quatstep run` writes (hdf5_output.hpp) as arrays of the
-/// same shapes and values.
+/// A run's results in memory: the datasets `quatstep run` writes (hdf5_output.hpp, a mechanism run's
+/// mechanism_run.hpp) as arrays of the same shapes and values.
 struct InMemoryRun {
   OutputLayout layout;          ///< channels, written channels, trajectory rows and bodies, parameters, …
   OutputAttributes attributes;  ///< scenario text, method, model, backend, precision, times, trajectories
-  RunResult result;             ///< redraw counts, backend, samples, …
+  /// The channels' descriptions, which layout.channels' doc point to (a mechanism's are made for its run).
+  std::vector<std::string> channel_docs;
+  /// Root integer attributes: redrawn_bodies and redraws when a law redraws.
+  std::vector<std::pair<std::string, std::int64_t>> integer_attributes;
   std::vector<double> time;     ///< /time (samples)
   /// /<channel> for every written channel (layout.written, in sample order) when some body has
   /// trajectories: samples × M × k values, M = layout.trajectory_rows.size(), k the channel's scalars.
@@ -71,6 +77,9 @@ struct InMemoryRun {
   std::vector<std::int32_t> redraws;            ///< /redraws (N) when a law redraws
   std::vector<StatisticsColumns> statistics;    ///< per observable, layout.statistics' order
   BodyRecords records;                          ///< /status, /newton_iterations, /failed_step
+  StepRecords step_records;  ///< /accepted_steps, /rejected_steps, /smallest_step, /largest_step (layout.step_records)
+  /// /<name> (N) per body of the run: a mechanism run's /assembly_position_correction, /assembly_velocity_correction
+  std::vector<std::pair<std::string, std::vector<double>>> body_values;
 };
 
 /// The scenario run to its end by run_scenario (the loop of `quatstep run`), its results kept in
@@ -78,6 +87,10 @@ struct InMemoryRun {
 /// bit for bit the command's datasets. `threads` > 0 sets the OpenMP thread count for the run (the
 /// results do not depend on it).
 std::unique_ptr<InMemoryRun> run_in_memory(const Scenario& scenario, int threads = 0);
+/// The mechanism scenario run to its end by run_mechanism_scenario (the mechanisms of `quatstep
+/// run`), its results kept in memory: the file's trajectories, parameters, records and assembly
+/// corrections, bit for bit. Errors as run_mechanism_scenario's (ScenarioError before any step).
+std::unique_ptr<InMemoryRun> run_mechanisms_in_memory(const MechanismScenario& scenario, int threads = 0);
 
 /// A setting given by key outside a file: a number (or several), a boolean or a choice's name.
 struct SettingValue {

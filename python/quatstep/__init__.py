@@ -5,7 +5,8 @@ Three ways in, all on the same compiled core as the ``quatstep`` command:
 * :func:`run` — a scenario (a path, a TOML string or a dict) run to its end by the command's run loop;
   the results come back as NumPy arrays (:class:`Result`): every dataset ``quatstep run`` writes to its
   HDF5 file (the chosen bodies' trajectories, the statistics, the drawn parameters), bit for bit,
-  without a file unless ``output=`` asks for one.
+  without a file unless ``output=`` asks for one. A scenario of mechanisms (``[mechanism]`` tables:
+  bodies, joints, springs, loads) runs the same way, through the command's mechanism run.
 * :class:`Ensemble` — bodies made from arrays of per-body parameters (no TOML): a model and a method
   by registry name, the model's keys as arrays, the method's settings as keywords; ``advance(steps)``
   and the state read as NumPy views of the ensemble's own storage (CPU).
@@ -14,8 +15,9 @@ Three ways in, all on the same compiled core as the ``quatstep`` command:
   kinematics written into arrays the caller owns (CUDA builds).
 
 Models and methods are those of the registry (:func:`registry`, ``quatstep docs scenario``); a new
-model registered in C++ is reachable here by its name, with its keys as parameters. (Mechanisms are
-not in the registry yet, so not here either.)
+model registered in C++ is reachable here by its name, with its keys as parameters. Mechanisms are
+not in the registry, so :class:`Ensemble` and :class:`BatchStepper` do not make them; :func:`run`
+runs them from a scenario.
 
 Every problem with the input raises :class:`ScenarioError` (a ValueError) with the command's message,
 e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
@@ -37,7 +39,7 @@ from . import _toml  # noqa: E402
 
 try:
     from . import _quatstep as _core
-    from ._quatstep import ScenarioError, Scenario
+    from ._quatstep import ScenarioError, Scenario, MechanismScenario
 except ImportError as _error:  # the plots (quatstep.plot) work without the compiled module
     _core = None
     _import_error = _error
@@ -94,21 +96,27 @@ def methods() -> list[str]:
 
 # ---------------------------------------------------------------- scenarios
 def load(scenario, *, t_end: float | None = None, backend: str | None = None,
-         precision: str | None = None) -> "Scenario":
+         precision: str | None = None) -> "Scenario | MechanismScenario":
     """Parse and validate a scenario: a path (str ending in .toml, or any existing file, or os.PathLike),
     a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend`` and ``precision``
-    replace the file's values as the command's options do. Raises ScenarioError with the command's
-    message."""
+    replace the file's values as the command's options do. A scenario with a ``[mechanism]`` table gives
+    a :class:`MechanismScenario`, any other a :class:`Scenario`, as ``quatstep run`` tells them apart.
+    Raises ScenarioError with the command's message."""
     core = _require_core()
-    if isinstance(scenario, Mapping):
-        return core.parse_scenario(to_toml(scenario), "<dict>", t_end, backend, precision)
     if isinstance(scenario, os.PathLike) or (
             isinstance(scenario, str) and "\n" not in scenario
             and (scenario.endswith(".toml") or os.path.isfile(scenario))):
-        return core.load_scenario(os.fspath(scenario), t_end, backend, precision)
-    if isinstance(scenario, str):
-        return core.parse_scenario(scenario, "<string>", t_end, backend, precision)
-    raise TypeError(f"a scenario is a path, a TOML string or a dict, got {type(scenario).__name__}")
+        path = os.fspath(scenario)
+        read = core.load_mechanism_scenario if core.is_mechanism_scenario(path) else core.load_scenario
+        return read(path, t_end, backend, precision)
+    if isinstance(scenario, Mapping):
+        text, source = to_toml(scenario), "<dict>"
+    elif isinstance(scenario, str):
+        text, source = scenario, "<string>"
+    else:
+        raise TypeError(f"a scenario is a path, a TOML string or a dict, got {type(scenario).__name__}")
+    parse = core.parse_mechanism_scenario if core.is_mechanism_text(text, source) else core.parse_scenario
+    return parse(text, source, t_end, backend, precision)
 
 
 class Result:
@@ -124,14 +132,28 @@ class Result:
     ``redraws`` (N,) int32 invalid draws thrown away per body when a law redraws (else None), with
     ``redrawn_bodies`` and ``redraw_count``; ``statistics`` {observable: {"definition", "count",
     "nonfinite", "mean", "std", "min", "max", "levels", "quantiles", and with bins "histogram", "edges",
-    "below", "above"}} as /statistics/<observable>/ (``[output.statistics]``); ``backend`` what ran it.
+    "below", "above"}} as /statistics/<observable>/ (``[output.statistics]``); with adaptive steps
+    (``[time] adaptive = true``) ``accepted_steps`` and ``rejected_steps`` (N,) int64, the steps each body
+    accepted and the attempts it rejected, and ``smallest_step`` and ``largest_step`` (N,) float64, the
+    range of its accepted steps [s] (None with fixed steps, whose file has no such datasets);
+    ``backend`` what ran it.
+
+    A mechanism scenario's result has one row per mechanism (N mechanisms, all with trajectories):
+    ``channels`` quaternion (samples, N, 4B), position, omega_body, velocity (samples, N, 3B) with
+    the B bodies' components in turn (:meth:`body` gives one body's), energy, position_residual,
+    velocity_residual, sample_newton_iterations (samples, N), linear_momentum and angular_momentum
+    (samples, N, 3); ``parameters`` the swept or overridden keys ("body.crank.mass", …);
+    ``assembly_position_correction`` and ``assembly_velocity_correction`` (N,) what assembly moved
+    (None for bodies); the records as for bodies.
     ``result['energy']`` is ``result.channels['energy']``. After :func:`run` without ``output`` the
     arrays are views of the buffers the run filled (no copy).
     """
 
     def __init__(self, time, channels, status=None, newton_iterations=None, failed_step=None, backend=None,
                  scenario=None, *, trajectory_bodies=None, trajectories=None, bodies=None, parameters=None,
-                 redraws=None, redrawn_bodies=0, redraw_count=0, statistics=None):
+                 redraws=None, redrawn_bodies=0, redraw_count=0, statistics=None, accepted_steps=None,
+                 rejected_steps=None, smallest_step=None, largest_step=None, assembly_position_correction=None,
+                 assembly_velocity_correction=None):
         self.time = time
         self.channels = dict(channels)
         self.status = status
@@ -147,12 +169,30 @@ class Result:
         self.redrawn_bodies = redrawn_bodies
         self.redraw_count = redraw_count
         self.statistics = dict(statistics or {})
+        self.accepted_steps = accepted_steps
+        self.rejected_steps = rejected_steps
+        self.smallest_step = smallest_step
+        self.largest_step = largest_step
+        self.assembly_position_correction = assembly_position_correction
+        self.assembly_velocity_correction = assembly_velocity_correction
 
     def __getitem__(self, name):
         return self.channels[name]
 
     def __contains__(self, name):
         return name in self.channels
+
+    def body(self, name: str) -> dict:
+        """One body of a mechanism run: ``{channel: (samples, N, k)}`` for its quaternion, position,
+        omega_body and velocity, views of the components of ``channels`` that are the body's."""
+        names = getattr(self.scenario, "body_names", None)
+        if names is None:
+            raise ValueError("body(): the result of a mechanism scenario has bodies by name")
+        if name not in names:
+            raise ValueError(f"body(): no body '{name}' in the mechanism (its bodies: {names})")
+        b = names.index(name)
+        return {channel: self.channels[channel][..., k * b:k * (b + 1)]
+                for channel, k in _BODY_CHANNELS.items() if channel in self.channels}
 
     @property
     def failures(self) -> int:
@@ -167,6 +207,9 @@ class Result:
 
 
 _RECORDS = ("status", "newton_iterations", "failed_step")
+_STEP_RECORDS = ("accepted_steps", "rejected_steps", "smallest_step", "largest_step")  # adaptive steps
+_ASSEMBLY = ("assembly_position_correction", "assembly_velocity_correction")  # mechanisms
+_BODY_CHANNELS = {"quaternion": 4, "position": 3, "omega_body": 3, "velocity": 3}  # a mechanism's, per body
 _STATISTICS = ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
 
 
@@ -193,25 +236,29 @@ def _read_file(path, scenario) -> Result:
                       bodies=optional("bodies"),
                       parameters={name: d[:] for name, d in f["parameters"].items()} if "parameters" in f else {},
                       redraws=optional("redraws"), redrawn_bodies=int(f.attrs.get("redrawn_bodies", 0)),
-                      redraw_count=int(f.attrs.get("redraws", 0)), statistics=statistics)
+                      redraw_count=int(f.attrs.get("redraws", 0)), statistics=statistics,
+                      **{name: optional(name) for name in _STEP_RECORDS + _ASSEMBLY})
 
 
 def run(scenario, *, t_end: float | None = None, backend: str | None = None, precision: str | None = None,
         threads: int = 0, output: str | os.PathLike | None = None) -> Result:
     """Run a scenario to its end, as ``quatstep run`` does, and return its results as NumPy arrays.
 
-    ``scenario``: a path, a TOML string, a dict of tables, or a :class:`Scenario` from :func:`load`.
+    ``scenario``: a path, a TOML string, a dict of tables, or a :class:`Scenario` or
+    :class:`MechanismScenario` from :func:`load`; a mechanism scenario runs through the command's
+    mechanism run (CPU, double) and its result holds that file's datasets.
     ``t_end``, ``backend`` (``"auto"``, ``"cuda"``, ``"cpu"``), ``precision`` (``"double"``, ``"float"``)
     replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
     The run is the command's loop and honours the whole scenario: ``[output] trajectories`` (only the
-    chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws.
+    chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws, and
+    adaptive steps (``[time] adaptive = true``: the per-body step records).
     Without ``output`` nothing is written and the :class:`Result` holds what the file would (the
     trajectories of the chosen bodies: samples × M × channel scalars doubles). With ``output`` the run
     writes that HDF5 file and the result is read back from it (needs h5py). The GIL is released while
     it runs.
     """
     core = _require_core()
-    if isinstance(scenario, Scenario):
+    if isinstance(scenario, (Scenario, MechanismScenario)):
         if (t_end, backend, precision) != (None, None, None):
             raise ValueError("t_end, backend and precision apply when a scenario is parsed: pass them to load()")
         sc = scenario
@@ -221,7 +268,8 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
         r = core.run_in_memory(sc, threads)
         return Result(r["time"], r["channels"], *(r[name] for name in _RECORDS), r["backend"], sc,
                       **{key: r[key] for key in ("trajectory_bodies", "trajectories", "bodies", "parameters",
-                                                 "redraws", "redrawn_bodies", "redraw_count", "statistics")})
+                                                 "redraws", "redrawn_bodies", "redraw_count", "statistics",
+                                                 *_STEP_RECORDS)}, **r["body_values"])
     return _read_file(core.run_to_file(sc, os.fspath(output), threads), sc)
 
 

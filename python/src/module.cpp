@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "host/mechanism_run.hpp"
 #include "host/run.hpp"
 #include "host/session.hpp"
 #include "quatstep/status.hpp"
@@ -100,8 +101,13 @@ nb::dict run_dict(std::unique_ptr<InMemoryRun> run) {
     parameters[l.parameters[p].name.c_str()] = table(r.parameters[p], n, std::size_t(l.parameters[p].size));
   d["parameters"] = parameters;
   d["redraws"] = optional(r.redraws, l.redraws);
-  d["redrawn_bodies"] = r.result.redrawn_bodies;
-  d["redraw_count"] = r.result.redraws;
+  const auto attribute = [&](const std::string& name) {  // 0 when the run wrote none
+    for (const auto& [key, value] : r.integer_attributes)
+      if (key == name) return value;
+    return std::int64_t(0);
+  };
+  d["redrawn_bodies"] = attribute("redrawn_bodies");
+  d["redraw_count"] = attribute("redraws");
   nb::dict statistics;
   for (StatisticsColumns& c : r.statistics) {
     nb::dict o;
@@ -129,6 +135,13 @@ nb::dict run_dict(std::unique_ptr<InMemoryRun> run) {
   d["status"] = view(codes(r.records.status), {n}, {1}, owner);
   d["newton_iterations"] = vector(r.records.newton_iterations);
   d["failed_step"] = vector(r.records.failed_step);
+  d["accepted_steps"] = optional(r.step_records.accepted, l.step_records);
+  d["rejected_steps"] = optional(r.step_records.rejected, l.step_records);
+  d["smallest_step"] = optional(r.step_records.smallest, l.step_records);
+  d["largest_step"] = optional(r.step_records.largest, l.step_records);
+  nb::dict body_values;
+  for (auto& [name, values] : r.body_values) body_values[name.c_str()] = vector(values);
+  d["body_values"] = body_values;
   d["backend"] = r.attributes.backend;
   d["trajectories"] = r.attributes.trajectories;
   return d;
@@ -148,6 +161,34 @@ std::vector<std::string> names_of_channels(const std::vector<Channel>& layout) {
   return names;
 }
 
+/// A run's results, computed with the GIL released, as run_dict's arrays.
+template <class Run>
+nb::dict run_released(const Run& run) {
+  std::unique_ptr<InMemoryRun> r;
+  {
+    nb::gil_scoped_release release;
+    r = run();
+  }
+  return run_dict(std::move(r));
+}
+
+/// The module function run_to_file(scenario: S, output, threads): `run`(scenario, options) (run_scenario
+/// or run_mechanism_scenario, giving the file's path) with the GIL released.
+template <class S, class Run>
+void def_run_to_file(nb::module_& m, Run run, const char* doc) {
+  m.def(
+      "run_to_file",
+      [run](const S& sc, const std::string& output, int threads) {
+        nb::gil_scoped_release release;
+        RunOptions options;
+        options.threads = threads;
+        options.output = output;
+        options.progress = ProgressMode::never;
+        return run(sc, options);
+      },
+      "scenario"_a, "output"_a = "", "threads"_a = 0, doc);
+}
+
 ScenarioOverrides overrides(std::optional<double> t_end, std::optional<std::string> backend,
                             std::optional<std::string> precision) {
   ScenarioOverrides o;
@@ -155,6 +196,25 @@ ScenarioOverrides overrides(std::optional<double> t_end, std::optional<std::stri
   if (backend) o.backend = parse_backend(*backend);
   if (precision) o.precision = parse_precision(*precision);
   return o;
+}
+
+/// The module functions `parse_name`(text, source, t_end, backend, precision) and `load_name`(path, …):
+/// `parse` and `load` (a scenario's or a mechanism scenario's) with the command's overrides.
+template <auto parse, auto load>
+void def_readers(nb::module_& m, const char* parse_name, const char* parse_doc, const char* load_name,
+                 const char* load_doc) {
+  m.def(
+      parse_name,
+      [](const std::string& text, const std::string& source, std::optional<double> t_end,
+         std::optional<std::string> backend, std::optional<std::string> precision) {
+        return parse(text, source, overrides(t_end, backend, precision));
+      },
+      "text"_a, "source"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(), parse_doc);
+  m.def(
+      load_name,
+      [](const std::string& path, std::optional<double> t_end, std::optional<std::string> backend,
+         std::optional<std::string> precision) { return load(path, overrides(t_end, backend, precision)); },
+      "path"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(), load_doc);
 }
 
 // ---------------------------------------------------------------- registry as Python data
@@ -295,50 +355,78 @@ NB_MODULE(_quatstep, m) {
       .def("body_parameters", [](const Scenario& s, index_t i) { return body_parameters(s, i); }, "body"_a,
            "Body i's flat parameters (registry()['models'][model]['keys'] give the offsets).");
 
-  m.def(
-      "parse_scenario",
-      [](const std::string& text, const std::string& source, std::optional<double> t_end,
-         std::optional<std::string> backend, std::optional<std::string> precision) {
-        return parse_scenario(text, source, overrides(t_end, backend, precision));
-      },
-      "text"_a, "source"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(),
-      "Parse and validate a TOML scenario (ScenarioError, a ValueError, with the command's message).");
-  m.def(
-      "load_scenario",
-      [](const std::string& path, std::optional<double> t_end, std::optional<std::string> backend,
-         std::optional<std::string> precision) { return load_scenario(path, overrides(t_end, backend, precision)); },
-      "path"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(),
-      "Read, parse and validate a scenario file.");
+  def_readers<parse_scenario, load_scenario>(
+      m, "parse_scenario", "Parse and validate a TOML scenario (ScenarioError, a ValueError, with the command's message).",
+      "load_scenario", "Read, parse and validate a scenario file.");
+
+  nb::class_<MechanismScenario>(m, "MechanismScenario",
+                                 "A parsed and validated mechanism scenario ([mechanism] tables; quatstep.load / "
+                                 "quatstep.run make them).")
+      .def_prop_ro("source", [](const MechanismScenario& s) { return s.source; })
+      .def_prop_ro("text", [](const MechanismScenario& s) { return s.text; }, "The TOML text.")
+      .def_prop_ro("method", [](const MechanismScenario& s) { return std::string(name_of_method(s.method)); })
+      .def_prop_ro("mechanisms", [](const MechanismScenario& s) { return s.ensemble_size; },
+                   "The mechanisms of the ensemble (the rows of every dataset).")
+      .def_prop_ro(
+          "body_names",
+          [](const MechanismScenario& s) {
+            std::vector<std::string> names;
+            for (const MechanismBodySpec& b : s.mechanism.bodies) names.push_back(b.name);
+            return names;
+          },
+          "The bodies of a mechanism, in the order of the per-body channels' components.")
+      .def_prop_ro("steps", [](const MechanismScenario& s) { return s.time.steps; })
+      .def_prop_ro("samples", [](const MechanismScenario& s) { return s.samples(); })
+      .def_prop_ro("stride", [](const MechanismScenario& s) { return s.stride; })
+      .def_prop_ro("dt", [](const MechanismScenario& s) { return s.time.dt; })
+      .def_prop_ro("t_start", [](const MechanismScenario& s) { return s.time.t_start; })
+      .def_prop_ro("t_end", [](const MechanismScenario& s) { return s.time.t_end; })
+      .def_prop_ro(
+          "channels",
+          [](const MechanismScenario& s) {
+            std::vector<std::string> docs;
+            return names_of_channels(mechanism_channels(s.mechanism, docs));
+          },
+          "The sampled channels (datasets) of a run.")
+      .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; });
+
+  m.def("is_mechanism_text", &is_mechanism_text, "text"_a, "source"_a,
+        "Whether a TOML text describes mechanisms (has a [mechanism] table).");
+  m.def("is_mechanism_scenario", &is_mechanism_scenario, "path"_a,
+        "Whether a scenario file describes mechanisms (False when it cannot be read).");
+  def_readers<parse_mechanism_scenario, load_mechanism_scenario>(
+      m, "parse_mechanism_scenario",
+      "Parse and validate a mechanism scenario (ScenarioError, a ValueError, with the command's message).",
+      "load_mechanism_scenario", "Read, parse and validate a mechanism scenario file.");
 
   m.def(
       "run_in_memory",
-      [](const Scenario& sc, int threads) {
-        std::unique_ptr<InMemoryRun> run;
-        {
-          nb::gil_scoped_release release;
-          run = run_in_memory(sc, threads);
-        }
-        return run_dict(std::move(run));
-      },
+      [](const Scenario& sc, int threads) { return run_released([&] { return run_in_memory(sc, threads); }); },
       "scenario"_a, "threads"_a = 0,
       "Run a scenario to its end as `quatstep run` does, keeping in memory what its file would hold (the GIL is "
       "released meanwhile): {'time', 'channels': {name: (samples, M[, k])}, 'trajectory_bodies', 'bodies', "
       "'parameters': {key: (N[, k])}, 'redraws', 'redrawn_bodies', 'redraw_count', 'statistics': {observable: "
       "{'definition', 'count', 'nonfinite', 'mean', 'std', 'min', 'max', 'quantiles', 'levels', 'histogram', "
-      "'edges', 'below', 'above'}}, 'status', 'newton_iterations', 'failed_step', 'backend', 'trajectories'}: "
+      "'edges', 'below', 'above'}}, 'status', 'newton_iterations', 'failed_step', 'accepted_steps', "
+      "'rejected_steps', 'smallest_step', 'largest_step' (adaptive steps, else None), 'backend', 'trajectories'}: "
       "the datasets' names, shapes and values.");
   m.def(
-      "run_to_file",
-      [](const Scenario& sc, const std::string& output, int threads) {
-        nb::gil_scoped_release release;
-        RunOptions options;
-        options.threads = threads;
-        options.output = output;
-        options.progress = ProgressMode::never;
-        return run_scenario(sc, options).output_file;
+      "run_in_memory",
+      [](const MechanismScenario& sc, int threads) {
+        return run_released([&] { return run_mechanisms_in_memory(sc, threads); });
       },
-      "scenario"_a, "output"_a = "", "threads"_a = 0,
+      "scenario"_a, "threads"_a = 0,
+      "Run a mechanism scenario to its end as `quatstep run` does, keeping in memory what its file would hold: "
+      "{'time', 'channels': {name: (samples, N[, k])} (the per-body channels with every body's components in "
+      "turn), 'parameters': {key: (N[, k])} (swept or overridden keys), 'status', 'newton_iterations', "
+      "'failed_step', 'body_values': {'assembly_position_correction', 'assembly_velocity_correction'}, …} as for "
+      "a scenario of bodies.");
+  def_run_to_file<Scenario>(
+      m, [](const Scenario& sc, const RunOptions& o) { return run_scenario(sc, o).output_file; },
       "Run a scenario as `quatstep run` does, writing its HDF5 file; returns the file's path.");
+  def_run_to_file<MechanismScenario>(
+      m, [](const MechanismScenario& sc, const RunOptions& o) { return run_mechanism_scenario(sc, o).output_file; },
+      "Run a mechanism scenario as `quatstep run` does, writing its HDF5 file; returns the file's path.");
 
   nb::class_<BodyEnsemble>(m, "BodyEnsemble",
                            "An ensemble made from arrays (quatstep.Ensemble wraps it); the state lives in the ensemble, "

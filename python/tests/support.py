@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import h5py
 import numpy as np
 import pytest
 
@@ -57,3 +58,67 @@ def assert_bitwise(a, b, what):
 
 def pointer(a):
     return a.__array_interface__["data"][0]
+
+
+# ---------------------------------------------------------------- a run's result against the command's file
+STEP_RECORDS = ("accepted_steps", "rejected_steps", "smallest_step", "largest_step")  # adaptive steps
+ASSEMBLY = ("assembly_position_correction", "assembly_velocity_correction")  # mechanisms
+# The attributes that are results (the rest describe the scenario, which both runs share).
+RESULT_ATTRIBUTES = ("trajectories", "redrawn_bodies", "redraws")
+
+
+def file_datasets(path):
+    """{name: array} of every dataset of a result file, plus its result attributes."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, item: out.__setitem__(name, item[()]) if isinstance(item, h5py.Dataset) else None)
+        for name in RESULT_ATTRIBUTES:
+            if name in f.attrs:
+                out["@" + name] = f.attrs[name]
+    return out
+
+
+def result_datasets(r):
+    """The same names for a quatstep.Result."""
+    out = {"time": r.time, "status": r.status, "newton_iterations": r.newton_iterations, "failed_step": r.failed_step,
+           "@trajectories": r.trajectories}
+    out.update(r.channels)
+    if r.trajectory_bodies is not None:
+        out["trajectory_bodies"] = r.trajectory_bodies
+    if r.bodies is not None:
+        out["bodies"] = r.bodies
+    out.update({"parameters/" + key: values for key, values in r.parameters.items()})
+    if r.redraws is not None:
+        out.update({"redraws": r.redraws, "@redrawn_bodies": r.redrawn_bodies, "@redraws": r.redraw_count})
+    out.update({name: getattr(r, name) for name in STEP_RECORDS + ASSEMBLY if getattr(r, name) is not None})
+    for name, o in r.statistics.items():
+        out.update({f"statistics/{name}/{field}": o[field] for field in
+                    ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
+                    if field in o})
+    return out
+
+
+def assert_result_is_the_file(result, expected, expect_channels):
+    """Every dataset and result attribute of `expected` (file_datasets), bit for bit, and no other."""
+    got = result_datasets(result)
+    assert sorted(got) == sorted(expected)
+    for name, value in expected.items():
+        if name.startswith("@"):
+            assert got[name] == value, name
+        else:
+            assert_bitwise(got[name], value, name)
+    assert sorted(result.channels) == sorted(expect_channels)
+
+
+def assert_is_the_command(tmp_path, text, expect_channels):
+    """run() of `text` in memory and with output=, against the command's file of the same scenario
+    (tmp_path / "cli.h5"); returns the in-memory result."""
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    cli("run", str(path), "--output", str(tmp_path / "cli.h5"), "--quiet", "--backend", "cpu")
+    expected = file_datasets(tmp_path / "cli.h5")
+    in_memory = quatstep.run(str(path), backend="cpu")
+    through_file = quatstep.run(str(path), backend="cpu", output=tmp_path / "python.h5")
+    for result in (in_memory, through_file):
+        assert_result_is_the_file(result, expected, expect_channels)
+    return in_memory

@@ -10,7 +10,8 @@ import pytest
 from support import REPOSITORY, quatstep
 
 CORE = ["registry", "status_name", "Scenario", "ScenarioError", "parse_scenario", "load_scenario", "run_in_memory",
-        "run_to_file", "BodyEnsemble", "make_ensemble", "has_cuda"]
+        "run_to_file", "BodyEnsemble", "make_ensemble", "has_cuda", "MechanismScenario", "is_mechanism_text",
+        "is_mechanism_scenario", "parse_mechanism_scenario", "load_mechanism_scenario"]
 
 
 def test_stubs_name_the_public_api():

@@ -4,69 +4,17 @@ dataset of the command's HDF5 file, in memory and through output=."""
 
 import os
 
-import h5py
 import numpy as np
 import pytest
 
-from support import EXAMPLES, assert_bitwise, cli, quatstep
+from support import EXAMPLES, STEP_RECORDS, assert_bitwise, assert_is_the_command, quatstep
 
 with open(os.path.join(EXAMPLES, "monte_carlo_heavy_top.toml")) as _f:
     MONTE_CARLO = _f.read()
 with open(os.path.join(EXAMPLES, "spinning_ensemble.toml")) as _f:
     SPINNING = _f.read()
-
-# The attributes that are results (the rest describe the scenario, which both runs share).
-RESULT_ATTRIBUTES = ("trajectories", "redrawn_bodies", "redraws")
-
-
-def file_datasets(path):
-    """{name: array} of every dataset of a result file, plus its result attributes."""
-    out = {}
-    with h5py.File(path, "r") as f:
-        f.visititems(lambda name, item: out.__setitem__(name, item[()]) if isinstance(item, h5py.Dataset) else None)
-        for name in RESULT_ATTRIBUTES:
-            if name in f.attrs:
-                out["@" + name] = f.attrs[name]
-    return out
-
-
-def result_datasets(r):
-    """The same names for a quatstep.Result."""
-    out = {"time": r.time, "status": r.status, "newton_iterations": r.newton_iterations, "failed_step": r.failed_step,
-           "@trajectories": r.trajectories}
-    out.update(r.channels)
-    if r.trajectory_bodies is not None:
-        out["trajectory_bodies"] = r.trajectory_bodies
-    if r.bodies is not None:
-        out["bodies"] = r.bodies
-    out.update({"parameters/" + key: values for key, values in r.parameters.items()})
-    if r.redraws is not None:
-        out.update({"redraws": r.redraws, "@redrawn_bodies": r.redrawn_bodies, "@redraws": r.redraw_count})
-    for name, o in r.statistics.items():
-        out.update({f"statistics/{name}/{field}": o[field] for field in
-                    ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
-                    if field in o})
-    return out
-
-
-def assert_is_the_command(tmp_path, text, expect_channels):
-    """run() of `text` in memory and with output=, against the command's file of the same scenario."""
-    path = tmp_path / "scenario.toml"
-    path.write_text(text)
-    cli("run", str(path), "--output", str(tmp_path / "cli.h5"), "--quiet", "--backend", "cpu")
-    expected = file_datasets(tmp_path / "cli.h5")
-    in_memory = quatstep.run(str(path), backend="cpu")
-    through_file = quatstep.run(str(path), backend="cpu", output=tmp_path / "python.h5")
-    for result in (in_memory, through_file):
-        got = result_datasets(result)
-        assert sorted(got) == sorted(expected)
-        for name, value in expected.items():
-            if name.startswith("@"):
-                assert got[name] == value, name
-            else:
-                assert_bitwise(got[name], value, name)
-        assert sorted(result.channels) == sorted(expect_channels)
-    return in_memory
+with open(os.path.join(EXAMPLES, "adaptive_heavy_tops.toml")) as _f:
+    ADAPTIVE = _f.read()
 
 
 def test_statistics_only_run_keeps_no_trajectories(tmp_path):
@@ -133,3 +81,29 @@ def test_drawn_parameters_are_the_scenarios(tmp_path):
             k = keys[name]
             assert values[body].tolist() == flat[k["offset"]:k["offset"] + k["size"]], (name, body)
     assert r.redraws is None and r.trajectory_bodies is None and r["quaternion"].shape == (3, 1000, 4)
+
+
+def test_adaptive_step_records_are_the_files(tmp_path):
+    # the 64 tops of the adaptive example over 0.2 s: each top's accepted and rejected steps and the range
+    # of its step sizes, bit for bit the file's /accepted_steps, /rejected_steps, /smallest_step, /largest_step
+    text = ADAPTIVE.replace("t_end = 1.0", "t_end = 0.2")
+    r = assert_is_the_command(tmp_path, text, ["quaternion", "omega_body", "energy", "angular_momentum",
+                                               "constraint_violation"])
+    assert r.accepted_steps.shape == (64,) and r.accepted_steps.dtype == np.int64
+    assert r.rejected_steps.dtype == np.int64 and r.smallest_step.dtype == np.float64
+    assert r.failures == 0
+    # each top covered [0, 0.2] with steps in [smallest, largest], none above h_max = 1e-2
+    assert np.all(r.smallest_step <= r.largest_step) and np.all(r.largest_step <= 1e-2)
+    assert np.all(r.accepted_steps * r.smallest_step <= 0.2 + 1e-12)
+    assert np.all(r.accepted_steps * r.largest_step >= 0.2 - 1e-12)
+    # the spin is swept 100x: the fastest top takes more steps than the slowest
+    assert r.accepted_steps[-1] > 2 * r.accepted_steps[0]
+
+
+def test_fixed_steps_have_no_step_records(tmp_path):
+    # a fixed-step run's file has no step datasets (assert_is_the_command checks the names), and its
+    # result says None for each
+    r = assert_is_the_command(tmp_path, SPINNING.replace("t_end = 20.0", "t_end = 0.2"),
+                              ["quaternion", "omega_body", "position", "velocity", "energy", "angular_momentum",
+                               "constraint_violation"])
+    assert all(getattr(r, name) is None for name in STEP_RECORDS)
