@@ -15,7 +15,7 @@
 
 #include "ensemble_factory.hpp"
 #include "gpu_test_support.hpp"
-#include "hdf5_read.hpp"
+#include "../hdf5_read.hpp"
 #include "kernels/shared_layout.hpp"
 #include "random_ensemble.hpp"
 #include "run.hpp"
