@@ -54,12 +54,12 @@ AdaptiveSettings<S> step_control(const TimeSpec& time) {
 template <template <class> class Backend>
 struct runs_adaptive_steps : std::false_type {};
 
-/// Body i's parameters as the model entry's struct.
+/// Body i's parameters as the model entry's struct, from body_table's rows (the model's flat
+/// parameters: its Parameters struct, field by field).
 template <class ModelEntry>
-typename ModelEntry::Parameters parameters(const Scenario& sc, index_t i) {
+typename ModelEntry::Parameters parameters(const std::vector<double>& table, index_t i) {
   typename ModelEntry::Parameters p;
-  const std::vector<double> flat = body_parameters(sc, i);
-  std::memcpy(&p, flat.data(), sizeof p);
+  std::memcpy(&p, table.data() + std::size_t(i) * (sizeof p / sizeof(double)), sizeof p);
   return p;
 }
 
@@ -103,10 +103,10 @@ class BackendAdapter final : public Ensemble {
   using S = typename Backend::S;
 
  public:
-  BackendAdapter(const Scenario& sc, Backend backend) : backend_(std::move(backend)) {
-    initial_.reserve(sc.ensemble_size);
-    for (index_t i = 0; i < sc.ensemble_size; ++i)
-      initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(sc, i)));
+  /// `table`: body_table of the scenario.
+  BackendAdapter(const std::vector<double>& table, index_t bodies, Backend backend) : backend_(std::move(backend)) {
+    initial_.reserve(bodies);
+    for (index_t i = 0; i < bodies; ++i) initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(table, i)));
   }
   void initialize(const SampleView<double>& out) override {
     backend_.initialize(initial_, widening_.window(out));
@@ -155,23 +155,24 @@ std::unique_ptr<Ensemble> ensemble_in(const Scenario& sc) {
         using ModelEntry = tag_type<decltype(model_tag)>;
         using Integrator = tag_type<decltype(integrator_tag)>;
         using Model = typename Integrator::ModelType;
+        const std::vector<double> table = body_table(sc);  // the draws, in parallel, once
         std::vector<Model> models;
         models.reserve(sc.ensemble_size);
         for (index_t i = 0; i < sc.ensemble_size; ++i)
-          models.push_back(ModelEntry::template build<S>(parameters<ModelEntry>(sc, i)));
+          models.push_back(ModelEntry::template build<S>(parameters<ModelEntry>(table, i)));
         const Integrator integrator = make_integrator<Integrator>(sc.integrator);
         if (sc.time.adaptive) {
           if constexpr (takes_adaptive_steps<Integrator>::value && runs_adaptive_steps<Backend>::value) {
             using Stepper = AdaptiveHht<Integrator>;
             return std::make_unique<BackendAdapter<Backend<Stepper>, ModelEntry>>(
-                sc, Backend<Stepper>(Stepper(integrator, step_control<S>(sc.time)), std::move(models),
+                table, sc.ensemble_size, Backend<Stepper>(Stepper(integrator, step_control<S>(sc.time)), std::move(models),
                                      S(sc.time.t_start), S(sc.time.dt)));
           } else {  // the scenario parser and choose_backend rule this out
             throw std::logic_error("adaptive steps: not with this method on this backend");
           }
         }
         return std::make_unique<BackendAdapter<Backend<Integrator>, ModelEntry>>(
-            sc, Backend<Integrator>(integrator, std::move(models), S(sc.time.t_start), S(sc.time.dt)));
+            table, sc.ensemble_size, Backend<Integrator>(integrator, std::move(models), S(sc.time.t_start), S(sc.time.dt)));
       });
 }
 

@@ -59,6 +59,7 @@ struct RunResult {
   int threads = 0;
   BackendChoice backend;           ///< what ran the bodies
   double wall_seconds = 0;         ///< setup, integration and output
+  double loop_seconds = 0;         ///< the integration loop alone: advances and the output overlapped with them
   index_t newton_iterations = 0;   ///< all bodies, all steps
   std::vector<Status> status;      ///< per body
   std::vector<index_t> failed_step;  ///< per body, −1 if none

@@ -1095,6 +1095,18 @@ std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws)
   return p;
 }
 
+std::vector<double> body_table(const Scenario& sc) {
+  const std::size_t p = sc.model_view().defaults.size();
+  const index_t n = sc.ensemble_size;
+  std::vector<double> table(std::size_t(n) * p);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t i = 0; i < n; ++i) {
+    const std::vector<double> body = body_parameters(sc, i);
+    std::copy(body.begin(), body.end(), table.begin() + std::ptrdiff_t(std::size_t(i) * p));
+  }
+  return table;
+}
+
 std::vector<double> body_value(const Scenario& sc, index_t i, const std::string& key) {
   const ModelView& view = sc.model_view();
   const int k = find_key(view.keys, key);

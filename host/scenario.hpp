@@ -450,6 +450,10 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
 /// ensemble): file values, sweeps, random draws and designs, overrides. `redraws`, if given, receives
 /// the number of invalid draws thrown away for the body (invalid = "redraw").
 std::vector<double> body_parameters(const Scenario& scenario, index_t i, int* redraws = nullptr);
+/// body_parameters of every body of the run, body-major (ensemble_size × ModelView::defaults.size()),
+/// drawn in parallel (each body's draws depend on it alone): what the ensemble factory builds models
+/// and initial states from, once.
+std::vector<double> body_table(const Scenario& scenario);
 /// One parameter of body i of the run by key, every component.
 std::vector<double> body_value(const Scenario& scenario, index_t i, const std::string& key);
 

@@ -1,13 +1,13 @@
 // DeviceStatistics (device_statistics.hpp): per sample, one kernel evaluates every observable of
 // every healthy body and adds it to its observable's exact sums, extremes and histogram (block-wide
 // in shared memory, then once per block into global memory, all with integer atomics); with
-// quantiles, the finite values are also written out, radix-sorted per observable (CUB), and the
-// order statistics the levels need gathered. The host turns the integers into summaries with the
+// quantiles, the finite values are also written out as total_order_key integers (NaN and −0 would
+// not sort as the CPU's total_less does: CUB orders a negative NaN first and ±0 as equal), radix-sorted
+// per observable (CUB), and the order statistics the levels need gathered. The host turns the integers into summaries with the
 // CPU's code. Compiled with --fmad=false (kernels/CMakeLists.txt): the values are the CPU's bits.
 #include "kernels/device_statistics.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
-#include <math_constants.h>
 
 #include <algorithm>
 #include <cmath>
@@ -68,14 +68,14 @@ __device__ void add_pieces(unsigned long long* limb, double x) {
 
 /// Observable blockIdx.y of bodies blockIdx.x, blockIdx.x + gridDim.x, … (in blocks of
 /// reduce_block) of one sample (`sample`: [scalar][body]); bodies are healthy as in
-/// EnsembleStatistics::add. `values` (observables × n; null without quantiles) receives each body's
-/// finite value, NaN for the others (radix-sorted last).
+/// EnsembleStatistics::add. `keys` (observables × n; null without quantiles) receives each body's
+/// finite value as its total_order_key, INT64_MAX for the others (sorted last).
 template <class S>
 __global__ void __launch_bounds__(reduce_block)
     reduce_sample(const S* __restrict__ sample, index_t n, const ObservableOnDevice* __restrict__ observables,
                   const Status* __restrict__ status, const index_t* __restrict__ failed_step, index_t last_valid_step,
                   bool first_sample, DeviceAccumulator* acc, unsigned long long* histograms, int histogram_stride,
-                  double* values) {
+                  long long* keys) {
   extern __shared__ unsigned long long bin_count[];  // this observable's bins
   __shared__ unsigned long long sum[limbs], squares[limbs], counts[4];  // count, nonfinite, below, above
   __shared__ long long lowest, highest;
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(reduce_block)
   const int offset = f.offset, width = f.initial_width();
   f.offset = 0;
   for (index_t i = blockIdx.x * index_t(blockDim.x) + threadIdx.x; i < n; i += index_t(gridDim.x) * blockDim.x) {
-    double v = CUDART_NAN;
+    long long key = INT64_MAX;
     if (status[i] == Status::ok || failed_step[i] >= last_valid_step) {
       double body[max_scalars_read];
       for (int c = 0; c < f.components; ++c) body[c] = double(sample[(offset + c) * n + i]);
@@ -106,7 +106,6 @@ __global__ void __launch_bounds__(reduce_block)
       if (!isfinite(x)) {
         atomicAdd(&counts[1], 1ull);
       } else {
-        v = x;
         atomicAdd(&counts[0], 1ull);
         add_pieces(sum, x);
         double p, e;
@@ -117,7 +116,7 @@ __global__ void __launch_bounds__(reduce_block)
         } else {
           overflow = 1;
         }
-        const long long key = statistics::total_order_key(x);
+        key = statistics::total_order_key(x);
         atomicMin(&lowest, key);
         atomicMax(&highest, key);
         if (o.bins) {
@@ -126,7 +125,7 @@ __global__ void __launch_bounds__(reduce_block)
         }
       }
     }
-    if (values) values[k * n + i] = v;
+    if (keys) keys[k * n + i] = key;
   }
   __syncthreads();
 
@@ -145,7 +144,7 @@ __global__ void __launch_bounds__(reduce_block)
   }
 }
 
-__global__ void gather(const double* __restrict__ sorted, const index_t* __restrict__ at, index_t count, double* out) {
+__global__ void gather(const long long* __restrict__ sorted, const index_t* __restrict__ at, index_t count, long long* out) {
   const index_t t = blockIdx.x * index_t(blockDim.x) + threadIdx.x;
   if (t < count) out[t] = sorted[at[t]];
 }
@@ -158,7 +157,7 @@ __global__ void iterations_per_step(const index_t* __restrict__ total, index_t* 
                                     index_t stride, double* per_step) {
   const index_t i = blockIdx.x * index_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  per_step[i] = first_sample ? CUDART_NAN : double(total[i] - at_sample[i]) / double(stride);
+  per_step[i] = first_sample ? std::numeric_limits<double>::quiet_NaN() : double(total[i] - at_sample[i]) / double(stride);
   at_sample[i] = total[i];
 }
 
@@ -187,9 +186,9 @@ class Reduction {
     // About 16 blocks per SM over all observables: each block folds many bodies before its global atomics.
     grid_x_ = std::max(1u, std::min(blocks(bodies, reduce_block), unsigned(16 * sms / std::max<std::size_t>(1, on_device.size()))));
     if (!levels_.empty() && bodies > 0 && !on_device.empty()) {
-      values_ = DeviceArray<double>(on_device.size() * std::size_t(bodies));
-      sorted_ = DeviceArray<double>(on_device.size() * std::size_t(bodies));
-      check(cub::DeviceRadixSort::SortKeys(static_cast<void*>(nullptr), sort_bytes_, values_.data(), sorted_.data(),
+      keys_ = DeviceArray<long long>(on_device.size() * std::size_t(bodies));
+      sorted_ = DeviceArray<long long>(on_device.size() * std::size_t(bodies));
+      check(cub::DeviceRadixSort::SortKeys(static_cast<void*>(nullptr), sort_bytes_, keys_.data(), sorted_.data(),
                                            int(bodies)),
             "cub::DeviceRadixSort::SortKeys (size)");
       sort_storage_ = DeviceArray<unsigned char>(std::max<std::size_t>(sort_bytes_, 1));
@@ -208,7 +207,7 @@ class Reduction {
     if (histograms_.size()) check(cudaMemset(histograms_.data(), 0, histograms_.size() * sizeof(unsigned long long)), "cudaMemset");
     reduce_sample<S><<<dim3(grid_x_, k_count), reduce_block, histogram_stride_ * sizeof(unsigned long long)>>>(
         sample, n_, observables_.data(), status, failed_step, j * steps_per_sample_, j == 0, accumulators_.data(),
-        histograms_.data(), histogram_stride_, values_.data());
+        histograms_.data(), histogram_stride_, keys_.data());
     check(cudaGetLastError(), "reduce_sample launch");
     std::vector<DeviceAccumulator> acc;
     std::vector<unsigned long long> hist;
@@ -238,15 +237,15 @@ class Reduction {
   }
 
  private:
-  /// Each observable's finite values sorted (NaN marks the others, sorted last), then the order
-  /// statistics the levels need at ranks of its count.
+  /// Each observable's finite values sorted (as total_order_key: INT64_MAX marks the others, sorted
+  /// last), then the order statistics the levels need at ranks of its count.
   void add_quantiles(std::vector<statistics::Summary>& row) {
     std::vector<index_t> at;
     for (std::size_t k = 0; k < size(); ++k) {
       const std::int64_t count = row[k].count;
       row[k].quantiles.assign(levels_.size(), std::numeric_limits<double>::quiet_NaN());
       if (count == 0) continue;
-      check(cub::DeviceRadixSort::SortKeys(sort_storage_.data(), sort_bytes_, values_.data() + k * n_,
+      check(cub::DeviceRadixSort::SortKeys(sort_storage_.data(), sort_bytes_, keys_.data() + k * n_,
                                            sorted_.data() + k * n_, int(n_)),
             "cub::DeviceRadixSort::SortKeys");
       for (double p : levels_) {
@@ -257,11 +256,13 @@ class Reduction {
     }
     if (at.empty()) return;
     const DeviceArray<index_t> d_at(at);
-    DeviceArray<double> d_out(at.size());
+    DeviceArray<long long> d_out(at.size());
     gather<<<blocks(index_t(at.size()), 128), 128>>>(sorted_.data(), d_at.data(), index_t(at.size()), d_out.data());
     check(cudaGetLastError(), "gather launch");
+    std::vector<long long> keys;
+    d_out.download(keys);
     std::vector<double> out;
-    d_out.download(out);
+    for (long long key : keys) out.push_back(statistics::from_total_order_key(key));
     std::size_t t = 0;
     for (std::size_t k = 0; k < size(); ++k) {
       if (row[k].count == 0) continue;
@@ -280,7 +281,7 @@ class Reduction {
   DeviceArray<ObservableOnDevice> observables_;
   DeviceArray<DeviceAccumulator> accumulators_;
   DeviceArray<unsigned long long> histograms_;
-  DeviceArray<double> values_, sorted_;  // quantiles only: observables × n
+  DeviceArray<long long> keys_, sorted_;  // quantiles only: observables × n total_order_keys
   DeviceArray<unsigned char> sort_storage_;
   std::size_t sort_bytes_ = 0;
 };

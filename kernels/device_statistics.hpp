@@ -9,8 +9,10 @@
 //               rounded on the host by the CPU's code (Accumulator::from_state … summary)
 //   min, max    integer atomics on total_order_key (the CPU's total order, −0 before +0)
 //   histogram   locate_bin, the CPU's binning, counted with integer atomics
-//   quantiles   exact order statistics from a CUB radix sort of the finite values (radix order is
-//               total_less's), interpolated on the host by the CPU's quantile_value
+//   quantiles   exact order statistics from a CUB radix sort of the finite values' total_order_keys
+//               (integers in total_less's order; a radix sort of the doubles themselves would put a
+//               negative NaN first and take ±0 as equal), interpolated on the host by the CPU's
+//               quantile_value
 // tests/gpu/device_statistics_test.cu checks the identity on buffers with NaN, ±inf, ±0, subnormals
 // and failed bodies. The implementation is kernels/device_statistics.cu; this header is plain C++.
 #pragma once

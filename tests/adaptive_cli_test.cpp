@@ -65,7 +65,7 @@ std::vector<testing::AdaptiveBodyResult> library_run(const Scenario& sc) {
   std::vector<HeavyTop<double>> models;
   std::vector<RigidBodyKinematics<double>> initial;
   for (index_t i = 0; i < sc.ensemble_size; ++i) {
-    const HeavyTopModel::Parameters p = build::parameters<HeavyTopModel>(sc, i);
+    const HeavyTopModel::Parameters p = build::parameters<HeavyTopModel>(body_parameters(sc, i), 0);
     models.push_back(HeavyTopModel::build<double>(p));
     initial.push_back(HeavyTopModel::initial<double>(p));
   }

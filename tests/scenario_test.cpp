@@ -171,8 +171,8 @@ TEST(ScenarioValid, TEndOverrideReplacesTheFileValueBeforeTheStepCount) {
 TEST(ScenarioValid, NearlyUnitQuaternionIsNormalised) {
   // ‖q‖ = 1 + 5e-7 is within the 1e-6 tolerance; the body gets the normalised quaternion.
   const Scenario sc = parse_scenario(valid + "[initial]\nquaternion = [1.0000005, 0.0, 0.0, 0.0]\n", "q.toml");
-  EXPECT_EQ(build::parameters<HeavyTopModel>(sc, 0).initial.quaternion[0], 1.0000005);
-  EXPECT_EQ(HeavyTopModel::initial<double>(build::parameters<HeavyTopModel>(sc, 0)).quaternion[0], 1.0);
+  EXPECT_EQ(build::parameters<HeavyTopModel>(body_parameters(sc, 0), 0).initial.quaternion[0], 1.0000005);
+  EXPECT_EQ(HeavyTopModel::initial<double>(build::parameters<HeavyTopModel>(body_parameters(sc, 0), 0)).quaternion[0], 1.0);
   EXPECT_NE(error_of(valid + "[initial]\nquaternion = [1.000002, 0.0, 0.0, 0.0]\n"), "");
 }
 
@@ -441,7 +441,7 @@ TEST(ScenarioRejects, PerBodyProblemsNameTheBody) {
 // ---------------------------------------------------------------- ensemble semantics
 namespace {
 /// Body i's parameters of a heavy-top scenario.
-HeavyTopParameters body(const Scenario& sc, index_t i) { return build::parameters<HeavyTopModel>(sc, i); }
+HeavyTopParameters body(const Scenario& sc, index_t i) { return build::parameters<HeavyTopModel>(body_parameters(sc, i), 0); }
 }  // namespace
 
 TEST(ScenarioEnsemble, SweepIsLinearInTheBodyIndex) {

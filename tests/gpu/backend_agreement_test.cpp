@@ -131,13 +131,14 @@ std::string run_file(const std::string& toml, Backend backend, const testing::Sc
   return options.output;
 }
 
-/// Largest |a − b| over max |a| of two datasets of the same shape (NaN where both are NaN).
-double relative_difference(const testing::Dataset& a, const testing::Dataset& b) {
+/// Largest |a − b| of two datasets of the same shape (NaN where both are NaN), over max |a|, or
+/// absolute for the quantities that are round-off by nature (unit_scale: residuals, drifts).
+double difference(const testing::Dataset& a, const testing::Dataset& b, bool unit_scale = false) {
   EXPECT_EQ(a.dims, b.dims);
-  double scale = 0, diff = 0;
+  double scale = unit_scale ? 1.0 : 0.0, diff = 0;
   for (std::size_t k = 0; k < std::min(a.values.size(), b.values.size()); ++k) {
     if (std::isnan(a.values[k]) && std::isnan(b.values[k])) continue;
-    scale = std::max(scale, std::abs(a.values[k]));
+    if (!unit_scale) scale = std::max(scale, std::abs(a.values[k]));
     diff = std::max(diff, std::isnan(a.values[k] - b.values[k]) ? INFINITY : std::abs(a.values[k] - b.values[k]));
   }
   return scale > 0 ? diff / scale : diff;
@@ -146,7 +147,9 @@ double relative_difference(const testing::Dataset& a, const testing::Dataset& b)
 // A statistics-only study on the GPU: the statistics are reduced there (kernels/device_statistics.hpp,
 // whose bitwise identity with the CPU's reduction test_gpu_statistics checks) and no sample leaves
 // the device. Against the CPU run in the build's mode: the same healthy bodies per sample, and every
-// statistic within 1e-9 of its column's scale (the trajectories differ by FMA round-off).
+// statistic within 1e-9 of its column's scale (the trajectories differ by FMA round-off), or within
+// 1e-9 absolutely for the drifts and the constraint residual, which are themselves round-off (on an
+// H200 their relative differences reached 0.5 for the residual, of values ~1e-16).
 TEST(DeviceStatisticsRun, StatisticsOnlyStudyAgreesWithTheCpuRun) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const std::string toml = R"(
@@ -194,13 +197,14 @@ high = 2.2
   const testing::ScratchDirectory dir;
   const std::string cpu = run_file(toml, Backend::cpu, dir, "cpu"), gpu = run_file(toml, Backend::cuda, dir, "gpu");
   int compared = 0;
-  for (const std::string& name : testing::datasets(cpu)) {
-    if (name.rfind("/statistics/", 0) != 0) continue;
+  for (const std::string& name : testing::datasets(cpu)) {  // names as H5Ovisit gives them: "statistics/…"
+    if (name.rfind("statistics/", 0) != 0) continue;
     const testing::Dataset a = testing::read_dataset(cpu, name), b = testing::read_dataset(gpu, name);
     const bool counted = name.find("/count") != std::string::npos || name.find("/histogram") != std::string::npos ||
                          name.find("/nonfinite") != std::string::npos;
+    const bool round_off = name.find("drift") != std::string::npos || name.find("constraint_violation") != std::string::npos;
     if (name.find("/count") != std::string::npos) EXPECT_EQ(a.values, b.values) << name;
-    else if (!counted) EXPECT_LE(relative_difference(a, b), 1e-9) << name;
+    else if (!counted) EXPECT_LE(difference(a, b, round_off), 1e-9) << name;
     ++compared;
   }
   EXPECT_GT(compared, 50);
@@ -215,8 +219,8 @@ TEST(AdaptiveRun, GpuRunAgreesWithTheCpuRun) {
   const std::string with_end = toml.substr(0, toml.find("t_end = 1.0")) + "t_end = 0.2" +
                                toml.substr(toml.find("t_end = 1.0") + std::string("t_end = 1.0").size());
   const std::string cpu = run_file(with_end, Backend::cpu, dir, "cpu"), gpu = run_file(with_end, Backend::cuda, dir, "gpu");
-  EXPECT_LE(relative_difference(testing::read_dataset(cpu, "/quaternion"), testing::read_dataset(gpu, "/quaternion")), 1e-8);
-  EXPECT_LE(relative_difference(testing::read_dataset(cpu, "/omega_body"), testing::read_dataset(gpu, "/omega_body")), 1e-8);
+  EXPECT_LE(difference(testing::read_dataset(cpu, "/quaternion"), testing::read_dataset(gpu, "/quaternion")), 1e-8);
+  EXPECT_LE(difference(testing::read_dataset(cpu, "/omega_body"), testing::read_dataset(gpu, "/omega_body")), 1e-8);
   const testing::Dataset a = testing::read_dataset(cpu, "/accepted_steps"), b = testing::read_dataset(gpu, "/accepted_steps");
   double steps_a = 0, steps_b = 0;
   for (std::size_t i = 0; i < a.values.size(); ++i) steps_a += a.values[i], steps_b += b.values[i];

@@ -31,7 +31,7 @@ struct Bodies {
   std::vector<typename CpuEnsemble<Integrator>::Kinematics> initial;
   explicit Bodies(const Scenario& sc) {
     for (index_t i = 0; i < sc.ensemble_size; ++i) {
-      const auto p = build::parameters<ModelEntry>(sc, i);
+      const auto p = build::parameters<ModelEntry>(body_parameters(sc, i), 0);
       models.push_back(ModelEntry::template build<double>(p));
       initial.push_back(ModelEntry::template initial<double>(p));
     }
