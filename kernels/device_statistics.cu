@@ -1,10 +1,11 @@
 // DeviceStatistics (device_statistics.hpp): per sample, one kernel evaluates every observable of
 // every healthy body and adds it to its observable's exact sums, extremes and histogram (block-wide
 // in shared memory, then once per block into global memory, all with integer atomics); with
-// quantiles, the finite values are also written out as total_order_key integers (NaN and −0 would
-// not sort as the CPU's total_less does: CUB orders a negative NaN first and ±0 as equal), radix-sorted
-// per observable (CUB), and the order statistics the levels need gathered. The host turns the integers into summaries with the
-// CPU's code. Compiled with --fmad=false (kernels/CMakeLists.txt): the values are the CPU's bits.
+// quantiles, the finite values are also written out as total_order_key integers (doubles would not
+// sort as the CPU's total_less does: CUB orders a negative NaN first and takes ±0 as equal),
+// radix-sorted per observable (CUB), and the order statistics the levels need gathered. The host
+// turns the integers into summaries with the CPU's code. Compiled with --fmad=false
+// (kernels/CMakeLists.txt): the values are the CPU's bits.
 #include "kernels/device_statistics.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -16,10 +17,10 @@
 #include <string>
 #include <utility>
 
+#include "host/scenario.hpp"  // newton_iterations_channel
 #include "host/statistics/accumulator.hpp"
 #include "host/statistics/observable_formula.hpp"
 #include "kernels/device_array.cuh"
-#include "host/scenario.hpp"  // newton_iterations_channel
 
 namespace quatstep::cuda {
 namespace {
