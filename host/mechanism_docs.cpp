@@ -8,7 +8,8 @@ void print_mechanism_format(std::ostream& os) {
   os << "\n## Mechanisms: [mechanism]\n\n"
         "A scenario with a [mechanism] table (and no [model] or [initial]) describes a mechanism: rigid bodies "
         "held by joints, with spring-dampers, timed loads and gravity (docs/mechanisms.md). `quatstep run` "
-        "integrates an ensemble of them on the CPU, one mechanism per OpenMP iteration, with the HHT family; its "
+        "integrates an ensemble of them on the CPU, one mechanism per OpenMP iteration, with the HHT family or the "
+        "Livens schemes; its "
         "output layout is in README.md. The mechanism's tables:\n\n";
   print_key_table(os, key_table<MechanismSpec>());
   const auto table = [&os](const char* title, const char* text, const std::vector<KeyInfo>& keys) {
@@ -29,9 +30,12 @@ void print_mechanism_format(std::ostream& os) {
   table("[[mechanism.load]]", "", key_table<MechanismLoadSpec>());
   os << "\n### [integrator], [time], [run], [ensemble] and [output] of a mechanism scenario\n\n"
         "`method` (required): \"hht\" (classical, Sherif eqs. 59-60) or \"modified_hht\" (the Euler parameters by "
-        "eqs. 33-34); `inertia_shift = true` gives the second-order variant of either. Any other method is an error "
-        "(\"method 'zupan3' does not run on mechanisms; use hht or modified_hht\"). The settings:\n\n";
+        "eqs. 33-34), where `inertia_shift = true` gives the second-order variant of either; \"livens_em\" (Kinon & "
+        "Betsch's energy-momentum scheme, eqs. 72a-d) or \"livens_midpoint\" (eq. 132). Any other method is an error "
+        "(\"method 'zupan3' does not run on mechanisms; use hht or modified_hht ...\"). The HHT family's settings:\n\n";
   print_key_table(os, key_table<mechanism::MechanismHhtSettings<double>>());
+  os << "\nThe Livens schemes' settings (an HHT key is unknown there, and the other way round):\n\n";
+  print_key_table(os, key_table<mechanism::MechanismLivensSettings<double>>());
   os << "\n[time] is as above. [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
         "double precision). [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "

@@ -1,6 +1,7 @@
 // Running a mechanism scenario (mechanism_scenario.hpp) on the CPU: every mechanism of the ensemble
 // is built, assembled by the scenario's policy, given consistent accelerations and multipliers and
-// stepped with the HHT family of include/quatstep/mechanism/hht.hpp, one mechanism per OpenMP
+// stepped with the HHT family of include/quatstep/mechanism/hht.hpp or the Livens schemes of
+// include/quatstep/mechanism/livens.hpp, one mechanism per OpenMP
 // iteration. A mechanism whose step fails stops with its status (its later samples are NaN) and
 // touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
 // RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism:
@@ -9,6 +10,9 @@
 //     (the [[mechanism.body]] order) at components 4b…4b+3 (3b…3b+2); the channel's "description"
 //     attribute names the bodies
 //   /energy, /position_residual, /velocity_residual, /sample_newton_iterations (nt×N: since the previous sample);
+//     with method livens_em or livens_midpoint also /generalized_energy (nt×N, Kinon eq. 74: what EML conserves),
+//     and the momenta are the scheme's momentum maps, from its momenta p (Kinon eq. 64; its end-point
+//     velocities satisfy the velocity constraints only at the midpoints, Kinon Remark 4.8);
 //     /linear_momentum, /angular_momentum (nt×N×3): mechanism-wide (observables.hpp)
 //   /status (N, int32), /newton_iterations (N, all steps), /failed_step (N, −1 if none), as for bodies
 //   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
@@ -52,8 +56,9 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, con
 
 /// The sampled channels of the mechanisms `d` describes, in sample order (sizes per mechanism: the
 /// per-body channels hold every body, in the [[mechanism.body]] order); `docs` keeps their
-/// descriptions alive.
-std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs);
+/// descriptions alive. The Livens schemes (`livens`) add /generalized_energy, their conserved energy.
+std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs,
+                                        bool livens = false);
 
 /// Mechanisms, bodies, steps, wall time, mechanism-steps per second, Newton iterations per step,
 /// the largest assembly correction, failures (count and the first few), output file.

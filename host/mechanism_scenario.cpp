@@ -195,10 +195,14 @@ void parse_integrator(const std::string& source, const toml::table& root, Mechan
     const bool single_body = std::find(all.begin(), all.end(), name) != all.end();
     fail(source, "integrator.method",
          single_body ? "method '" + name + "' does not run on mechanisms; use hht or modified_hht (with inertia_shift = "
-                                           "true for the second-order variant)"
-                     : "'" + name + "' is not a method; mechanisms run \"hht\" or \"modified_hht\"");
+                                           "true for the second-order variant), livens_em or livens_midpoint"
+                     : "'" + name + "' is not a method; mechanisms run \"hht\", \"modified_hht\", \"livens_em\" or "
+                                    "\"livens_midpoint\"");
   }
-  sc.settings = read_spec_table<mechanism::MechanismHhtSettings<double>>(source, t, "integrator", {"method"});
+  if (is_livens(sc.method))
+    sc.livens = read_spec_table<mechanism::MechanismLivensSettings<double>>(source, t, "integrator", {"method"});
+  else
+    sc.settings = read_spec_table<mechanism::MechanismHhtSettings<double>>(source, t, "integrator", {"method"});
 }
 
 void parse_ensemble(const std::string& source, const toml::table& root, MechanismScenario& sc) {

@@ -26,6 +26,7 @@
 #include "quatstep/mechanism/assembly.hpp"
 #include "quatstep/mechanism/builder.hpp"
 #include "quatstep/mechanism/hht.hpp"
+#include "quatstep/mechanism/livens.hpp"
 #include "quatstep/models/rigid_body_parameters.hpp"
 #include "scenario.hpp"
 
@@ -212,18 +213,28 @@ void for_each_parameter(MechanismDescription& d,
 /// The parameter keys of `d` and their sizes (for_each_parameter's order).
 std::vector<std::pair<std::string, int>> parameter_keys(const MechanismDescription& d);
 
-/// [integrator] of a mechanism scenario.
-enum class MechanismMethod { hht, modified_hht };
-inline constexpr keys::Choice<MechanismMethod> mechanism_method_names[] = {{MechanismMethod::hht, "hht"},
-                                                                            {MechanismMethod::modified_hht, "modified_hht"}};
-inline const char* name_of_method(MechanismMethod m) { return m == MechanismMethod::hht ? "hht" : "modified_hht"; }
+/// [integrator] of a mechanism scenario: the HHT family (mechanism/hht.hpp) or the Livens schemes
+/// (mechanism/livens.hpp).
+enum class MechanismMethod { hht, modified_hht, livens_em, livens_midpoint };
+inline constexpr keys::Choice<MechanismMethod> mechanism_method_names[] = {
+    {MechanismMethod::hht, "hht"},
+    {MechanismMethod::modified_hht, "modified_hht"},
+    {MechanismMethod::livens_em, "livens_em"},
+    {MechanismMethod::livens_midpoint, "livens_midpoint"}};
+inline const char* name_of_method(MechanismMethod m) {
+  for (const auto& c : mechanism_method_names)
+    if (c.value == m) return c.name;
+  return "unknown";
+}
+inline bool is_livens(MechanismMethod m) { return m == MechanismMethod::livens_em || m == MechanismMethod::livens_midpoint; }
 
 struct MechanismScenario {
   std::string source;  ///< file name in messages
   std::string text;    ///< the TOML text, stored in the output file
   MechanismDescription mechanism;
   MechanismMethod method = MechanismMethod::modified_hht;
-  mechanism::MechanismHhtSettings<double> settings;
+  mechanism::MechanismHhtSettings<double> settings;         ///< the HHT family's [integrator] keys
+  mechanism::MechanismLivensSettings<double> livens;        ///< the Livens schemes' [integrator] keys
   TimeSpec time;
   Backend backend = Backend::cpu;
   index_t ensemble_size = 1;

@@ -385,7 +385,7 @@ NB_MODULE(_quatstep, m) {
           "channels",
           [](const MechanismScenario& s) {
             std::vector<std::string> docs;
-            return names_of_channels(mechanism_channels(s.mechanism, docs));
+            return names_of_channels(mechanism_channels(s.mechanism, docs, is_livens(s.method)));
           },
           "The sampled channels (datasets) of a run.")
       .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; });

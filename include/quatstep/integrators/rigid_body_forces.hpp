@@ -21,6 +21,8 @@ struct RigidBodyForces {
   bool torques;                       ///< whether prescribed torques act
   Vec3<S> tau_body = Vec3<S>::Zero(), tau_space = Vec3<S>::Zero();  ///< at t^{n+½}
 
+  /// No loads (a placeholder to assign to).
+  QS_HD RigidBodyForces() : gravity(false), torques(false) {}
   QS_HD RigidBodyForces(const RigidBodyLoads<S>& l, S t_mid) {
     gravity = l.mass != S(0) && !l.gravity.isZero(S(0)) && !l.lever.isZero(S(0));
     if (gravity) hessian = gravity_potential_hessian(l);

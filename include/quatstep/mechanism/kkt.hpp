@@ -15,6 +15,11 @@
 //
 // A body block B_b is invertible whenever its Euler-parameter mass block is positive definite on
 // the tangent space eᵀδe = 0 (then n_b closes it); A_b need not be symmetric (the HHT blocks are not).
+//
+// Symmetric = false: the constraint columns differ from the rows, [B Eᵀ; D 0] with the border
+// (m_b, n_b) and the joint columns E apart (the Livens scheme: rows ∂C/∂q at q¹, columns the
+// discrete gradient at q^{n+½}, mechanism/livens.hpp). The same elimination with Y = B⁻¹ [Eᵀ; 0]
+// and S = D Y.
 #pragma once
 
 #include "quatstep/linalg/bounded_lu.hpp"
@@ -23,7 +28,7 @@
 
 namespace quatstep::mechanism {
 
-template <class S, class Cap>
+template <class S, class Cap, bool Symmetric = true>
 struct StructuredKkt {
   using Mech = Mechanism<S, Cap>;
   static constexpr int NB = Cap::bodies, NJ = Cap::joints, R = Cap::rows;
@@ -33,6 +38,7 @@ struct StructuredKkt {
   const Mech* mech = nullptr;
   Lu<S, 8> body[NB];      ///< B_b, assembled in body[b].lu and factorised in place
   Mat<S, 6, 7> jac[NJ][2];  ///< D_{k,s}: joint k's rows on side s (the body's coordinates)
+  Mat<S, 6, 7> col[Symmetric ? 1 : NJ][2];  ///< E_{k,s} (Symmetric = false): joint k's columns, transposed
   Mat<S, 8, 6> y[NJ][2];    ///< Y_{k,s} = B_b⁻¹ [D_{k,s}ᵀ; 0]
   BoundedLu<S, R> schur;
   bool singular = false;
@@ -42,13 +48,21 @@ struct StructuredKkt {
   QS_HD static constexpr int joint_index() { return 8 * NB; }
 
   /// B_b's Euler-parameter row and column, n_b = (0, 2e), around the A_b already in body[b].lu.
-  QS_HD void border(int b, const Vec4<S>& e) {
+  QS_HD void border(int b, const Vec4<S>& e) { border(b, Vec4<S>(S(2) * e), Vec4<S>(S(2) * e)); }
+  /// The same with the row (0, row) and the column (0, column) apart (Symmetric = false).
+  QS_HD void border(int b, const Vec4<S>& row, const Vec4<S>& column) {
     Mat<S, 8, 8>& m = body[b].lu;
     m.template block<3, 1>(0, 7).setZero();
     m.template block<1, 3>(7, 0).setZero();
-    m.template block<4, 1>(3, 7) = S(2) * e;
-    m.template block<1, 4>(7, 3) = S(2) * e.transpose();
+    m.template block<4, 1>(3, 7) = column;
+    m.template block<1, 4>(7, 3) = row.transpose();
     m(7, 7) = S(0);
+  }
+
+  /// Joint k's columns on side s, transposed: D_{k,s} itself unless Symmetric is false.
+  QS_HD const Mat<S, 6, 7>& columns(int k, int s) const {
+    if constexpr (Symmetric) return jac[k][s];
+    else return col[k][s];
   }
 
   /// Factorise the assembled blocks (body[b].lu, jac) of mechanism m.
@@ -68,7 +82,7 @@ struct StructuredKkt {
         if (b == ground) continue;
         for (int r = 0; r < m.joints[k].rows; ++r) {
           Vec<S, 8> d;
-          d << jac[k][s].row(r).transpose(), S(0);
+          d << columns(k, s).row(r).transpose(), S(0);
           y[k][s].col(r) = body[b].solve(d);
         }
       }
