@@ -61,7 +61,7 @@ struct RigidBodyDiscretization {
   Vec4<S> force_q0 = Vec4<S>::Zero();   ///< C q⁰: −h f(q^{n+½}) = C (q⁰ + q¹)
 
   /// A placeholder to assign to (a mechanism's per-body array, mechanism/livens.hpp).
-  QS_HD RigidBodyDiscretization() = default;
+  RigidBodyDiscretization() = default;
   template <class Model>
   QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
       : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G_times<S>(q, v)),
