@@ -6,7 +6,9 @@
 //   Structured  factorising the saddle-point Newton matrix by its body blocks and the Schur
 //               complement onto the joint rows (kkt.hpp), and one solve;
 //   Dense       the same matrix as one dense K×K LU with partial pivoting (lu.hpp's arithmetic,
-//               row-major, on the heap), and one solve.
+//               row-major, on the heap), and one solve;
+//   StepEml     one MechanismLivensEm step (mechanism/livens.hpp, equivariant joint gradient) at the
+//               same h — the Livens scheme's steps per second on one core.
 // Single-threaded: a mechanism is one thread's work, on the CPU as on the GPU.
 #include <benchmark/benchmark.h>
 
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "quatstep/mechanism/hht.hpp"
+#include "quatstep/mechanism/livens.hpp"
 #include "mechanisms.hpp"
 #include "v_engine.hpp"
 
@@ -121,6 +124,24 @@ void run(benchmark::State& state, const testing::TestMechanism<Cap>& tm, double 
   state.counters["per_second"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+template <class Cap>
+void run_eml(benchmark::State& state, const testing::TestMechanism<Cap>& tm, double h) {
+  using I = MechanismLivensEm<Mechanism<double, Cap>>;
+  const I integrator;
+  typename I::State s;
+  integrator.initialize(tm.mech, tm.initial, 0.0, s);
+  for (int i = 0; i < 10; ++i) integrator.step(tm.mech, s, i * h, h);
+  long iterations = 0;
+  for (auto _ : state) {
+    typename I::State next = s;
+    const NewtonOutcome o = integrator.step(tm.mech, next, 10 * h, h);
+    iterations += o.iterations;
+    benchmark::DoNotOptimize(o);
+  }
+  state.counters["newton_per_step"] = double(iterations) / double(state.iterations());
+  state.counters["per_second"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +158,10 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((n + "/inline_four_9").c_str(), [&, p](benchmark::State& s) { run(s, inline_four, -0.3, 1e-4, p); });
     benchmark::RegisterBenchmark((n + "/v8_17").c_str(), [&, p](benchmark::State& s) { run(s, v8, -0.3, 1e-4, p); });
   }
+  benchmark::RegisterBenchmark("StepEml/pendulum_2", [&](benchmark::State& s) { run_eml(s, pendulum, 1e-3); });
+  benchmark::RegisterBenchmark("StepEml/four_bar_4", [&](benchmark::State& s) { run_eml(s, four_bar, 1e-3); });
+  benchmark::RegisterBenchmark("StepEml/inline_four_9", [&](benchmark::State& s) { run_eml(s, inline_four, 1e-4); });
+  benchmark::RegisterBenchmark("StepEml/v8_17", [&](benchmark::State& s) { run_eml(s, v8, 1e-4); });
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
