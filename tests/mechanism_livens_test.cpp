@@ -173,6 +173,24 @@ TEST(MechanismLivensSliderCrank, EquivariantGradientConservesEnergy) {
   }
 }
 
+
+TEST(MechanismLivensAtRest, AMechanismAtRestWithoutLoadsStaysAtRest) {
+  TestMechanism<Cap> tm = testing::double_pendulum<Cap>();
+  for (int b = 0; b < 2; ++b) {
+    tm.mech.bodies[b].gravity.setZero();
+    tm.initial.body[b].omega_body.setZero();
+    tm.initial.body[b].velocity.setZero();
+  }
+  const MechanismLivensEm<Mech> eml;
+  MechanismLivensEm<Mech>::State s;
+  ASSERT_EQ(eml.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
+  const Dae<Mech>::VecN q0 = s.q;
+  for (long i = 0; i < 1000; ++i) ASSERT_EQ(eml.step(tm.mech, s, i * 1e-3, 1e-3).status, Status::ok) << i;
+  // Rounding walks: v¹ = 2Δq/h − v⁰ carries each step's last bits on (measured 3.5e-12 after 1000 steps).
+  EXPECT_LE((s.q - q0).lpNorm<Eigen::Infinity>(), 1e-11);
+  EXPECT_LE(s.v.lpNorm<Eigen::Infinity>(), 1e-10);
+}
+
 namespace orders {
 
 using D = Dae<Mech>;

@@ -13,13 +13,16 @@
 // Reaching max_iterations without that certificate is a per-body failure, as is a zero or
 // non-finite pivot or a non-finite correction.
 //
-// Round-off stall (float only: NewtonDefaults<S>::stop_at_round_off). A System that knows the size
+// Round-off stall (float: NewtonDefaults<S>::stop_at_round_off; any scalar for a System that declares
+// `static constexpr bool stops_at_round_off = true`). A System that knows the size
 // of a correction made of rounding errors alone,
 //   QS_HD S round_off_norm(const Vec<S,K>& x) const;  // in correction_norm's units, at the iterate x
 // also stops, from iteration 2 on, once a correction is no larger than that: the iterate is then
 // as converged as the scalar type can represent, and the corrections only wander over the last bits
 // (ξ ≈ 1 or a two-cycle, which the rate rule can never certify). In double the rate rule's 1e-12
-// lies two orders above that floor, so the rule is off there and double results are as before.
+// lies two orders above that floor, so the rule is off there and double results are as before —
+// except where the floor is reached in double too: a mechanism at rest without loads, whose HHT
+// correction norm is relative to a velocity scale of zero (mechanism/hht.hpp).
 //
 // A System that can also evaluate the residual alone,
 //   QS_HD void residual(const Vec<S,K>& x, Vec<S,K>& R) const;
@@ -100,6 +103,15 @@ template <class System, class V>
 struct has_round_off_norm<System, V, std::void_t<decltype(std::declval<const System&>().round_off_norm(
                                          std::declval<const V&>()))>> : std::true_type {};
 
+/// Systems that ask for the round-off stall in every scalar type (`static constexpr bool
+/// stops_at_round_off = true`): those whose solution can sit at that floor in double too (a mechanism
+/// at rest, mechanism/hht.hpp).
+template <class System, class = void>
+struct stops_at_round_off : std::false_type {};
+template <class System>
+struct stops_at_round_off<System, std::void_t<decltype(System::stops_at_round_off)>>
+    : std::bool_constant<System::stops_at_round_off> {};
+
 /// Systems that can evaluate their residual without the Jacobian.
 template <class System, class V, class = void>
 struct has_residual : std::false_type {};
@@ -155,7 +167,8 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
       const S xi = d / previous;  // convergence rate estimate
       if (xi < S(1) && xi / (S(1) - xi) * d <= settings.tolerance) return {Status::ok, k};
       if (d == S(0)) return {Status::ok, k};
-      if constexpr (NewtonDefaults<S>::stop_at_round_off && has_round_off_norm<System, Vec<S, K>>::value)
+      if constexpr ((NewtonDefaults<S>::stop_at_round_off || stops_at_round_off<System>::value) &&
+                    has_round_off_norm<System, Vec<S, K>>::value)
         if (d <= sys.round_off_norm(x)) return {Status::ok, k};
     }
     previous = d;

@@ -118,7 +118,7 @@ class MechanismHhtFamily {
     next.lambda = multipliers(x);
     sys.kinematics(next.a, next.q, next.v);
     if (settings.project_velocities) project_velocities(m, kkt, next, t + h);
-    out.status = check(m, next, t + h);
+    out.status = check(m, next, t + h, h);
     if (out.status == Status::ok) s = next;
     return out;
   }
@@ -139,15 +139,17 @@ class MechanismHhtFamily {
 
   /// Finite state, per body |eᵀė| ≤ drift_tolerance·|ė| (docs/errata.md S4) and, without the velocity
   /// projection, every joint row's |C_q q̇ + C_t| (lengths over the length scale) ≤
-  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (docs/errata.md S10).
-  QS_HD Status check(const Mech& m, const State& s, S t) const {
+  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (docs/errata.md S10); each above a
+  /// floor of 16ε/h, the rates of rounding alone (a mechanism at rest: ė is rounding, so is eᵀė).
+  QS_HD Status check(const Mech& m, const State& s, S t, S h) const {
     using std::abs;
     using std::max;
     if (!all_finite(s)) return Status::non_finite;
+    const S floor = S(16) * std::numeric_limits<S>::epsilon() / h;
     S speed = S(0);
     for (int b = 0; b < m.n_bodies; ++b) {
       const Vec4<S> e = s.q.template segment<4>(7 * b + 3), ed = s.v.template segment<4>(7 * b + 3);
-      if (abs(e.dot(ed)) > settings.drift_tolerance * ed.norm()) return Status::constraint_drift;
+      if (abs(e.dot(ed)) > settings.drift_tolerance * ed.norm() + floor) return Status::constraint_drift;
       speed = max(speed, max(S(2) * ed.norm(), s.v.template segment<3>(7 * b).norm() / m.length_scale));
     }
     if (settings.project_velocities) return Status::ok;
@@ -155,7 +157,7 @@ class MechanismHhtFamily {
       const JointState<S> js = joint_at(m, k, s.q, s.v, t);
       for (int r = 0; r < js.rows(); ++r) {
         const bool length = row_geometry(m.joints[k], r, t).kind != RowKind::dot;
-        if (abs(js.rate(r)) / (length ? m.length_scale : S(1)) > settings.drift_tolerance * speed)
+        if (abs(js.rate(r)) / (length ? m.length_scale : S(1)) > settings.drift_tolerance * speed + floor)
           return Status::constraint_drift;
       }
     }
@@ -409,16 +411,37 @@ class MechanismHhtFamily {
     /// iterate's h‖q̈‖, so that a mechanism starting from rest still has one); translations in
     /// units of the mechanism's length scale, so that one norm covers rad/s and m/s.
     QS_HD S correction_norm(const VecK& dx, const VecK& x) const {
-      S scale = velocity_scale + std::numeric_limits<S>::min(), d = S(0);
+      using std::max;
+      S d = S(0);
+      for (int b = 0; b < mech.n_bodies; ++b) {
+        const int o = Kkt::body_index(b);
+        d = max(d, max(dx.template segment<4>(o + 3).template lpNorm<Eigen::Infinity>(),
+                       dx.template segment<3>(o).template lpNorm<Eigen::Infinity>() / mech.length_scale));
+      }
+      return gh * d / correction_scale(x);
+    }
+    QS_HD S correction_scale(const VecK& x) const {
+      S scale = velocity_scale + std::numeric_limits<S>::min();
       for (int b = 0; b < mech.n_bodies; ++b) {
         const int o = Kkt::body_index(b);
         scale += h * (x.template segment<4>(o + 3).template lpNorm<Eigen::Infinity>() +
                       x.template segment<3>(o).template lpNorm<Eigen::Infinity>() / mech.length_scale);
-        using std::max;
-        d = max(d, max(dx.template segment<4>(o + 3).template lpNorm<Eigen::Infinity>(),
-                       dx.template segment<3>(o).template lpNorm<Eigen::Infinity>() / mech.length_scale));
       }
-      return gh * d / scale;
+      return scale;
+    }
+
+    /// A mechanism at rest without loads has q̈ = 0 and a velocity scale of zero: its corrections are
+    /// the rounding of q_{n+1} (constraint rows of ε|q|, scaled by 1/(βh²)), relative to nothing, and
+    /// never meet the rate rule. The round-off stall (newton.hpp) ends them in double too.
+    static constexpr bool stops_at_round_off = true;
+    /// The correction of q̈ that moves q_{n+1} by two units in the last place of its largest
+    /// coordinate (translations over the length scale), 2ε‖q‖/(βh²), in correction_norm's units.
+    QS_HD S round_off_norm(const VecK& x) const {
+      using std::max;
+      S size = S(1);  // the Euler parameters
+      for (int b = 0; b < mech.n_bodies; ++b)
+        size = max(size, s0.q.template segment<3>(7 * b).template lpNorm<Eigen::Infinity>() / mech.length_scale);
+      return gh * (S(2) * std::numeric_limits<S>::epsilon() * size / bh2) / correction_scale(x);
     }
   };
 };
