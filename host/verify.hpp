@@ -11,7 +11,10 @@
 //                third-order scheme at h = 0.05 and 0.01 (docs/errata.md Z6)
 //   four_bar     Kinon & Betsch §5.5: the closed four-bar loop (docs/errata.md K5) under the modified
 //                HHT with the shift: the load's impulse, closed joints, energy and angular momentum
-//                against RK4 (the paper's EML for mechanisms is not built yet)
+//                against RK4
+//   four_bar_eml the same loop under the Livens EML at h = 0.1 (Fig. 16): energy (74), linear and
+//                angular momentum conserved with the equivariant joint gradient; the midpoint
+//                gradient's angular-momentum drift (docs/errata.md K5)
 // Writes verify.md (the table), verify.csv and per-study CSVs of the curves; plots are drawn from
 // those by python/quatstep/plot.py --verify.
 #pragma once

@@ -222,14 +222,15 @@ TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   const std::string table = quatstep::testing::read_text_file(dir.file("v/verify.md"));
   for (const char* row : {"spin-up (Sherif §7)", "heavy top (Sherif §10.1)", "EML (Kinon & Betsch §5.3)", "case (ii) (Zupan §IV.A)",
-                          "four-bar loop (Kinon & Betsch §5.5"})
+                          "four-bar loop (Kinon & Betsch §5.5", "four-bar loop, EML (Kinon & Betsch §5.5, Fig. 16)"})
     EXPECT_NE(table.find(row), std::string::npos) << row << " missing from\n" << table;
   EXPECT_EQ(table.find("**no**"), std::string::npos) << table;
-  for (const char* csv : {"verify.csv", "spin_up.csv", "heavy_top.csv", "eml.csv", "zupan.csv", "four_bar.csv"})
+  for (const char* csv :
+       {"verify.csv", "spin_up.csv", "heavy_top.csv", "eml.csv", "zupan.csv", "four_bar.csv", "four_bar_eml.csv"})
     EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + csv)).good()) << csv;
   if (std::system("python3 -c 'import matplotlib, h5py' 2>/dev/null") == 0)
     for (const char* png : {"verify_spin_up.png", "verify_heavy_top.png", "verify_eml.png", "verify_zupan.png",
-                            "verify_four_bar.png"})
+                            "verify_four_bar.png", "verify_four_bar_eml.png"})
       EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + png)).good()) << png << "\n" << o.err;
 }
 

@@ -405,6 +405,17 @@ def verify_plots(directory):
     axes[1].semilogy(c["t"], np.where(c["position_residual"] > 0, c["position_residual"], np.nan), lw=0.8)
     axes[1].set(xlabel="t", ylabel="max |C|", title="Joint residual")
     save(fig, "verify_four_bar.png")
+
+    c = read_csv(os.path.join(directory, "four_bar_eml.csv"))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    floor = 1e-17  # exact zeros on a log axis
+    for ax, key, title in ((axes[0], "energy_drift", "Generalized energy (74)"),
+                           (axes[1], "momentum_drift", "Spatial angular momentum")):
+        ax.semilogy(c["t"], np.maximum(c[key], floor), label="equivariant joint gradient")
+        ax.semilogy(c["t"], np.maximum(c["midpoint_" + key], floor), label="midpoint joint gradient")
+        ax.set(xlabel="t", ylabel="relative change since t = 1", title=f"Four-bar, EML, h = 0.1: {title}")
+        ax.legend(fontsize="small")
+    save(fig, "verify_four_bar_eml.png")
     return written
 
 
