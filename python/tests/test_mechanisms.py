@@ -45,6 +45,23 @@ def test_four_bar_is_the_commands_file(tmp_path):
         r.body("bar 9")
 
 
+def test_four_bar_with_livens_em_conserves_and_is_the_commands_file(tmp_path):
+    # the same loop under Kinon & Betsch's EML at their h = 0.1: the command's file bit for bit, with the
+    # conserved generalized energy (eq. 74) beside the other channels, and the momentum maps held after
+    # the load to the Newton tolerance (Fig. 16)
+    text = example("four_bar.toml")
+    text = text[:text.index("[integrator]")] + '[integrator]\nmethod = "livens_em"\n\n[time]\ndt = 0.1\nt_end = 10.0\n'
+    r = assert_is_the_command(tmp_path, text, CHANNELS + ["generalized_energy"])
+    assert r.scenario.channels == CHANNELS + ["generalized_energy"]
+    after = r.time >= 1.0 - 1e-12
+    e = r["generalized_energy"][after, 0]
+    assert np.abs(e / e[0] - 1).max() < 1e-11
+    l = r["angular_momentum"][after, 0]
+    assert np.linalg.norm(l - l[0], axis=1).max() < 5e-11 * np.linalg.norm(l[0])
+    np.testing.assert_allclose(r["linear_momentum"][after, 0], np.tile([400.0, 0, 0], (after.sum(), 1)),
+                               rtol=0, atol=1e-9)
+
+
 def test_swept_and_overridden_keys_are_the_files_parameters(tmp_path):
     # 8 slider-cranks over 0.1 s: the spring's stiffness swept, mechanism 5's crank mass and the spring's
     # damping of mechanism 2 overridden, each a /parameters dataset
