@@ -4,6 +4,7 @@
 // the reference steps used stays at round-off level; the tests check it.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "quatstep/mechanism/consistent_state.hpp"
@@ -50,5 +51,26 @@ struct Rk4Reference {
     }
   }
 };
+
+/// RK4's state at t_end in steps of h (the accuracy tests' reference); `status` says whether every
+/// consistent-acceleration solve worked.
+template <class Mech>
+typename Rk4Reference<Mech>::Sample rk4_end(const Mech& m,
+                                             const mechanism::MechanismKinematics<double, Mech::max_bodies>& k,
+                                             double h, double t_end, Status& status) {
+  const long steps = std::lround(t_end / h);
+  const Rk4Reference<Mech> ref(m, k, h, steps, steps);
+  status = ref.status;
+  return ref.samples.back();
+}
+
+/// The largest |ω − ω_ref| (body axes) over the bodies of two states of m.
+template <class Mech, class VecN>
+double max_omega_error(const Mech& m, const VecN& q, const VecN& v, const VecN& q_ref, const VecN& v_ref) {
+  const auto k = mechanism::kinematics_from_dae(m, q, v), kr = mechanism::kinematics_from_dae(m, q_ref, v_ref);
+  double e = 0;
+  for (int b = 0; b < m.n_bodies; ++b) e = std::max(e, (k.body[b].omega_body - kr.body[b].omega_body).norm());
+  return e;
+}
 
 }  // namespace quatstep::testing

@@ -193,20 +193,15 @@ TEST(MechanismLivensAtRest, AMechanismAtRestWithoutLoadsStaysAtRest) {
 
 namespace orders {
 
-using D = Dae<Mech>;
 constexpr double kEnd = 1.0;
 const std::vector<double> kSteps = {4e-3, 2e-3, 1e-3};
-
-struct Reference {
-  D::VecN q, v;
-};
+using Reference = testing::Rk4Reference<Mech>::Sample;
 
 Reference reference(const TestMechanism<Cap>& tm) {
-  const double h = 1e-4;
-  const long steps = std::lround(kEnd / h);
-  const testing::Rk4Reference<Mech> ref(tm.mech, tm.initial, h, steps, steps);
-  EXPECT_EQ(ref.status, Status::ok);
-  return {ref.samples.back().q, ref.samples.back().v};
+  Status status;
+  const Reference end = testing::rk4_end(tm.mech, tm.initial, 1e-4, kEnd, status);
+  EXPECT_EQ(status, Status::ok);
+  return end;
 }
 
 /// max over bodies of |ω − ω_ref| at kEnd.
@@ -222,10 +217,7 @@ double error(const Integrator& integrator, const TestMechanism<Cap>& tm, const R
       return NAN;
     }
   }
-  const auto k = kinematics_from_dae(tm.mech, s.q, s.v), kr = kinematics_from_dae(tm.mech, ref.q, ref.v);
-  double e = 0;
-  for (int b = 0; b < tm.mech.n_bodies; ++b) e = std::max(e, (k.body[b].omega_body - kr.body[b].omega_body).norm());
-  return e;
+  return testing::max_omega_error(tm.mech, s.q, s.v, ref.q, ref.v);
 }
 
 template <class Integrator>

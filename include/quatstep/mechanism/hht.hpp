@@ -164,27 +164,10 @@ class MechanismHhtFamily {
     return Status::ok;
   }
 
-  /// The Newton unknowns of a state, and back.
-  QS_HD static VecK unknowns(const State& s) {
-    VecK x = VecK::Zero();
-    for (int b = 0; b < NB; ++b) {
-      x.template segment<7>(Kkt::body_index(b)) = s.a.template segment<7>(7 * b);
-      x[Kkt::body_index(b) + 7] = s.lambda[b];
-    }
-    x.template segment<R>(Kkt::joint_index()) = s.lambda.template tail<R>();
-    return x;
-  }
-  QS_HD static VecN accelerations(const VecK& x) {
-    VecN a;
-    for (int b = 0; b < NB; ++b) a.template segment<7>(7 * b) = x.template segment<7>(Kkt::body_index(b));
-    return a;
-  }
-  QS_HD static VecM multipliers(const VecK& x) {
-    VecM l;
-    for (int b = 0; b < NB; ++b) l[b] = x[Kkt::body_index(b) + 7];
-    l.template tail<R>() = x.template segment<R>(Kkt::joint_index());
-    return l;
-  }
+  /// The Newton unknowns (q̈, λ) of a state, and back.
+  QS_HD static VecK unknowns(const State& s) { return Kkt::unknowns(s.a, s.lambda); }
+  QS_HD static VecN accelerations(const VecK& x) { return Kkt::coordinates(x); }
+  QS_HD static VecM multipliers(const VecK& x) { return Kkt::multipliers(x); }
 
   /// Joint j's rows in the saddle-point matrix: D_{j,s} = ∂C_j/∂q_s.
   QS_HD static void fill_jacobian(const Mech& m, int j, const JointState<S>& js, Kkt& kkt) {

@@ -47,6 +47,32 @@ struct StructuredKkt {
   QS_HD static constexpr int body_index(int b) { return 8 * b; }
   QS_HD static constexpr int joint_index() { return 8 * NB; }
 
+  /// The unknowns' two parts: the per-body 7-vectors (accelerations, or coordinates) as one vector of
+  /// 7·NB, and the multipliers (each body's Euler-parameter one, then the joint rows) as one of NB + R,
+  /// the order of Dae (dynamics.hpp); and the unknowns from them.
+  using Coordinates = Vec<S, 7 * NB>;
+  using Multipliers = Vec<S, NB + R>;
+  QS_HD static Coordinates coordinates(const Rhs& x) {
+    Coordinates c;
+    for (int b = 0; b < NB; ++b) c.template segment<7>(7 * b) = x.template segment<7>(body_index(b));
+    return c;
+  }
+  QS_HD static Multipliers multipliers(const Rhs& x) {
+    Multipliers l;
+    for (int b = 0; b < NB; ++b) l[b] = x[body_index(b) + 7];
+    l.template tail<R>() = x.template segment<R>(joint_index());
+    return l;
+  }
+  QS_HD static Rhs unknowns(const Coordinates& c, const Multipliers& l) {
+    Rhs x;
+    for (int b = 0; b < NB; ++b) {
+      x.template segment<7>(body_index(b)) = c.template segment<7>(7 * b);
+      x[body_index(b) + 7] = l[b];
+    }
+    x.template segment<R>(joint_index()) = l.template tail<R>();
+    return x;
+  }
+
   /// B_b's Euler-parameter row and column, n_b = (0, 2e), around the A_b already in body[b].lu.
   QS_HD void border(int b, const Vec4<S>& e) { border(b, Vec4<S>(S(2) * e), Vec4<S>(S(2) * e)); }
   /// The same with the row (0, row) and the column (0, column) apart (Symmetric = false).

@@ -255,29 +255,19 @@ class MechanismLivens {
       }
     }
 
-    QS_HD static VecN coordinates(const VecK& x) {
-      VecN q = VecN::Zero();
-      for (int b = 0; b < NB; ++b) q.template segment<7>(7 * b) = x.template segment<7>(Kkt::body_index(b));
-      return q;
-    }
-    QS_HD static VecM multipliers(const VecK& x) {
-      VecM l;
-      for (int b = 0; b < NB; ++b) l[b] = x[Kkt::body_index(b) + 7];
-      l.template tail<R>() = x.template segment<R>(Kkt::joint_index());
-      return l;
-    }
+    /// The unknowns' parts: q¹ and μ = hλ.
+    QS_HD static VecN coordinates(const VecK& x) { return Kkt::coordinates(x); }
+    QS_HD static VecM multipliers(const VecK& x) { return Kkt::multipliers(x); }
 
     /// q¹⁽⁰⁾: φ⁰ + hφ̇⁰ and the rotation at the constant body rate; μ⁽⁰⁾ = hλ of the last step.
     QS_HD VecK predictor() const {
-      VecK x = VecK::Zero();
+      VecN q = VecN::Zero();
       for (int b = 0; b < mech.n_bodies; ++b) {
-        const int o = 7 * b, ob = Kkt::body_index(b);
-        x.template segment<3>(ob) = s0.q.template segment<3>(o) + h * s0.v.template segment<3>(o);
-        x.template segment<4>(ob + 3) = rot[b].predictor();
-        x[ob + 7] = h * s0.lambda[b];
+        const int o = 7 * b;
+        q.template segment<3>(o) = s0.q.template segment<3>(o) + h * s0.v.template segment<3>(o);
+        q.template segment<4>(o + 3) = rot[b].predictor();
       }
-      x.template segment<R>(Kkt::joint_index()) = h * s0.lambda.template tail<R>();
-      return x;
+      return Kkt::unknowns(q, VecM(h * s0.lambda));
     }
 
     /// v¹ (eq. 101), p¹ (eq. 102), λ = μ/h.
