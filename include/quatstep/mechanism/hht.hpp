@@ -178,7 +178,7 @@ class MechanismHhtFamily {
 
   /// The nonlinear system of one step, for newton_solve (public so tests can check its Jacobian).
   /// Loads at t_{n+1} are held once per step (Mechanism::bodies_at), those of t_n once.
-  struct Step {
+  struct Step : AssembledSystem<Step, Kkt> {
     const Mech& mech;
     const MechanismHhtFamily& hht;
     const State& s0;
@@ -232,12 +232,6 @@ class MechanismHhtFamily {
         dv.template tail<4>() = hht::modified_rate_derivative(rotation_of(q1), w[b], rotation_of(a), rotation_of(dq),
                                                               rotation_of(da), gh);
       return dv;
-    }
-
-    QS_HD void residual(const VecK& x, VecK& r) const { assemble(x, r, nullptr); }
-    QS_HD void evaluate(const VecK& x, VecK& r, Kkt& kkt) const {
-      assemble(x, r, &kkt);
-      kkt.factorize(mech);
     }
 
     /// Sherif eq. (62) per body, its Euler-parameter row and the joint rows (eq. 63), scaled by

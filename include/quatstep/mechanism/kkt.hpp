@@ -155,4 +155,19 @@ struct StructuredKkt {
   }
 };
 
+/// newton_solve's interface (newton.hpp) for a mechanism step that fills its residual and its Newton
+/// matrix in one pass, `assemble(x, r, Kkt*)` (nullptr: the residual alone), with a member `mech`.
+template <class Step, class Kkt>
+struct AssembledSystem {
+  template <class V>
+  QS_HD void residual(const V& x, V& r) const {
+    static_cast<const Step&>(*this).assemble(x, r, nullptr);
+  }
+  template <class V>
+  QS_HD void evaluate(const V& x, V& r, Kkt& kkt) const {
+    static_cast<const Step&>(*this).assemble(x, r, &kkt);
+    kkt.factorize(static_cast<const Step&>(*this).mech);
+  }
+};
+
 }  // namespace quatstep::mechanism

@@ -231,7 +231,7 @@ class MechanismLivens {
   }
 
   /// The nonlinear system of one step, for newton_solve (public so tests can check it).
-  struct Step {
+  struct Step : AssembledSystem<Step, Kkt> {
     const Mech& mech;
     const MechanismLivens& integrator;
     const State& s0;
@@ -290,12 +290,6 @@ class MechanismLivens {
       }
       s.lambda = multipliers(x) / h;
       return s;
-    }
-
-    QS_HD void residual(const VecK& x, VecK& r) const { assemble(x, r, nullptr); }
-    QS_HD void evaluate(const VecK& x, VecK& r, Kkt& kkt) const {
-      assemble(x, r, &kkt);
-      kkt.factorize(mech);
     }
 
     /// Eq. (103) per body, its Euler-parameter row and the joint rows c(q¹, t¹); with kkt, also the
