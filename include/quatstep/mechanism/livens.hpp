@@ -118,32 +118,37 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
     out[1].row(r) += g.template tail<7>().transpose();
   };
   // Gonzalez's correction of the non-quadratic rows, along w = (I − Γ(ΓᵀΓ)⁻¹Γᵀ)Δq.
-  Vec14 w = d;
-  if (invariant) w -= gamma * (gamma.transpose() * gamma).inverse() * (gamma.transpose() * d);
-  const S wd = w.dot(d);
-  // Below |w|² ≈ √ε the correction ε/(w·Δq) = O(|Δq|) is smaller than the round-off it divides.
-  const bool correct = wd > std::sqrt(std::numeric_limits<S>::epsilon());
-  bool point = false;
+  bool point = false, quartic = false;
   for (int r = 0; r < rows; ++r) {
-    const RowGeometry<S> g = row_geometry(joint, r, t_mid);
-    if (g.kind == RowKind::point) {
-      point = true;
-      continue;
-    }
-    const bool quadratic = g.kind == RowKind::dot && (mid[0].ground || mid[1].ground);
-    if (quadratic || !correct) continue;
-    add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / wd) * w);
+    const RowKind kind = row_geometry(joint, r, t_mid).kind;
+    point = point || kind == RowKind::point;
+    quartic = quartic || kind == RowKind::offset || (kind == RowKind::dot && invariant);
+  }
+  if (quartic) {
+    Vec14 w = d;
+    if (invariant) w -= gamma * (gamma.transpose() * gamma).ldlt().solve(Vec<S, 6>(gamma.transpose() * d));
+    const S wd = w.dot(d);
+    // Below |w|² ≈ √ε the correction ε/(w·Δq) = O(|Δq|) is smaller than the round-off it divides.
+    if (wd > std::sqrt(std::numeric_limits<S>::epsilon()))
+      for (int r = 0; r < rows; ++r) {
+        const RowKind kind = row_geometry(joint, r, t_mid).kind;
+        if (kind == RowKind::offset || (kind == RowKind::dot && invariant))
+          add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / wd) * w);
+      }
   }
   if (!point || !invariant) return;
-  // Point rows 0–2 (axis = row): C = X (ΓᵀPΓ)⁻¹ΓᵀP, X = [−[δ]×  0], P = I − ΔqΔqᵀ/|Δq|².
+  // Point rows 0–2 (axis = row): C = X M⁻¹ΓᵀP with X = [−[δ]×  0], M = ΓᵀPΓ, P = I − ΔqΔqᵀ/|Δq|²;
+  // as M is symmetric, C = Wᵀ(Γᵀ − Γᵀd dᵀ/|d|²) with W = M⁻¹Xᵀ (three solves, no inverse).
   Vec3<S> delta;
   for (int a = 0; a < 3; ++a) delta[a] = S(0.5) * (c0[a] + c1[a]) - jm.value(a);
   const Vec<S, 6> gd = gamma.transpose() * d;
-  const Mat<S, 6, 6> gpg = gamma.transpose() * gamma - gd * gd.transpose() / dd;
-  const Mat<S, 6, 14> gp = gamma.transpose() - gd * d.transpose() / dd;
-  const Mat<S, 6, 14> y = gpg.inverse() * gp;
-  const Mat<S, 3, 14> c = -skew(delta) * y.template topRows<3>();
-  for (int a = 0; a < 3; ++a) add(a, c.row(a).transpose());
+  const Mat<S, 6, 6> m = gamma.transpose() * gamma - gd * gd.transpose() / dd;
+  Mat<S, 6, 3> xt = Mat<S, 6, 3>::Zero();
+  xt.template topRows<3>() = skew(delta);  // Xᵀ = [−[δ]×  0]ᵀ = [[δ]×; 0]
+  const Mat<S, 6, 3> w = m.ldlt().solve(xt);
+  const Mat<S, 14, 3> gw = gamma * w;
+  const Vec3<S> wg = w.transpose() * gd;
+  for (int a = 0; a < 3; ++a) add(a, Vec14(gw.col(a) - (wg[a] / dd) * d));
 }
 
 template <class Mech, LivensRule Rule>
