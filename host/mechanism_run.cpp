@@ -122,7 +122,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   const auto integrator = integrator_of<Cap, Method>(sc);
   using State = typename decltype(integrator)::State;
   const auto start = std::chrono::steady_clock::now();
-  const index_t n = sc.ensemble_size;
+  const index_t n = sc.runs();
   const double t0 = sc.time.t_start, h = sc.time.dt;
   const AssemblySettings<double> assembly{sc.mechanism.spec.assembly_tolerance, int(sc.mechanism.spec.assembly_iterations),
                                           sc.mechanism.spec.max_correction};
@@ -142,8 +142,9 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   std::vector<Mech> mechs(static_cast<std::size_t>(n));
   std::vector<State> states(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) {
-    const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(i) + ": " : "");
-    BuiltMechanism<Cap> built = build_mechanism<Cap>(mechanism_description(sc, i), where);
+    const index_t j = sc.mechanism_index(i);
+    const std::string where = sc.source + ": " + (sc.ensemble_size > 1 ? "mechanism " + std::to_string(j) + ": " : "");
+    BuiltMechanism<Cap> built = build_mechanism<Cap>(mechanism_description(sc, j), where);
     mechanism::MechanismKinematics<double, Cap::bodies> k = built.initial;
     if (sc.mechanism.spec.assemble == AssemblyPolicy::project) {
       const AssemblyReport<double> report = mechanism::assemble(built.mech, k, t0, assembly);
@@ -167,6 +168,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   layout.channels = mechanism_channels(sc.mechanism, docs, is_livens(sc.method));
   for (const Channel& c : layout.channels) layout.written.push_back(c.name);
   for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
+  layout.body_indices = sc.selection;
   const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
   for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
   OutputAttributes attributes;
@@ -186,14 +188,15 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   attributes.t_start = t0;
   attributes.t_end = sc.time.t_end;
   attributes.stride = sc.stride;
-  attributes.trajectories = "all " + std::to_string(n) + " mechanisms";
+  attributes.trajectories = "all " + std::to_string(n) + " mechanisms" +
+                            (sc.selection.empty() ? "" : " (of " + std::to_string(sc.ensemble_size) + ", /bodies)");
   const OpenedOutput opened = open(layout, attributes);
   if (opened.resume) throw std::logic_error("run_mechanism_scenario: a mechanism run does not resume");
   RunOutput& out = *opened.output;
   for (std::size_t p = 0; p < varied.size(); ++p) {
     std::vector<double> values;
     for (index_t i = 0; i < n; ++i) {
-      MechanismDescription d = mechanism_description(sc, i);
+      MechanismDescription d = mechanism_description(sc, sc.mechanism_index(i));
       for_each_parameter(d, [&](const std::string& key, double* v, int size) {
         if (key == varied[p].first) values.insert(values.end(), v, v + size);
       });

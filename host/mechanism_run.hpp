@@ -15,6 +15,7 @@
 //     velocities satisfy the velocity constraints only at the midpoints, Kinon Remark 4.8);
 //     /linear_momentum, /angular_momentum (nt×N×3): mechanism-wide (observables.hpp)
 //   /status (N, int32), /newton_iterations (N, all steps), /failed_step (N, −1 if none), as for bodies
+//   /bodies (N, int64): with --bodies, the ensemble indices of the mechanisms run
 //   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
 //     assemble = "project" (0 with "reject")
 //   /parameters/<key> (N or N×k): every swept key, per mechanism

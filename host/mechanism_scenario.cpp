@@ -454,7 +454,6 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
            name.str() == "model" || name.str() == "initial"
                ? "a mechanism scenario describes its bodies in [[mechanism.body]], not in [model] or [initial]"
                : "unknown key");
-  if (!overrides.bodies.empty()) fail(source, "--bodies", "not available for mechanisms");
   sc.mechanism = parse_description(source, root);
   const RunSpec run = read_spec_table<RunSpec>(source, section(source, root, "run"), "run");
   sc.backend = overrides.backend.value_or(run.backend);
@@ -464,6 +463,14 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
   parse_integrator(source, root, sc);
   sc.time = read_time_table(source, root, overrides.t_end);
   parse_ensemble(source, root, sc);
+  std::set<index_t> seen;
+  for (index_t i : overrides.bodies) {
+    if (i < 0 || i >= sc.ensemble_size)
+      fail(source, "ensemble.size", "mechanism " + std::to_string(i) + " (--bodies) is not a mechanism index in [0, " +
+                                        std::to_string(sc.ensemble_size) + ")");
+    if (!seen.insert(i).second) fail(source, "ensemble.size", "mechanism " + std::to_string(i) + " (--bodies) is listed twice");
+  }
+  sc.selection = overrides.bodies;
   parse_output(source, root, sc);
   check_members(sc);
   return sc;

@@ -237,7 +237,9 @@ struct MechanismScenario {
   mechanism::MechanismLivensSettings<double> livens;        ///< the Livens schemes' [integrator] keys
   TimeSpec time;
   Backend backend = Backend::cpu;
-  index_t ensemble_size = 1;
+  index_t ensemble_size = 1;  ///< [ensemble] size: the mechanisms the sweeps and overrides index
+  /// The mechanisms run (--bodies), as indices of the ensemble, in the order given; empty: all.
+  std::vector<index_t> selection;
   std::vector<Sweep> sweeps;  ///< keys of parameter_keys(), from/to sized to them
   /// [[ensemble.override]]: mechanism index, then (key of parameter_keys(), value), in file order.
   struct Override {
@@ -249,6 +251,10 @@ struct MechanismScenario {
   index_t stride = 1;
 
   index_t samples() const { return time.steps / stride + 1; }
+  /// The mechanisms of this run: the selection's, or the whole ensemble's.
+  index_t runs() const { return selection.empty() ? ensemble_size : index_t(selection.size()); }
+  /// Mechanism i of this run as an index of the ensemble (i itself without a selection).
+  index_t mechanism_index(index_t i) const { return selection.empty() ? i : selection[std::size_t(i)]; }
 };
 
 /// Whether the scenario file `path` describes mechanisms (has a [mechanism] table); false when it
@@ -257,7 +263,9 @@ bool is_mechanism_scenario(const std::string& path);
 /// Whether the TOML `text` describes mechanisms (a ScenarioError naming `source` when it is not TOML).
 bool is_mechanism_text(const std::string& text, const std::string& source);
 /// Parse and validate (every mechanism of the ensemble is built once, so that a bad one is reported
-/// here). Overrides: t_end and backend (a mechanism runs on the CPU: "cuda" is an error).
+/// here). Overrides: t_end, backend (a mechanism runs on the CPU: "cuda" is an error) and bodies
+/// (the mechanisms to run alone, indices of the ensemble: each one's values and trajectory are its
+/// row of the whole ensemble's run, bit for bit).
 MechanismScenario parse_mechanism_scenario(const std::string& text, const std::string& source,
                                            const ScenarioOverrides& overrides = {});
 /// Read `path`, then parse_mechanism_scenario.

@@ -242,6 +242,48 @@ std::string pendulum(int size, double load) {
   return s.str();
 }
 
+// --bodies 5,2: those two mechanisms alone, in that order; every channel and parameter row is the
+// full run's row bit for bit, /bodies names them, and a bad index is refused naming it.
+TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.05;
+  const MechanismScenario full = load_mechanism_scenario(example("slider_crank_sweep.toml"), shorter);
+  ScenarioOverrides chosen = shorter;
+  chosen.bodies = {5, 2};
+  const MechanismScenario some = load_mechanism_scenario(example("slider_crank_sweep.toml"), chosen);
+  EXPECT_EQ(some.runs(), 2);
+  EXPECT_EQ(some.ensemble_size, 8);
+  run(full, dir.file("full.h5"));
+  run(some, dir.file("some.h5"));
+  EXPECT_EQ(read_dataset(dir.file("some.h5"), "bodies").values, (std::vector<double>{5, 2}));
+  EXPECT_FALSE(testing::has_dataset(dir.file("full.h5"), "bodies"));
+  for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "angular_momentum",
+                           "velocity_residual", "parameters/spring.return spring.stiffness"}) {
+    const auto a = read_dataset(dir.file("full.h5"), name), b = read_dataset(dir.file("some.h5"), name);
+    const std::size_t rows = a.dims.size() > 1 ? a.dims[0] : 1, per = a.values.size() / rows / 8;
+    ASSERT_EQ(b.values.size(), rows * 2 * per) << name;
+    for (std::size_t t = 0; t < rows; ++t)
+      for (int k = 0; k < 2; ++k)
+        for (std::size_t c = 0; c < per; ++c)
+          ASSERT_TRUE(same_bits(b.values[(t * 2 + k) * per + c], a.values[(t * 8 + (k == 0 ? 5 : 2)) * per + c]))
+              << name << " sample " << t << " mechanism " << k;
+  }
+  const auto refused = [&](std::vector<index_t> bodies) {
+    ScenarioOverrides o = shorter;
+    o.bodies = std::move(bodies);
+    try {
+      load_mechanism_scenario(example("slider_crank_sweep.toml"), o);
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused({8}).find("key 'ensemble.size': mechanism 8 (--bodies) is not a mechanism index in [0, 8)"),
+            std::string::npos) << refused({8});
+  EXPECT_NE(refused({1, 1}).find("mechanism 1 (--bodies) is listed twice"), std::string::npos);
+}
+
 TEST(MechanismScenario, AFailingMechanismTouchesNoOther) {
   ScratchDirectory dir;
   const MechanismRunResult both = run(parse_mechanism_scenario(pendulum(2, 1e300), "p.toml"), dir.file("both.h5"));
