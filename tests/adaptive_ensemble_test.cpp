@@ -250,6 +250,72 @@ TEST(AdaptiveEnsemble, FloatTimeIsTheSumOfTheSteps) {
 // One step of H from an exact state of the heavy top: at θ = ¼, ½, ¾ the interpolant is on the
 // constraints |e| = 1, eᵀė = 0 (round-off), and its error is below the step's own local error
 // (the cubic Hermite interpolant errs by O(H⁴), the step by O(H³)).
+/// Sherif's heavy top in float.
+HeavyTop<float> float_top(const Top& d) {
+  HeavyTop<float> f;
+  f.inertia = d.inertia.cast<float>();
+  f.loads.gravity = d.loads.gravity.cast<float>();
+  f.loads.lever = d.loads.lever.cast<float>();
+  f.loads.mass = float(d.loads.mass);
+  return f;
+}
+
+// Float adaptive steps (per unit step, modified HHT + shift, α = −0.2) on Sherif's heavy top spun at
+// 1.5 … 150 rad/s (8 bodies, t ∈ [0, 0.1], samples every 0.01), against the same runs in double:
+//   - at ε = 1e-3 and 1e-4 every float body runs, and its quaternions stay within 2e-4 of double's
+//     (measured 2.5e-5 at ε = 1e-3, within ε·t; 1.2e-4 at 1e-4, where float's own rounding over the
+//     fast body's ≈ 10⁴ steps, ≈ 15 rad of rotation, is already larger than ε·t);
+//   - at ε = 1e-6 the fast bodies reach float's floor — an error estimate made of rounding never
+//     meets the tolerance — and fail alone with step_size_too_small while the slow ones run: a float
+//     tolerance must stay well above ε_float·|ω| per unit time (bench/adaptive.md §3 says so).
+TEST(AdaptiveEnsemble, FloatFollowsDoubleWhereFloatCanResolveTheTolerance) {
+  constexpr int n = 8;
+  constexpr index_t steps = 10;
+  constexpr double dt = 0.01;
+  std::vector<Top> tops(n, reference::sherif_heavy_top());
+  std::vector<HeavyTop<float>> float_tops(n, float_top(reference::sherif_heavy_top()));
+  std::vector<RigidBodyKinematics<double>> start(n);
+  std::vector<RigidBodyKinematics<float>> float_start(n);
+  for (int i = 0; i < n; ++i) {
+    start[i] = reference::sherif_heavy_top_initial();
+    start[i].omega_body *= std::pow(100.0, double(i) / (n - 1)) / 100;  // 1.5 … 150 rad/s
+    float_start[i].quaternion = start[i].quaternion.cast<float>();
+    float_start[i].omega_body = start[i].omega_body.cast<float>();
+  }
+  HhtSettings<float> sf;
+  sf.alpha = -0.2f;
+  sf.inertia_shift = true;
+  const auto run_both = [&](double eps) {
+    AdaptiveSettings<float> af;
+    af.control = ErrorControl::per_unit_step;
+    af.rotation_atol = float(eps);
+    af.h_initial = 1e-5f;
+    const auto f = testing::run_adaptive(AdaptiveHht<ModifiedHht<HeavyTop<float>>>(ModifiedHht<HeavyTop<float>>(sf), af),
+                                         float_tops, float_start, float(dt), steps, steps);
+    const auto d = testing::run_adaptive(Stepper(ModifiedHht<Top>(shifted(-0.2)), tolerance(ErrorControl::per_unit_step, eps)),
+                                         tops, start, dt, steps, steps);
+    return std::pair{f, d};
+  };
+  for (double eps : {1e-3, 1e-4}) {
+    const auto [f, d] = run_both(eps);
+    double gap = 0;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(f[i].status, Status::ok) << "eps " << eps << " body " << i << ": " << to_string(f[i].status);
+      for (index_t j = 0; j <= steps; ++j) gap = std::max(gap, (f[i].quaternion[j] - d[i].quaternion[j]).norm());
+    }
+    std::printf("float vs double, per unit step, eps = %.0e: max |q_float - q_double| = %.2e (eps*t = %.0e)\n", eps, gap,
+                eps * 0.1);
+    EXPECT_LE(gap, 2e-4) << eps;
+  }
+  const auto [f, d] = run_both(1e-6);
+  std::printf("float at eps = 1e-6:");
+  for (int i = 0; i < n; ++i) std::printf(" %s", to_string(f[i].status));
+  std::printf("\n");
+  EXPECT_EQ(f[0].status, Status::ok);
+  EXPECT_EQ(f[n - 1].status, Status::step_size_too_small);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(d[i].status, Status::ok) << i;
+}
+
 TEST(AdaptiveEnsemble, DenseOutputStaysWithinTheStepsError) {
   const Top top = reference::sherif_heavy_top();
   const ModifiedHht<Top> hht(shifted(-0.2));
