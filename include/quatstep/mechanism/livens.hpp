@@ -369,6 +369,7 @@ class MechanismLivens {
 
     /// Spring k: −h times its discrete force (file comment) on its bodies' rows.
     QS_HD void add_spring(int k, const VecN& q1, const VecN& qm, const VecN& vm, VecK& res, Kkt* kkt) const {
+      using std::abs;
       using std::sqrt;
       const Mech& m = mech;
       const SpringDamper<S>& sp = m.springs[k];
@@ -388,7 +389,7 @@ class MechanismLivens {
       };
       S slope;  // V̄′ = dV/ds, discrete
       const S ds = s1v - s0v, sbar = S(0.5) * (s0v + s1v);
-      if (abs_of(ds) > std::numeric_limits<S>::epsilon() * sbar) slope = (potential(s1v) - potential(s0v)) / ds;
+      if (abs(ds) > std::numeric_limits<S>::epsilon() * sbar) slope = (potential(s1v) - potential(s0v)) / ds;
       else slope = S(0.5) * sp.stiffness * (sqrt(sbar) - sp.rest_length) / sqrt(sbar);
       const Vec3<S> dm = mid[1].point(sp.point[1]) - mid[0].point(sp.point[0]);
       const Vec3<S> n = dm / sqrt(dm.squaredNorm());
@@ -419,8 +420,6 @@ class MechanismLivens {
         }
       }
     }
-
-    QS_HD static S abs_of(S a) { return a < S(0) ? -a : a; }
 
     /// max over bodies of |δe|∞ and |δφ|∞/L: the Euler parameters are of unit size.
     QS_HD S correction_norm(const VecK& dx, const VecK&) const {
