@@ -13,11 +13,6 @@ namespace {
 std::string number(double x) { return validation::format(x); }
 
 /// A table cell: '|' escaped.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
 
 std::string list(const std::vector<double>& v) {
   std::string s = "[";
@@ -105,7 +100,8 @@ void print_scenario_format(std::ostream& os) {
         "a per-body number that [ensemble] tables can sweep, draw or override by its full name.\n\n";
   for (const ModelView& m : model_views()) {
     os << "### type = \"" << m.info.name << "\"\n\n" << m.info.doc << " (`" << m.info.class_name
-       << "`, include/quatstep/models/" << m.info.header << ").\n\n";
+       << "`, include/quatstep/models/" << m.info.header << ").\n\nIts own keys, in a typical instance:\n\n```toml\n"
+       << m.info.example << "```\n\n";
     key_table(os, m.keys);
     os << "\nSampled channels:\n\n";
     channel_table(os, m.channels);
@@ -183,6 +179,12 @@ void print_scenario_format(std::ostream& os) {
   os << "\n#### [[output.statistics.observable]]\n\n";
   spec_table<ObservableTable>(os);
   print_mechanism_format(os);
+}
+
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
 }
 
 void print_key_table(std::ostream& os, const std::vector<KeyInfo>& keys) { key_table(os, keys); }

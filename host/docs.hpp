@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "keys.hpp"
@@ -15,6 +16,8 @@ void print_scenario_format(std::ostream& out);
 
 /// A markdown table of `keys`: key, default, allowed values, meaning (the tables of the scenario format).
 void print_key_table(std::ostream& out, const std::vector<KeyInfo>& keys);
+/// `text` for a Markdown table cell: every '|' escaped.
+std::string cell(const std::string& text);
 
 /// The mechanism part of the scenario format (host/mechanism_scenario.cpp), which print_scenario_format
 /// ends with.

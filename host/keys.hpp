@@ -173,6 +173,10 @@ std::vector<KeyInfo> key_table() {
   return c.take();
 }
 
+/// "alpha -0.2, inertia_shift true, …, Newton tolerance 1e-12": settings as run, `values` per key
+/// of `keys` (the Newton keys but its tolerance left out).
+std::string settings_summary(const std::vector<KeyInfo>& keys, const std::vector<std::vector<double>>& values);
+
 /// The index of `name` in `keys`, or −1.
 inline int find_key(const std::vector<KeyInfo>& keys, const std::string& name) {
   for (std::size_t k = 0; k < keys.size(); ++k)

@@ -1,8 +1,18 @@
 // The mechanism part of `quatstep docs scenario`: the key tables of mechanism_scenario.hpp.
 #include "docs.hpp"
 #include "mechanism_scenario.hpp"
+#include "quatstep/mechanism/channels.hpp"
 
 namespace quatstep {
+
+namespace {
+bool same_keys(const std::vector<KeyInfo>& a, const std::vector<KeyInfo>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k].name != b[k].name || a[k].value != b[k].value) return false;
+  return true;
+}
+}  // namespace
 
 void print_mechanism_format(std::ostream& os) {
   os << "\n## Mechanisms: [mechanism]\n\n"
@@ -28,15 +38,30 @@ void print_mechanism_format(std::ostream& os) {
         key_table<MechanismJointSpec>());
   table("[[mechanism.spring]]", "", key_table<MechanismSpringSpec>());
   table("[[mechanism.load]]", "", key_table<MechanismLoadSpec>());
-  os << "\n### [integrator], [time], [run], [ensemble] and [output] of a mechanism scenario\n\n"
-        "`method` (required): \"hht\" (classical, Sherif eqs. 59-60) or \"modified_hht\" (the Euler parameters by "
-        "eqs. 33-34), where `inertia_shift = true` gives the second-order variant of either; \"livens_em\" (Kinon & "
-        "Betsch's energy-momentum scheme, eqs. 72a-d) or \"livens_midpoint\" (eq. 132). Any other method is an error "
-        "(\"method 'zupan3' does not run on mechanisms; use hht or modified_hht ...\"). The HHT family's settings:\n\n";
-  print_key_table(os, key_table<mechanism::MechanismHhtSettings<double>>());
-  os << "\nThe Livens schemes' settings (an HHT key is unknown there, and the other way round):\n\n";
-  print_key_table(os, key_table<mechanism::MechanismLivensSettings<double>>());
-  os << "\n[time] is as above. [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
+  os << "\n### Sampled channels\n\nDeclared by the mechanism (include/quatstep/mechanism/channels.hpp), then "
+        "`sample_newton_iterations` (Newton iterations since the previous sample), then the method's own (below):\n\n"
+        "| channel | scalars | meaning |\n|---|---|---|\n";
+  for (const mechanism::MechanismChannel& c : mechanism::mechanism_channels)
+    os << "| `" << c.channel.name << "` | " << c.channel.size << (c.per_body ? " per body" : "") << " | "
+       << cell(c.channel.doc) << " |\n";
+  os << "\n### [integrator] of a mechanism scenario\n\n`method` (required): " << quoted(names_of(mechanism_method_views()))
+     << ", the mechanism registry (include/quatstep/mechanism/registry.hpp). A method of single bodies is an error "
+        "(\"method 'zupan3' does not run on mechanisms; they run ...\"), and so is a key the method does not read.\n";
+  const std::vector<KeyInfo>* previous = nullptr;
+  for (const MechanismMethodView& m : mechanism_method_views()) {
+    os << "\n#### method = \"" << m.info.name << "\"\n\n" << m.info.reference << ". Class `" << m.info.class_name
+       << "` (include/quatstep/mechanism/" << m.info.header << "); order " << m.info.order << "; conserves "
+       << m.info.conserves << ".";
+    for (const Channel& c : m.channels) os << " Adds the channel `" << c.name << "`: " << c.doc << ".";
+    if (previous && same_keys(*previous, m.keys)) {
+      os << " Its keys are those of the method above.\n";
+    } else {
+      os << "\n\n";
+      print_key_table(os, m.keys);
+    }
+    previous = &m.keys;
+  }
+  os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above. [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
         "double precision). [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "

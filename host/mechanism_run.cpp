@@ -14,37 +14,27 @@
 
 #include "hdf5_output.hpp"
 #include "quatstep/config.hpp"
-#include "quatstep/mechanism/observables.hpp"
+#include "quatstep/mechanism/channels.hpp"
 
 namespace quatstep {
 
-std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs, bool livens) {
+std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs,
+                                        const MechanismMethodView& method) {
   const int nb = int(d.bodies.size());
   std::string names;
   for (const MechanismBodySpec& b : d.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
-  const std::string per_body = ", per body (" + names + ") in that order";
-  docs = {"orientation, scalar first" + per_body,
-          "centre of mass, spatial [m]" + per_body,
-          "angular velocity, body axes [rad/s]" + per_body,
-          "centre-of-mass velocity, spatial [m/s]" + per_body,
-          "total energy: kinetic + gravity + springs [J]",
-          livens ? "linear momentum from the momenta p of the Livens scheme, sum of p_phi, spatial [kg m/s]"
-                 : "linear momentum, spatial [kg m/s]",
-          livens ? "angular momentum about the origin from the momenta p of the Livens scheme (Kinon eq. 64), "
-                   "sum of phi x p_phi + E(e) p_e / 2, spatial [kg m^2/s]"
-                 : "angular momentum about the origin, spatial [kg m^2/s]",
-          "max |C|: every body's |e.e - 1| and every joint row",
-          "max |C_q qdot + C_t|: every body's |2 e.edot| and every joint row",
-          "Newton iterations since the previous sample",
-          "the Livens scheme's discrete generalized energy, Kinon eq. (74): p.v - T(q, v) + V(q) [J]"};
-  const char* names_of[] = {"quaternion",        "position",          "omega_body",
-                            "velocity",          "energy",            "linear_momentum",
-                            "angular_momentum",  "position_residual", "velocity_residual",
-                            "sample_newton_iterations", "generalized_energy"};
-  const int sizes[] = {4 * nb, 3 * nb, 3 * nb, 3 * nb, 1, 3, 3, 1, 1, 1, 1};
-  if (!livens) docs.pop_back();
+  docs.clear();
+  for (const mechanism::MechanismChannel& c : mechanism::mechanism_channels)
+    if (c.per_body) docs.push_back(std::string(c.channel.doc) + ", per body (" + names + ") in that order");
   std::vector<Channel> channels;
-  for (std::size_t c = 0; c < docs.size(); ++c) channels.push_back(Channel{names_of[c], sizes[c], docs[c].c_str(), false});
+  std::size_t doc = 0;
+  for (const mechanism::MechanismChannel& c : mechanism::mechanism_channels) {
+    Channel channel = c.channel;
+    if (c.per_body) channel.size *= nb, channel.doc = docs[doc++].c_str();
+    channels.push_back(channel);
+  }
+  channels.push_back(Channel{"sample_newton_iterations", 1, "Newton iterations since the previous sample", false});
+  channels.insert(channels.end(), method.channels.begin(), method.channels.end());
   return channels;
 }
 
@@ -53,37 +43,26 @@ namespace {
 using mechanism::AssemblyReport;
 using mechanism::AssemblySettings;
 
-template <class Integrator>
-inline constexpr bool is_livens_integrator = false;
-template <class Mech, LivensRule Rule>
-inline constexpr bool is_livens_integrator<mechanism::MechanismLivens<Mech, Rule>> = true;
+/// Hands a sample's scalars to column i of a window: component c at sample[c·n + i].
+struct SampleWriter {
+  double* sample;
+  index_t n, i, c = 0;
+  void operator()(double x) { sample[(c++) * n + i] = x; }
+  template <int N>
+  void operator()(const Vec<double, N>& v) {
+    for (int k = 0; k < N; ++k) (*this)(v[k]);
+  }
+};
 
-/// Mechanism i's values at one sample: component c of the sample at sample[c·n + i].
+/// Mechanism i's values at one sample, in the order of mechanism_channels (the mechanism's channels,
+/// the iterations, the integrator's own).
 template <class Integrator, class Mech>
 void observe_sample(const Integrator& integrator, const Mech& m, const typename Integrator::State& s, double t,
                     index_t iterations, double* sample, index_t n, index_t i) {
-  const typename mechanism::Dae<Mech>::VecN &q = s.q, &v = s.v;
-  index_t c = 0;
-  const auto put = [&](double x) { sample[(c++) * n + i] = x; };
-  const auto put3 = [&](const Vec3<double>& x) { put(x[0]), put(x[1]), put(x[2]); };
-  const mechanism::MechanismKinematics<double, Mech::max_bodies> k = mechanism::kinematics_from_dae(m, q, v);
-  for (int b = 0; b < m.n_bodies; ++b)
-    for (int j = 0; j < 4; ++j) put(k.body[b].quaternion[j]);
-  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].position);
-  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].omega_body);
-  for (int b = 0; b < m.n_bodies; ++b) put3(k.body[b].velocity);
-  mechanism::MechanismObservables<double> o = mechanism::observe(m, q, v, t);
-  if constexpr (is_livens_integrator<Integrator>) {  // the scheme's momentum maps, from p (Kinon eq. 64)
-    o.linear_momentum = integrator.linear_momentum(m, s);
-    o.angular_momentum = integrator.angular_momentum(m, s);
-  }
-  put(o.energy);
-  put3(o.linear_momentum);
-  put3(o.angular_momentum);
-  put(o.position_residual);
-  put(o.velocity_residual);
-  put(double(iterations));
-  if constexpr (is_livens_integrator<Integrator>) put(integrator.generalized_energy(m, s));
+  SampleWriter w{sample, n, i};
+  mechanism::observe_mechanism(integrator, m, s, t, w);
+  w(double(iterations));
+  if constexpr (has_integrator_channels<Integrator>::value) integrator.observe(m, s, w);
 }
 
 void fill_nan(double* sample, int scalars, index_t n, index_t i) {
@@ -106,21 +85,16 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
   return {};
 }
 
-/// The method's integrator on Mechanism<double, Cap>, with the scenario's settings.
-template <class Cap, MechanismMethod Method>
-auto integrator_of(const MechanismScenario& sc) {
-  using Mech = mechanism::Mechanism<double, Cap>;
-  if constexpr (Method == MechanismMethod::hht) return mechanism::MechanismHht<Mech>(sc.settings);
-  else if constexpr (Method == MechanismMethod::modified_hht) return mechanism::MechanismModifiedHht<Mech>(sc.settings);
-  else if constexpr (Method == MechanismMethod::livens_em) return mechanism::MechanismLivensEm<Mech>(sc.livens);
-  else return mechanism::MechanismLivensMidpoint<Mech>(sc.livens);
-}
-
-template <class Cap, MechanismMethod Method>
+/// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>.
+template <class Cap, class Entry>
 MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
   using Mech = mechanism::Mechanism<double, Cap>;
-  const auto integrator = integrator_of<Cap, Method>(sc);
-  using State = typename decltype(integrator)::State;
+  using Integrator = typename Entry::template Integrator<Mech>;
+  typename Entry::Settings settings;
+  KeyAssigner assign(sc.settings);
+  settings.describe(assign);
+  const Integrator integrator(settings);
+  using State = typename Integrator::State;
   const auto start = std::chrono::steady_clock::now();
   const index_t n = sc.runs();
   const double t0 = sc.time.t_start, h = sc.time.dt;
@@ -165,7 +139,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   OutputLayout layout;
   layout.bodies = n;
   layout.samples = r.samples;
-  layout.channels = mechanism_channels(sc.mechanism, docs, is_livens(sc.method));
+  layout.channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
   for (const Channel& c : layout.channels) layout.written.push_back(c.name);
   for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
   layout.body_indices = sc.selection;
@@ -173,12 +147,8 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
   OutputAttributes attributes;
   attributes.scenario = sc.text;
-  attributes.method = name_of_method(sc.method) + std::string(is_livens(sc.method)
-                                                                  ? sc.livens.gradient == mechanism::ConstraintGradient::midpoint
-                                                                        ? " (midpoint constraint gradient)"
-                                                                        : ""
-                                                              : sc.settings.inertia_shift ? " (inertia_shift)"
-                                                                                          : "");
+  attributes.method = std::string(sc.method_view().info.name) + " (" +
+                      settings_summary(sc.method_view().keys, sc.settings) + ")";
   std::string names;
   for (const MechanismBodySpec& b : sc.mechanism.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
   attributes.model = "mechanism: " + std::to_string(r.bodies) + " bodies (" + names + ")";
@@ -268,25 +238,13 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
                                           const OpenOutput& open) {
   const int previous = omp_get_max_threads();
   if (options.threads > 0) omp_set_num_threads(options.threads);
-  const auto with_capacity = [&](auto method) {
-    constexpr MechanismMethod m = decltype(method)::value;
-    return fits_small_capacity(sc.mechanism) ? run_ensemble<mechanism::SmallCapacity, m>(sc, options, open)
-                                             : run_ensemble<mechanism::LargeCapacity, m>(sc, options, open);
-  };
   MechanismRunResult r;
   try {
-    switch (sc.method) {
-      case MechanismMethod::hht: r = with_capacity(std::integral_constant<MechanismMethod, MechanismMethod::hht>{}); break;
-      case MechanismMethod::modified_hht:
-        r = with_capacity(std::integral_constant<MechanismMethod, MechanismMethod::modified_hht>{});
-        break;
-      case MechanismMethod::livens_em:
-        r = with_capacity(std::integral_constant<MechanismMethod, MechanismMethod::livens_em>{});
-        break;
-      case MechanismMethod::livens_midpoint:
-        r = with_capacity(std::integral_constant<MechanismMethod, MechanismMethod::livens_midpoint>{});
-        break;
-    }
+    r = with_type(mechanism::MechanismMethods{}, sc.method, [&](auto tag) {
+      using Entry = tag_type<decltype(tag)>;
+      return fits_small_capacity(sc.mechanism) ? run_ensemble<mechanism::SmallCapacity, Entry>(sc, options, open)
+                                               : run_ensemble<mechanism::LargeCapacity, Entry>(sc, options, open);
+    });
   } catch (...) {
     omp_set_num_threads(previous);
     throw;
@@ -298,15 +256,8 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
-  const auto& s = sc.settings;
-  os << "quatstep " << version << ": mechanism, " << name_of_method(sc.method);
-  if (is_livens(sc.method))
-    os << " (" << (sc.livens.gradient == mechanism::ConstraintGradient::midpoint ? "midpoint" : "equivariant")
-       << " constraint gradient)";
-  else
-    os << " (alpha = " << s.alpha << (s.inertia_shift ? ", inertia_shift" : "")
-       << (s.project_velocities ? ", project_velocities" : "") << ")";
-  os << ", dt " << sc.time.dt << "\n";
+  os << "quatstep " << version << ": mechanism, " << sc.method_view().info.name << " ("
+     << settings_summary(sc.method_view().keys, sc.settings) << "), dt " << sc.time.dt << "\n";
   row("mechanisms") << r.mechanisms << " (" << r.bodies << " bodies each)\n";
   row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
   row("backend") << "cpu, double\n";

@@ -55,11 +55,12 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, con
 MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options,
                                           const OpenOutput& open);
 
-/// The sampled channels of the mechanisms `d` describes, in sample order (sizes per mechanism: the
-/// per-body channels hold every body, in the [[mechanism.body]] order); `docs` keeps their
-/// descriptions alive. The Livens schemes (`livens`) add /generalized_energy, their conserved energy.
+/// The sampled channels of the mechanisms `d` describes, in sample order: the mechanism's
+/// (include/quatstep/mechanism/channels.hpp; the per-body ones hold every body, in the
+/// [[mechanism.body]] order), sample_newton_iterations, then the method's own (the Livens schemes'
+/// /generalized_energy); `docs` keeps the per-body descriptions alive.
 std::vector<Channel> mechanism_channels(const MechanismDescription& d, std::vector<std::string>& docs,
-                                        bool livens = false);
+                                        const MechanismMethodView& method);
 
 /// Mechanisms, bodies, steps, wall time, mechanism-steps per second, Newton iterations per step,
 /// the largest assembly correction, failures (count and the first few), output file.

@@ -187,22 +187,18 @@ void parse_integrator(const std::string& source, const toml::table& root, Mechan
   const toml::node* method = t.get("method");
   if (!method) fail(source, "integrator.method", "missing (required)");
   const std::string name = method->value_or(std::string());
-  bool found = false;
-  for (const auto& c : mechanism_method_names)
-    if (name == c.name) sc.method = c.value, found = true;
-  if (!found) {
+  const std::vector<std::string> mechanism_methods = names_of(mechanism_method_views());
+  const auto found = std::find(mechanism_methods.begin(), mechanism_methods.end(), name);
+  if (found == mechanism_methods.end()) {
     const std::vector<std::string> all = names_of(method_views());
     const bool single_body = std::find(all.begin(), all.end(), name) != all.end();
     fail(source, "integrator.method",
-         single_body ? "method '" + name + "' does not run on mechanisms; use hht or modified_hht (with inertia_shift = "
-                                           "true for the second-order variant), livens_em or livens_midpoint"
-                     : "'" + name + "' is not a method; mechanisms run \"hht\", \"modified_hht\", \"livens_em\" or "
-                                    "\"livens_midpoint\"");
+         (single_body ? "method '" + name + "' does not run on mechanisms; they run "
+                      : "'" + name + "' is not a method; mechanisms run ") +
+             quoted(mechanism_methods) + " (hht and modified_hht with inertia_shift = true for the second-order variant)");
   }
-  if (is_livens(sc.method))
-    sc.livens = read_spec_table<mechanism::MechanismLivensSettings<double>>(source, t, "integrator", {"method"});
-  else
-    sc.settings = read_spec_table<mechanism::MechanismHhtSettings<double>>(source, t, "integrator", {"method"});
+  sc.method = int(found - mechanism_methods.begin());
+  sc.settings = read_key_table(source, t, "integrator", sc.method_view().keys, {"method"}).numbers;
 }
 
 void parse_ensemble(const std::string& source, const toml::table& root, MechanismScenario& sc) {
@@ -297,6 +293,22 @@ void check_members(const MechanismScenario& sc) {
 }
 
 }  // namespace
+
+const std::vector<MechanismMethodView>& mechanism_method_views() {
+  static const std::vector<MechanismMethodView> views = [] {
+    std::vector<MechanismMethodView> v;
+    for_each_type(mechanism::MechanismMethods{}, [&](auto tag, int index) {
+      using Entry = tag_type<decltype(tag)>;
+      using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, mechanism::SmallCapacity>>;
+      MechanismMethodView view{index, Entry::info, key_table<typename Entry::Settings>(), {}};
+      if constexpr (has_integrator_channels<Integrator>::value)
+        view.channels.assign(Integrator::channels.begin(), Integrator::channels.end());
+      v.push_back(std::move(view));
+    });
+    return v;
+  }();
+  return views;
+}
 
 namespace {
 

@@ -25,8 +25,7 @@
 
 #include "quatstep/mechanism/assembly.hpp"
 #include "quatstep/mechanism/builder.hpp"
-#include "quatstep/mechanism/hht.hpp"
-#include "quatstep/mechanism/livens.hpp"
+#include "quatstep/mechanism/registry.hpp"
 #include "quatstep/models/rigid_body_parameters.hpp"
 #include "scenario.hpp"
 
@@ -213,28 +212,22 @@ void for_each_parameter(MechanismDescription& d,
 /// The parameter keys of `d` and their sizes (for_each_parameter's order).
 std::vector<std::pair<std::string, int>> parameter_keys(const MechanismDescription& d);
 
-/// [integrator] of a mechanism scenario: the HHT family (mechanism/hht.hpp) or the Livens schemes
-/// (mechanism/livens.hpp).
-enum class MechanismMethod { hht, modified_hht, livens_em, livens_midpoint };
-inline constexpr keys::Choice<MechanismMethod> mechanism_method_names[] = {
-    {MechanismMethod::hht, "hht"},
-    {MechanismMethod::modified_hht, "modified_hht"},
-    {MechanismMethod::livens_em, "livens_em"},
-    {MechanismMethod::livens_midpoint, "livens_midpoint"}};
-inline const char* name_of_method(MechanismMethod m) {
-  for (const auto& c : mechanism_method_names)
-    if (c.value == m) return c.name;
-  return "unknown";
-}
-inline bool is_livens(MechanismMethod m) { return m == MechanismMethod::livens_em || m == MechanismMethod::livens_midpoint; }
+/// An integrator of mechanisms (include/quatstep/mechanism/registry.hpp) as the parser, the run and
+/// `quatstep docs` see it, derived from its registry entry once, at first use.
+struct MechanismMethodView {
+  int index;  ///< in mechanism::MechanismMethods
+  MethodInfo info;
+  std::vector<KeyInfo> keys;      ///< its settings keys, with their defaults
+  std::vector<Channel> channels;  ///< the integrator's own (after the mechanism's in a sample)
+};
+const std::vector<MechanismMethodView>& mechanism_method_views();
 
 struct MechanismScenario {
   std::string source;  ///< file name in messages
   std::string text;    ///< the TOML text, stored in the output file
   MechanismDescription mechanism;
-  MechanismMethod method = MechanismMethod::modified_hht;
-  mechanism::MechanismHhtSettings<double> settings;         ///< the HHT family's [integrator] keys
-  mechanism::MechanismLivensSettings<double> livens;        ///< the Livens schemes' [integrator] keys
+  int method = 0;  ///< in mechanism_method_views()
+  std::vector<std::vector<double>> settings;  ///< per key of the method's settings, in describe() order
   TimeSpec time;
   Backend backend = Backend::cpu;
   index_t ensemble_size = 1;  ///< [ensemble] size: the mechanisms the sweeps and overrides index
@@ -250,6 +243,7 @@ struct MechanismScenario {
   std::string output_file;
   index_t stride = 1;
 
+  const MechanismMethodView& method_view() const { return mechanism_method_views().at(std::size_t(method)); }
   index_t samples() const { return time.steps / stride + 1; }
   /// The mechanisms of this run: the selection's, or the whole ensemble's.
   index_t runs() const { return selection.empty() ? ensemble_size : index_t(selection.size()); }

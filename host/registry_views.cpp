@@ -2,6 +2,7 @@
 #include "registry_views.hpp"
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 
@@ -149,6 +150,24 @@ int index_of(const std::vector<std::string>& names, const std::string& name) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return int(k);
   throw std::invalid_argument("'" + name + "' is not one of " + quoted(names));
+}
+
+std::string settings_summary(const std::vector<KeyInfo>& keys, const std::vector<std::vector<double>>& values) {
+  std::ostringstream os;
+  int newton_tolerance = -1;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const KeyInfo& key = keys[k];
+    if (key.name == "newton_tolerance") newton_tolerance = int(k);
+    if (key.name.rfind("newton_", 0) == 0) continue;
+    os << (os.tellp() > 0 ? ", " : "") << key.name << " ";
+    const double v = values.at(k).at(0);
+    if (key.kind == KeyInfo::Kind::boolean) os << (v != 0 ? "true" : "false");
+    else if (key.kind == KeyInfo::Kind::choice) os << key.choices.at(std::size_t(v));
+    else os << v;
+  }
+  if (newton_tolerance >= 0)
+    os << (os.tellp() > 0 ? ", " : "") << "Newton tolerance " << values.at(std::size_t(newton_tolerance)).at(0);
+  return os.str();
 }
 
 }  // namespace quatstep

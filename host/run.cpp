@@ -46,24 +46,6 @@ class ThreadCount {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// "alpha -0.2, inertia_shift true, …, Newton tolerance 1e-12": the method's settings as run.
-std::string settings_summary(const IntegratorSpec& in) {
-  const MethodView& view = in.view();
-  std::ostringstream os;
-  for (std::size_t k = 0; k < view.keys.size(); ++k) {
-    const KeyInfo& key = view.keys[k];
-    if (key.name.rfind("newton_", 0) == 0) continue;
-    os << (os.tellp() > 0 ? ", " : "") << key.name << " ";
-    const double v = in.settings[k].at(0);
-    if (key.kind == KeyInfo::Kind::boolean) os << (v != 0 ? "true" : "false");
-    else if (key.kind == KeyInfo::Kind::choice) os << key.choices.at(std::size_t(v));
-    else os << v;
-  }
-  if (find_key(view.keys, "newton_tolerance") >= 0)
-    os << (os.tellp() > 0 ? ", " : "") << "Newton tolerance " << in.value("newton_tolerance");
-  return os.str();
-}
-
 /// "9.6 MB", "1.2 GB".
 std::string bytes_text(double bytes) {
   const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
@@ -596,7 +578,7 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   const MethodView& method = sc.integrator.view();
   os << "quatstep " << version << ": " << sc.model_view().info.name << ", " << method.info.name;
   if (method.has_variants()) os << " (variant " << method.variants[sc.integrator.variant].name << ")";
-  os << " (" << settings_summary(sc.integrator) << ")";
+  os << " (" << settings_summary(sc.integrator.view().keys, sc.integrator.settings) << ")";
   os << (sc.time.adaptive ? ", adaptive steps, output every " : ", dt ") << sc.time.dt << "\n";
   row("bodies") << r.bodies << "\n";
   row(sc.time.adaptive ? "output intervals" : "steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";

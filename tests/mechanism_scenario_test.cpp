@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -20,6 +21,8 @@
 #include "v_engine.hpp"
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/mechanism/livens.hpp"
+#include "quatstep/mechanism/channels.hpp"
+#include "quatstep/mechanism/registry.hpp"
 
 namespace quatstep {
 namespace {
@@ -43,6 +46,55 @@ mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>> shifted_modif
   settings.alpha = alpha;
   settings.inertia_shift = true;
   return mechanism::MechanismModifiedHht<mechanism::Mechanism<double, Cap>>(settings);
+}
+
+// ------------------------------------------------------------------ the mechanism registry
+/// Counts the scalars an observer hands over.
+struct CountingWriter {
+  int scalars = 0;
+  void operator()(double) { ++scalars; }
+  template <int N>
+  void operator()(const Vec<double, N>&) {
+    scalars += N;
+  }
+};
+
+TEST(MechanismRegistry, EveryMethodRunsFromAScenarioAndObservesItsDeclaredChannels) {
+  // Each entry of include/quatstep/mechanism/registry.hpp: its name reaches it from a scenario, its
+  // keys are its settings struct's, and the mechanism's and its own observers write exactly the
+  // channels mechanism_channels declares (the four-bar: 4 bodies).
+  using Cap = mechanism::SmallCapacity;
+  const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>();
+  std::string text = testing::read_text_file(example("four_bar.toml"));
+  const std::size_t integrator = text.find("[integrator]"), time = text.find("[time]");
+  ASSERT_NE(integrator, std::string::npos);
+  ASSERT_NE(time, std::string::npos);
+  std::set<std::string> names;
+  int checked = 0;
+  for_each_type(mechanism::MechanismMethods{}, [&](auto tag, int index) {
+    using Entry = tag_type<decltype(tag)>;
+    const MechanismMethodView& view = mechanism_method_views().at(std::size_t(index));
+    EXPECT_TRUE(names.insert(view.info.name).second) << view.info.name;
+    EXPECT_EQ(view.keys.size(), key_table<typename Entry::Settings>().size()) << view.info.name;
+    const MechanismScenario sc = parse_mechanism_scenario(
+        text.substr(0, integrator) + "[integrator]\nmethod = \"" + view.info.name + "\"\n" + text.substr(time), "x.toml");
+    EXPECT_EQ(sc.method, index);
+
+    const typename Entry::template Integrator<mechanism::Mechanism<double, Cap>> integrator_of_entry;
+    typename decltype(integrator_of_entry)::State s;
+    ASSERT_EQ(integrator_of_entry.initialize(tm.mech, tm.initial, 0.0, s), Status::ok);
+    CountingWriter w;
+    mechanism::observe_mechanism(integrator_of_entry, tm.mech, s, 0.0, w);
+    EXPECT_EQ(w.scalars, mechanism::mechanism_channel_scalars(tm.mech.n_bodies));
+    if constexpr (has_integrator_channels<std::decay_t<decltype(integrator_of_entry)>>::value)
+      integrator_of_entry.observe(tm.mech, s, w);
+    std::vector<std::string> docs;
+    const std::vector<Channel> channels = mechanism_channels(sc.mechanism, docs, view);
+    EXPECT_EQ(w.scalars + 1, channel_scalars(channels)) << view.info.name;  // + sample_newton_iterations
+    ++checked;
+  });
+  EXPECT_EQ(checked, mechanism::MechanismMethods::size);
+  EXPECT_EQ(names.count("livens_em"), 1u);
 }
 
 // ------------------------------------------------------------------ the four-bar: TOML = library
@@ -390,8 +442,9 @@ TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
             "bad.toml: key 'mechanism.joint[0].driver': only a revolute joint can be driven");
   EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\n[integrator]\nmethod = \"zupan3\"\n[time]\ndt = "
                                                             "0.1\nt_end = 1.0\n"),
-            "bad.toml: key 'integrator.method': method 'zupan3' does not run on mechanisms; use hht or modified_hht "
-            "(with inertia_shift = true for the second-order variant), livens_em or livens_midpoint");
+            "bad.toml: key 'integrator.method': method 'zupan3' does not run on mechanisms; they run \"hht\", "
+            "\"modified_hht\", \"livens_em\", \"livens_midpoint\" (hht and modified_hht with inertia_shift = true for "
+            "the second-order variant)");
   // The Livens schemes read their own keys: an HHT key is unknown there, and the gradient is one of two names.
   const std::string livens_alpha = problem("[mechanism]\n" + good_body + joint_to +
                                            "\"bob\"\n[integrator]\nmethod = \"livens_em\"\nalpha = -0.1\n[time]\ndt = "

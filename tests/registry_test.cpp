@@ -100,6 +100,25 @@ TEST(Registry, EveryCombinationIsReachableFromAScenario) {
       }
 }
 
+TEST(Registry, EveryModelsExampleIsValidAndSetsItsOwnKeys) {
+  // ModelInfo::example: the model's own [model] lines, read by the GPU tests' random ensembles and
+  // shown by `quatstep docs`; each parses, and each of its lines moves a key off its default.
+  for (const ModelView& model : model_views()) {
+    const std::string example = model.info.example;
+    const Scenario sc = parse_scenario("[model]\ntype = \"" + std::string(model.info.name) +
+                                           "\"\ninertia = [2.0, 2.5, 3.0]\nmass = 1.5\n" + example +
+                                           "[integrator]\nmethod = \"modified_hht\"\n[time]\ndt = 0.1\nt_end = 0.2\n",
+                                       "x.toml");
+    int lines = 0;
+    for (std::size_t at = 0; (at = example.find('\n', at)) != std::string::npos; ++at) ++lines;
+    int moved = 0;
+    for (const KeyInfo& k : model.keys)
+      if (k.name != "model.inertia" && k.name != "model.mass" && sc.value(k.name) != k.value) ++moved;
+    EXPECT_GT(lines, 0) << model.info.name;
+    EXPECT_EQ(moved, lines) << model.info.name << ": " << example;
+  }
+}
+
 TEST(Registry, SettingsKeysAreCheckedAgainstTheirRanges) {
   HhtSettings<double> s;
   s.alpha = 0.5;

@@ -364,7 +364,7 @@ NB_MODULE(_quatstep, m) {
                                  "quatstep.run make them).")
       .def_prop_ro("source", [](const MechanismScenario& s) { return s.source; })
       .def_prop_ro("text", [](const MechanismScenario& s) { return s.text; }, "The TOML text.")
-      .def_prop_ro("method", [](const MechanismScenario& s) { return std::string(name_of_method(s.method)); })
+      .def_prop_ro("method", [](const MechanismScenario& s) { return std::string(s.method_view().info.name); })
       .def_prop_ro("mechanisms", [](const MechanismScenario& s) { return s.ensemble_size; },
                    "The mechanisms of the ensemble (the rows of every dataset).")
       .def_prop_ro(
@@ -385,7 +385,7 @@ NB_MODULE(_quatstep, m) {
           "channels",
           [](const MechanismScenario& s) {
             std::vector<std::string> docs;
-            return names_of_channels(mechanism_channels(s.mechanism, docs, is_livens(s.method)));
+            return names_of_channels(mechanism_channels(s.mechanism, docs, s.method_view()));
           },
           "The sampled channels (datasets) of a run.")
       .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; });

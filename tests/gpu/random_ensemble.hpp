@@ -45,13 +45,10 @@ inline bool runs_on(const IntegratorCase& c, int model) { return method_views()[
 /// one sample every `stride` steps.
 inline std::string random_ensemble_toml(const IntegratorCase& integrator, int model, int bodies, int steps,
                                         int stride, const char* precision = "double") {
-  const std::string type = model_name(model);
   std::ostringstream s;
-  s << "[model]\ntype = \"" << type << "\"\ninertia = [2.0, 2.5, 3.0]\nmass = 1.5\n";
-  if (type == "heavy_top") s << "center_of_mass = [0.0, 0.0, 0.3]\ngravity = [0.0, 0.0, -9.81]\n";
-  else if (type == "free_rigid_body") s << "gravity = [0.0, 0.0, -9.81]\nforce = [0.1, 0.0, 0.0]\n";
-  else throw std::logic_error("tests/gpu/random_ensemble.hpp has no random ensemble for model '" + type + "' yet");
-  s << "body_torque = [0.2, -0.1, 0.05]\n"
+  s << "[model]\ntype = \"" << model_name(model) << "\"\ninertia = [2.0, 2.5, 3.0]\nmass = 1.5\n"
+    << model_views().at(model).info.example  // the model's own keys (registry/entry.hpp)
+    << "body_torque = [0.2, -0.1, 0.05]\n"
        "[model.body_torque_profile]\namplitude = [0.3, 0.2, 0.1]\nfrequency = 7.0\nphase = 0.4\n"
        "[model.spatial_torque_profile]\nramp = [0.01, 0.02, -0.01]\n"
        "[integrator]\nmethod = \"" << method_views()[integrator.method].info.name << "\"\n" << integrator.keys

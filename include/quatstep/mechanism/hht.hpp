@@ -44,6 +44,7 @@
 #include "quatstep/mechanism/dynamics.hpp"
 #include "quatstep/mechanism/kkt.hpp"
 #include "quatstep/newton.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
 
 namespace quatstep::mechanism {
@@ -429,5 +430,24 @@ using MechanismHht = MechanismHhtFamily<Mech, VelocityUpdate::classical>;
 /// Modified HHT-α on a mechanism (Sherif eqs. 33–34 for the Euler parameters, §9).
 template <class Mech>
 using MechanismModifiedHht = MechanismHhtFamily<Mech, VelocityUpdate::modified>;
+
+// Mechanism registry entries (mechanism/registry.hpp).
+struct MechanismHhtMethod {
+  static constexpr MethodInfo info{"hht", "MechanismHht<Mech>", "hht.hpp",
+                                   "Sherif et al. 2019 §9, eqs. 57–66: classical Newmark (eqs. 59–60) on every coordinate",
+                                   "1 for α ≠ 0, 2 for α = 0 or with inertia_shift = true", "–"};
+  using Settings = MechanismHhtSettings<double>;
+  template <class Mech>
+  using Integrator = MechanismHht<Mech>;
+};
+struct MechanismModifiedHhtMethod {
+  static constexpr MethodInfo info{"modified_hht", "MechanismModifiedHht<Mech>", "hht.hpp",
+                                   "Sherif et al. 2019 §9: each body's Euler parameters by eqs. 33–34, translations by "
+                                   "eqs. 59–60",
+                                   "1 for α ≠ 0, 2 for α = 0 or with inertia_shift = true", "–"};
+  using Settings = MechanismHhtSettings<double>;
+  template <class Mech>
+  using Integrator = MechanismModifiedHht<Mech>;
+};
 
 }  // namespace quatstep::mechanism

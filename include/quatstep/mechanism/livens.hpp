@@ -42,14 +42,17 @@
 // ∇̄s = 2∇d(q^{n+½})ᵀ ½(d⁰ + d¹) (exact, as d is quadratic); the damper at q^{n+½}, v^{n+½}.
 #pragma once
 
+#include <array>
 #include <limits>
 
+#include "quatstep/channels.hpp"
 #include "quatstep/integrators/livens_integrator.hpp"
 #include "quatstep/mechanism/consistent_state.hpp"
 #include "quatstep/mechanism/dynamics.hpp"
 #include "quatstep/mechanism/kkt.hpp"
 #include "quatstep/mechanism/observables.hpp"
 #include "quatstep/newton.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/settings_keys.hpp"
 #include "quatstep/state_components.hpp"
 
@@ -201,12 +204,22 @@ class MechanismLivens {
 
   /// The discrete generalized energy, Kinon eq. (74): E = p·v − T(q, v) + V(q), V gravity and springs.
   QS_HD S generalized_energy(const Mech& m, const State& s) const {
-    const MechanismObservables<S> o = observe(m, s.q, s.v, S(0));
+    const MechanismObservables<S> o = mechanism::observe(m, s.q, s.v, S(0));
     S pv = S(0);
     for (int i = 0; i < 7 * m.n_bodies; ++i) pv += s.p[i] * s.v[i];
     return pv - o.kinetic_energy + o.potential_energy;
   }
-  /// The momentum maps (Kinon eq. 64 per body): Σ p_φ, and Σ φ × p_φ + ½E(e)p_e.
+  /// The scheme's own sampled channel (mechanism/channels.hpp): its conserved energy.
+  static constexpr std::array channels{
+      Channel{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74): p.v - T(q, v) + V(q) [J]",
+              false}};
+  template <class W>
+  QS_HD void observe(const Mech& m, const State& s, W& w) const {
+    w(generalized_energy(m, s));
+  }
+
+  /// The momentum maps (Kinon eq. 64 per body): Σ p_φ, and Σ φ × p_φ + ½E(e)p_e. The momentum
+  /// channels are these (mechanism/channels.hpp).
   QS_HD Vec3<S> linear_momentum(const Mech& m, const State& s) const {
     Vec3<S> l = Vec3<S>::Zero();
     for (int b = 0; b < m.n_bodies; ++b) l += s.p.template segment<3>(7 * b);
@@ -441,5 +454,23 @@ using MechanismLivensEm = MechanismLivens<Mech, LivensRule::energy_momentum>;
 /// The Livens midpoint rule (MPL, Kinon eq. 132) on a mechanism.
 template <class Mech>
 using MechanismLivensMidpoint = MechanismLivens<Mech, LivensRule::midpoint>;
+
+// Mechanism registry entries (mechanism/registry.hpp).
+struct MechanismLivensEmMethod {
+  static constexpr MethodInfo info{"livens_em", "MechanismLivensEm<Mech>", "livens.hpp",
+                                   "Kinon & Betsch 2024 eqs. 72a–d, §4.5 size-reduced, with the G-equivariant joint "
+                                   "gradient (docs/mechanisms.md)",
+                                   "2", "energy (eq. 74), linear and angular momentum (no ground joint or load)"};
+  using Settings = MechanismLivensSettings<double>;
+  template <class Mech>
+  using Integrator = MechanismLivensEm<Mech>;
+};
+struct MechanismLivensMidpointMethod {
+  static constexpr MethodInfo info{"livens_midpoint", "MechanismLivensMidpoint<Mech>", "livens.hpp",
+                                   "Kinon & Betsch 2024 App. B eq. 132 on a mechanism", "2", "the constraints"};
+  using Settings = MechanismLivensSettings<double>;
+  template <class Mech>
+  using Integrator = MechanismLivensMidpoint<Mech>;
+};
 
 }  // namespace quatstep::mechanism

@@ -193,7 +193,8 @@ struct FreeRigidBodyParameters {
 struct FreeRigidBodyModel {
   static constexpr ModelInfo info{"free_rigid_body", "FreeRigidBody<S>", "free_rigid_body.hpp",
                                   "translation of the centre of mass and rotation about it; gravity and a force "
-                                  "profile at the centre of mass, torques as for heavy_top"};
+                                  "profile at the centre of mass, torques as for heavy_top",
+                                  "gravity = [0.0, 0.0, -9.81]\nforce = [0.1, 0.0, 0.0]\n"};
   template <class S>
   using Model = FreeRigidBody<S>;
   using Parameters = FreeRigidBodyParameters;

@@ -155,7 +155,8 @@ struct HeavyTopParameters {
 struct HeavyTopModel {
   static constexpr ModelInfo info{"heavy_top", "HeavyTop<S>", "heavy_top.hpp",
                                   "rigid body about a fixed point, gravity at the centre of mass (Sherif §10.1, "
-                                  "Kinon §5.4); with a zero lever a torque-driven body about its centre of mass"};
+                                  "Kinon §5.4); with a zero lever a torque-driven body about its centre of mass",
+                                  "center_of_mass = [0.0, 0.0, 0.3]\ngravity = [0.0, 0.0, -9.81]\n"};
   template <class S>
   using Model = HeavyTop<S>;
   using Parameters = HeavyTopParameters;

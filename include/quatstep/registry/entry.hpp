@@ -52,6 +52,10 @@ struct ModelInfo {
   const char* class_name;  ///< "HeavyTop<S>"
   const char* header;      ///< under include/quatstep/models/
   const char* doc;
+  /// [model] lines of a typical instance beyond the keys every model has (inertia, mass, torques):
+  /// what makes this model's dynamics its own. `quatstep docs` shows them as the example, and the
+  /// GPU tests' random ensembles (tests/gpu/random_ensemble.hpp) draw their bodies around them.
+  const char* example;
 };
 
 // ---------------------------------------------------------------- optional parts of a method entry
