@@ -12,6 +12,26 @@
 
 namespace quatstep::testing {
 
+/// One RK4 step of h from (q, q̇) at t; `status` is set when a consistent-acceleration solve fails.
+template <class Mech, class VecN>
+void rk4_step(const Mech& m, VecN& q, VecN& v, double t, double h, Status& status) {
+  typename mechanism::Dae<Mech>::VecM lambda;
+  const auto f = [&](const VecN& x, const VecN& xd, double tt, VecN& a) {
+    const Status s = mechanism::solve_accelerations(m, x, xd, tt, a, lambda);
+    if (s != Status::ok) status = s;
+  };
+  VecN a1, a2, a3, a4;
+  f(q, v, t, a1);
+  const VecN q2 = q + 0.5 * h * v, v2 = v + 0.5 * h * a1;
+  f(q2, v2, t + 0.5 * h, a2);
+  const VecN q3 = q + 0.5 * h * v2, v3 = v + 0.5 * h * a2;
+  f(q3, v3, t + 0.5 * h, a3);
+  const VecN q4 = q + h * v3, v4 = v + h * a3;
+  f(q4, v4, t + h, a4);
+  q += h / 6 * (v + 2 * v2 + 2 * v3 + v4);
+  v += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
+}
+
 template <class Mech>
 struct Rk4Reference {
   using D = mechanism::Dae<Mech>;
@@ -30,23 +50,8 @@ struct Rk4Reference {
     VecN q, v;
     mechanism::dae_from_kinematics(m, k, q, v);
     samples.push_back({0.0, q, v});
-    typename D::VecM lambda;
-    const auto f = [&](const VecN& x, const VecN& xd, double t, VecN& a) {
-      const Status s = mechanism::solve_accelerations(m, x, xd, t, a, lambda);
-      if (s != Status::ok) status = s;
-    };
-    VecN a1, a2, a3, a4;
     for (long i = 0; i < steps && status == Status::ok; ++i) {
-      const double t = i * h;
-      f(q, v, t, a1);
-      const VecN q2 = q + 0.5 * h * v, v2 = v + 0.5 * h * a1;
-      f(q2, v2, t + 0.5 * h, a2);
-      const VecN q3 = q + 0.5 * h * v2, v3 = v + 0.5 * h * a2;
-      f(q3, v3, t + 0.5 * h, a3);
-      const VecN q4 = q + h * v3, v4 = v + h * a3;
-      f(q4, v4, t + h, a4);
-      q += h / 6 * (v + 2 * v2 + 2 * v3 + v4);
-      v += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
+      rk4_step(m, q, v, i * h, h, status);
       if ((i + 1) % stride == 0) samples.push_back({(i + 1) * h, q, v});
     }
   }

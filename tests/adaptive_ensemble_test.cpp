@@ -327,7 +327,7 @@ TEST(AdaptiveEnsemble, DenseOutputStaysWithinTheStepsError) {
   const HeavyTopReference exact(top, reference::sherif_heavy_top_initial(), H / 400, 400);
   const double step_error = (s1.q - exact.quaternion(400)).norm();
   for (int quarter : {1, 2, 3}) {
-    const auto s = dense_output<Top>(s0, s1, H, quarter / 4.0);
+    const auto s = dense_output(top, s0, s1, H, quarter / 4.0);
     const double error = (s.q - exact.quaternion(100 * quarter)).norm();
     std::printf("θ = %.2f  |e − e_exact| = %.3e  (step end %.3e)  | |e| − 1 | = %.1e  eᵀė = %.1e\n", quarter / 4.0,
                 error, step_error, std::abs(s.q.norm() - 1), s.q.dot(s.v));

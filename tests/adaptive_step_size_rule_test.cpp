@@ -85,7 +85,7 @@ TEST(AdaptiveStepSizeRule, CompositeErrorWeighsEachCoordinateKind) {
   q0 << 10, 0, 0, 1, 0, 0, 0;
   q1 << 20, 0, 0, 1, 0, 0, 0;
   delta << 0.201, 0, 0, 0, 2e-6, 0, 0;  // weights 0.201 (max |q| = 20) and 1e-6
-  EXPECT_NEAR(composite_error<FreeRigidBody<double>>(a, delta, q0, q1), std::sqrt((1.0 + 4.0) / 7), 1e-14);
+  EXPECT_NEAR(composite_error(FreeRigidBody<double>{}, a, delta, q0, q1), std::sqrt((1.0 + 4.0) / 7), 1e-14);
 }
 
 // ---------------------------------------------------------------- settings

@@ -197,7 +197,7 @@ TEST(AdaptiveTolerance, TranslationToleranceControlsAFreeBody) {
           ASSERT_EQ(stepper.step(body, st).status, Status::ok);
           ++accepted;
         }
-        const Vec3<double> r = stepper.sample(st, tj).q.head<3>();
+        const Vec3<double> r = stepper.sample(body, st, tj).q.head<3>();
         error = std::max(error, (r - testing::exact_position(body, start, tj)).norm());
       }
       std::printf("free body, translation ε = %.0e, control %d: %ld steps, position error %.3e\n", eps, int(control),

@@ -72,7 +72,7 @@ QS_HD void advance_body_adaptive(const Stepper& stepper, const typename Stepper:
       smallest = outcome.h < smallest ? outcome.h : smallest;
       largest = outcome.h > largest ? outcome.h : largest;
     }
-    if (out.holds(j)) write_sample(out, j, i, stepper.integrator, model, stepper.sample(st, tj), status == Status::ok);
+    if (out.holds(j)) write_sample(out, j, i, stepper.integrator, model, stepper.sample(model, st, tj), status == Status::ok);
   }
   store_state(st, state_soa, i);
   record.status[i] = status;

@@ -29,7 +29,16 @@
 
 namespace quatstep {
 
-/// Adaptive steps over an HHT-family integrator (Hht, ModifiedHht, with or without the inertia shift).
+/// The unknowns by which the predictor chooses its degree: the accelerations, the first nr of a rigid
+/// body's HHT unknowns; a mechanism's interleave each body's accelerations with its multiplier, and
+/// all of them are compared.
+template <class Integrator, class = void>
+struct compared_unknowns : std::integral_constant<int, Integrator::K> {};
+template <class Integrator>
+struct compared_unknowns<Integrator, std::void_t<decltype(Integrator::nr)>> : std::integral_constant<int, Integrator::nr> {};
+
+/// Adaptive steps over an HHT-family integrator (Hht, ModifiedHht, with or without the inertia
+/// shift; or their mechanism forms, mechanism/adaptive.hpp).
 template <class Integrator>
 class AdaptiveHht {
  public:
@@ -38,9 +47,10 @@ class AdaptiveHht {
   using Scalar = typename Integrator::Scalar;
   using S = Scalar;
   using IntegratorState = typename Integrator::State;
-  static constexpr int n = Integrator::n;
   static constexpr int K = Integrator::K;
+  using VecN = decltype(IntegratorState::q);
   using History = PredictorHistory<S, K>;
+  using Blocks = EulerParameterBlocks<Model>;
 
   /// What persists between launches, struct-of-arrays storable.
   struct State {
@@ -87,8 +97,10 @@ class AdaptiveHht {
     settings.validate();
   }
 
-  /// Consistent state at t0 (the integrator's), the first step h_initial, an empty predictor history.
-  QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t0, State& st) const {
+  /// Consistent state at t0 (the integrator's, from the model's kinematics), the first step
+  /// h_initial, an empty predictor history.
+  template <class Kinematics>
+  QS_HD Status initialize(const Model& model, const Kinematics& k, S t0, State& st) const {
     const Status status = integrator.initialize(model, k, t0, st.now);
     st.previous = st.now;
     st.t = t0;
@@ -107,7 +119,7 @@ class AdaptiveHht {
     bool rejected = false;
     for (;;) {
       const S h = st.h;
-      const IntegratorState start = step_start(st, h);
+      const IntegratorState start = step_start(model, st, h);
       IntegratorState next = start;
       const Vec<S, K> xn = Integrator::unknowns(st.now);
       const Vec<S, K> x0 = st.history.predict(xn, h);
@@ -127,12 +139,13 @@ class AdaptiveHht {
       }
       StepDecision<S> decision{false, failed_step_factor(settings)};
       if (solved.status == Status::ok) {
-        const Vec<S, n> delta = local_error(integrator, model, start, next, h);
-        const S e = composite_error<Model>(settings, delta, st.now.q, next.q);
+        const VecN delta = local_error(integrator, model, start, next, st.t + h, h);
+        const S e = composite_error(model, settings, delta, st.now.q, next.q);
         decision = decide_step(settings, e, h, solved.iterations, rejected, st.successes);
       }
       if (decision.accept) {
-        st.history.template accept<Integrator::nr>(xn, h, Integrator::unknowns(next), settings.predictor_degree);
+        st.history.template accept<compared_unknowns<Integrator>::value>(xn, h, Integrator::unknowns(next),
+                                                                         settings.predictor_degree);
         st.previous = start;
         st.now = next;
         const S y = h + st.t_low, t1 = st.t + y;  // Kahan: t + t_low += h
@@ -157,10 +170,10 @@ class AdaptiveHht {
   QS_HD auto kinematics(const Model& model, const State& st) const { return integrator.kinematics(model, st.now); }
 
   /// The integrator's state at τ ∈ [t − h_last, t] (dense output, for common output times).
-  QS_HD IntegratorState sample(const State& st, S tau) const {
+  QS_HD IntegratorState sample(const Model& model, const State& st, S tau) const {
     if (!(st.h_last > S(0))) return st.now;
     const S theta = S(1) + ((tau - st.t) - st.t_low) / st.h_last;  // τ − (t + t_low) over the step
-    return dense_output<Model>(st.previous, st.now, st.h_last, theta);
+    return dense_output(model, st.previous, st.now, st.h_last, theta);
   }
 
  private:
@@ -170,7 +183,7 @@ class AdaptiveHht {
   /// and make an O(h·(h − h₀)) velocity error (first order under a jittery h); the lag is moved to
   /// αh by the first-order extrapolation x_n → x_n + α(h − h₀)/h₀·(x_n − x_{n−1}) along the last
   /// step, where x_{n−1} is that step's own start.
-  QS_HD IntegratorState step_start(const State& st, S h) const {
+  QS_HD IntegratorState step_start(const Model& model, const State& st, S h) const {
     IntegratorState start = st.now;
     const S h0 = st.h_last, alpha = integrator.p.alpha;
     if (alpha != S(0) && h0 > S(0) && h != h0) {
@@ -180,8 +193,8 @@ class AdaptiveHht {
       if constexpr (Integrator::update == VelocityUpdate::modified) {
         // Only the angular acceleration ω̇ = 2Gë lags (eq. 34 is Newmark on ω); the centripetal part
         // of ë stays the one the constraints fix: ë += r·G_nᵀ(G_n ë_n − G_{n−1} ë_{n−1}).
-        QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
-          const int o = Model::quaternion_offset(b);
+        QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
+          const int o = Blocks::offset(b);
           const Vec4<S> e = st.now.q.template segment<4>(o), e0 = st.previous.q.template segment<4>(o);
           const Vec3<S> dw = G(e) * st.now.a.template segment<4>(o) - G(e0) * st.previous.a.template segment<4>(o);
           start.a.template segment<4>(o) = st.now.a.template segment<4>(o) + r * (G(e).transpose() * dw);

@@ -7,13 +7,15 @@
 // (both changes O(H⁴)). Accelerations and multipliers are interpolated linearly.
 #pragma once
 
+#include "quatstep/adaptive/euler_parameter_blocks.hpp"
 #include "quatstep/config.hpp"
 
 namespace quatstep {
 
-/// The state of `Model`'s DAE form at θ ∈ [0, 1] of the step of size H from s0 to s1.
+/// The state of `model`'s DAE form at θ ∈ [0, 1] of the step of size H from s0 to s1.
 template <class Model, class State, class S>
-QS_HD State dense_output(const State& s0, const State& s1, S H, S th) {
+QS_HD State dense_output(const Model& model, const State& s0, const State& s1, S H, S th) {
+  using Blocks = EulerParameterBlocks<Model>;
   const S th2 = th * th, th3 = th2 * th;
   // cubic Hermite basis and its derivative in θ
   const S h00 = S(2) * th3 - S(3) * th2 + S(1), h10 = th3 - S(2) * th2 + th, h01 = S(3) * th2 - S(2) * th3,
@@ -24,8 +26,8 @@ QS_HD State dense_output(const State& s0, const State& s1, S H, S th) {
   s.v = d00 * (s0.q - s1.q) / H + d10 * s0.v + d11 * s1.v;
   s.a = (S(1) - th) * s0.a + th * s1.a;
   s.lambda = (S(1) - th) * s0.lambda + th * s1.lambda;
-  QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
-    const int o = Model::quaternion_offset(b);
+  QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
+    const int o = Blocks::offset(b);
     const Vec4<S> e = s.q.template segment<4>(o).normalized();
     const Vec4<S> ed = s.v.template segment<4>(o);
     s.q.template segment<4>(o) = e;

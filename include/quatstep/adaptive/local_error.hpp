@@ -31,41 +31,28 @@
 //
 // In every form the estimate is written δ = βh² x − (h²/6) D, D ≈ h q⃛_n; on an Euler-parameter
 // block it is projected on the tangent space at e_{n+1} (both e_{n+1} and the exact e have unit
-// length, so δ is tangent to O(h⁶)).
+// length, so δ is tangent to O(h⁶)). On a mechanism the same per body (local_error_from), projected
+// on the joint constraints too (mechanism/adaptive.hpp).
 #pragma once
 
+#include "quatstep/adaptive/euler_parameter_blocks.hpp"
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/linalg/lu.hpp"
 
 namespace quatstep {
 
-/// The estimated local error δ (per coordinate) of the step s0 → s1 of size h taken by `hht`.
-template <class Model, VelocityUpdate Update>
-QS_HD Vec<typename Model::Scalar, Model::n> local_error(const HhtFamily<Model, Update>& hht, const Model& model,
-                                                        const typename HhtFamily<Model, Update>::State& s0,
-                                                        const typename HhtFamily<Model, Update>::State& s1,
-                                                        typename Model::Scalar h) {
-  using Hht = HhtFamily<Model, Update>;
-  using S = typename Model::Scalar;
-  using VecN = Vec<S, Model::n>;
-  constexpr int nr = Hht::nr, K = Hht::K;
-  const S alpha = hht.p.alpha, beta = hht.p.beta, c = S(1) / (S(1) + alpha), h2 = h * h;
-  const bool shift = hht.settings.inertia_shift;
-
-  const VecN x = s1.a - s0.a;
-  VecN x_shifted = x;  // the x of the inertia-shifted method to O(h²): x + Δ for the plain methods
-  if (!shift && alpha != S(0)) {
-    const VecN f = alpha * (model.mass_times(s0.q, s1.q, s1.a) - model.mass_times(s1.q, s1.q, s1.a));
-    Vec<S, K> rhs = Vec<S, K>::Zero();
-    rhs.template head<nr>() = f.template tail<nr>();
-    const Lu<S, K> lu(Hht::constrained_mass(model, s1.q));
-    if (!lu.singular) x_shifted.template tail<nr>() += lu.solve(rhs).template head<nr>();
-  }
-
+/// The estimate of the file comment from the accelerations' change x = q̈_{n+1} − q̈_n and its
+/// inertia-shifted form x_shifted (x itself unless the method is plain at α ≠ 0), for any member of
+/// the HHT family (rigid body or mechanism: EulerParameterBlocks).
+template <VelocityUpdate Update, class Model, class State, class VecN, class S>
+QS_HD VecN local_error_from(const Model& model, const HhtParameters<S>& p, bool inertia_shift, const State& s0,
+                            const State& s1, const VecN& x, const VecN& x_shifted, S h) {
+  using Blocks = EulerParameterBlocks<Model>;
+  const S alpha = p.alpha, beta = p.beta, c = S(1) / (S(1) + alpha), h2 = h * h;
   VecN d = beta * h2 * x - h2 / S(6) * c * x_shifted;  // Negrut eq. (25) on every coordinate
-  const bool split = Update == VelocityUpdate::modified || !shift;
-  QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
-    const int o = Model::quaternion_offset(b);
+  const bool split = Update == VelocityUpdate::modified || !inertia_shift;
+  QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
+    const int o = Blocks::offset(b);
     const Vec4<S> e0 = s0.q.template segment<4>(o), e1 = s1.q.template segment<4>(o);
     const Vec4<S> a0 = s0.a.template segment<4>(o), xb = x.template segment<4>(o);
     const Vec4<S> xs = x_shifted.template segment<4>(o);
@@ -79,6 +66,31 @@ QS_HD Vec<typename Model::Scalar, Model::n> local_error(const HhtFamily<Model, U
     d.template segment<4>(o) = db - e1 * e1.dot(db);  // P₁ δ
   }
   return d;
+}
+
+/// The estimated local error δ (per coordinate) of the step s0 → s1 of size h taken by `hht`, ending
+/// at t1 (unused: a rigid body's constraints do not depend on time; a mechanism's do,
+/// mechanism/adaptive.hpp).
+template <class Model, VelocityUpdate Update>
+QS_HD Vec<typename Model::Scalar, Model::n> local_error(const HhtFamily<Model, Update>& hht, const Model& model,
+                                                        const typename HhtFamily<Model, Update>::State& s0,
+                                                        const typename HhtFamily<Model, Update>::State& s1,
+                                                        typename Model::Scalar /*t1*/, typename Model::Scalar h) {
+  using Hht = HhtFamily<Model, Update>;
+  using S = typename Model::Scalar;
+  using VecN = Vec<S, Model::n>;
+  constexpr int nr = Hht::nr, K = Hht::K;
+  const S alpha = hht.p.alpha;
+  const VecN x = s1.a - s0.a;
+  VecN x_shifted = x;  // the x of the inertia-shifted method to O(h²): x + Δ for the plain methods
+  if (!hht.settings.inertia_shift && alpha != S(0)) {
+    const VecN f = alpha * (model.mass_times(s0.q, s1.q, s1.a) - model.mass_times(s1.q, s1.q, s1.a));
+    Vec<S, K> rhs = Vec<S, K>::Zero();
+    rhs.template head<nr>() = f.template tail<nr>();
+    const Lu<S, K> lu(Hht::constrained_mass(model, s1.q));
+    if (!lu.singular) x_shifted.template tail<nr>() += lu.solve(rhs).template head<nr>();
+  }
+  return local_error_from<Update>(model, hht.p, hht.settings.inertia_shift, s0, s1, x, x_shifted, h);
 }
 
 }  // namespace quatstep

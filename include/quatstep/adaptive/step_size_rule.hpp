@@ -13,6 +13,7 @@
 #pragma once
 
 #include "quatstep/adaptive/adaptive_settings.hpp"
+#include "quatstep/adaptive/euler_parameter_blocks.hpp"
 #include "quatstep/config.hpp"
 
 namespace quatstep {
@@ -32,17 +33,19 @@ QS_HD S cube_root(S x) {
 }
 }  // namespace detail
 
-/// The composite error of Negrut eq. (34): RMS of δ_i / Y_i over the coordinates of Model.
-template <class Model, class S>
-QS_HD S composite_error(const AdaptiveSettings<S>& settings, const Vec<S, Model::n>& delta, const Vec<S, Model::n>& q0,
-                        const Vec<S, Model::n>& q1) {
-  bool rotation[Model::n] = {};
-  QS_UNROLL_UP_TO(Model::n_quaternions) for (int b = 0; b < Model::n_quaternions; ++b) {
-    const int o = Model::quaternion_offset(b);
+/// The composite error of Negrut eq. (34): RMS of δ_i / Y_i over the coordinates of `model`.
+template <class Model, class S, class VecN>
+QS_HD S composite_error(const Model& model, const AdaptiveSettings<S>& settings, const VecN& delta, const VecN& q0,
+                        const VecN& q1) {
+  using Blocks = EulerParameterBlocks<Model>;
+  const int n = Blocks::coordinates(model);
+  bool rotation[VecN::RowsAtCompileTime] = {};
+  QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
+    const int o = Blocks::offset(b);
     QS_UNROLL for (int c = 0; c < 4; ++c) rotation[o + c] = true;
   }
   S sum = S(0);
-  QS_UNROLL for (int i = 0; i < Model::n; ++i) {
+  QS_UNROLL_UP_TO(VecN::RowsAtCompileTime) for (int i = 0; i < n; ++i) {
     const S size = Eigen::numext::maxi(Eigen::numext::abs(q0[i]), Eigen::numext::abs(q1[i]));
     const S weight = rotation[i] ? settings.rotation_atol + settings.rotation_rtol * size
                                  : settings.translation_atol + settings.translation_rtol * size;
@@ -50,7 +53,7 @@ QS_HD S composite_error(const AdaptiveSettings<S>& settings, const Vec<S, Model:
     sum += r * r;
   }
   using std::sqrt;
-  return sqrt(sum / S(Model::n));
+  return sqrt(sum / S(n));
 }
 
 /// What the controller makes of a step whose corrector converged.

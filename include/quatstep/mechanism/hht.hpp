@@ -77,6 +77,7 @@ class MechanismHhtFamily {
   using S = Scalar;
   using D = Dae<Mech>;
   static constexpr int NB = D::NB, R = D::R, N = D::N, M = D::M;
+  static constexpr VelocityUpdate update = Update;
   using Kkt = StructuredKkt<S, typename Mech::CapacityType>;
   static constexpr int K = Kkt::K;  ///< Newton unknowns at capacity
   using VecN = typename D::VecN;
@@ -109,8 +110,11 @@ class MechanismHhtFamily {
 
   /// One step t → t + h. On failure the state is left as it was and the status says why.
   QS_HD NewtonOutcome step(const Mech& m, State& s, S t, S h) const {
+    return step(m, s, t, h, unknowns(s));  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
+  }
+  /// The same from the Newton starting value x (the adaptive steps' predictor, adaptive/predictor.hpp).
+  QS_HD NewtonOutcome step(const Mech& m, State& s, S t, S h, VecK x) const {
     const Step sys(m, *this, s, t, h);
-    VecK x = unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
     Kkt kkt;
     NewtonOutcome out = newton_solve<S, K>(sys, x, settings.newton, kkt);
     if (out.status != Status::ok) return out;
