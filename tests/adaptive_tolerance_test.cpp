@@ -27,6 +27,7 @@
 #include "support/adaptive_problems.hpp"
 #include "support/adaptive_run.hpp"
 #include "support/free_body_motion.hpp"
+#include "support/tolerance_sweep.hpp"
 
 namespace quatstep {
 namespace {
@@ -55,10 +56,9 @@ const Problem& spin_up() {
   return p;
 }
 
-struct Point {
-  double eps, error;
-  index_t accepted;
-};
+using Point = testing::SweepPoint;
+using testing::error_slope;
+using testing::steps_slope;
 
 constexpr double interval = 0.01;
 
@@ -86,20 +86,6 @@ std::vector<Point> sweep(const std::string& name, const Problem& problem, const 
   }
   return points;
 }
-
-/// Least-squares slope of log y against log ε.
-template <class Y>
-double slope(const std::vector<Point>& points, Y y) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = double(points.size());
-  for (const Point& p : points) {
-    const double lx = std::log(p.eps), ly = std::log(y(p));
-    sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-double error_slope(const std::vector<Point>& p) { return slope(p, [](const Point& q) { return q.error; }); }
-double steps_slope(const std::vector<Point>& p) { return slope(p, [](const Point& q) { return double(q.accepted); }); }
 
 void expect_slopes(const std::string& name, const std::vector<Point>& points, double error_order, double error_tolerance,
                    double steps_order, double steps_tolerance) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "quatstep/mechanism/adaptive.hpp"
 #include "mechanism_reference.hpp"
 #include "mechanisms.hpp"
+#include "support/tolerance_sweep.hpp"
 
 namespace quatstep {
 namespace {
@@ -109,22 +111,7 @@ TEST(MechanismAdaptive, LocalErrorEstimateMatchesTheTrueLocalError) {
   }
 }
 
-struct Point {
-  double eps, error;
-  long steps;
-};
-
-/// Least-squares slope of log(y) against log(eps).
-template <class F>
-double slope(const std::vector<Point>& points, F y) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = double(points.size());
-  for (const Point& p : points) {
-    const double x = std::log(p.eps), v = std::log(y(p));
-    sx += x, sy += v, sxx += x * x, sxy += x * v;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
+using Point = testing::SweepPoint;
 
 /// The slider-crank over t ∈ [0, 1] under modified HHT with its shift at α = −0.2, adaptive steps of
 /// tolerance eps for every coordinate: the largest coordinate error against RK4 (1e-5) over the
@@ -141,7 +128,7 @@ Point sweep_point(ErrorControl control, double eps, const std::vector<testing::R
   stepper.validate();
   decltype(stepper)::State st;
   EXPECT_EQ(stepper.initialize(tm.mech, tm.initial, 0.0, st), Status::ok);
-  long accepted = 0;
+  std::int64_t accepted = 0;
   double error = 0;
   for (std::size_t j = 1; j < ref.size(); ++j) {
     while (st.t < ref[j].t) {
@@ -174,11 +161,10 @@ TEST(MechanismAdaptive, ToleranceSweepsFollowTheControlMode) {
     for (double eps : mode.eps) {
       points.push_back(sweep_point(mode.control, eps, ref.samples));
       std::printf("%s ε = %.0e: %ld steps, global error %.3e\n",
-                  mode.control == ErrorControl::per_step ? "per step     " : "per unit step", eps, points.back().steps,
+                  mode.control == ErrorControl::per_step ? "per step     " : "per unit step", eps, long(points.back().accepted),
                   points.back().error);
     }
-    const double e = slope(points, [](const Point& p) { return p.error; });
-    const double n = slope(points, [](const Point& p) { return double(p.steps); });
+    const double e = testing::error_slope(points), n = testing::steps_slope(points);
     std::printf("  global error ∝ ε^%.3f (theory %.3f), accepted steps ∝ ε^%.3f (theory %.3f)\n", e, mode.error_slope,
                 n, mode.steps_slope);
     // The local errors change sign along the crank's turn and partly cancel: per decade the error
