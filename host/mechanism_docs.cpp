@@ -61,7 +61,7 @@ void print_mechanism_format(std::ostream& os) {
     }
     previous = &m.keys;
   }
-  os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above. [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
+  os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above; adaptive = true runs with hht and modified_hht, each mechanism with its own steps, sampled at the output times by dense output (/accepted_steps, /rejected_steps, /smallest_step, /largest_step per mechanism). [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
         "double precision). [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "

@@ -14,6 +14,7 @@
 
 #include "hdf5_output.hpp"
 #include "quatstep/config.hpp"
+#include "quatstep/mechanism/adaptive.hpp"
 #include "quatstep/mechanism/channels.hpp"
 
 namespace quatstep {
@@ -85,16 +86,100 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
   return {};
 }
 
+/// How a mechanism goes from one output time to the next with fixed steps: stride steps of dt.
+template <class Integrator>
+struct FixedSteps {
+  using State = typename Integrator::State;
+  Integrator method;
+
+  const Integrator& integrator() const { return method; }
+  template <class Mech, class Kinematics>
+  Status initialize(const Mech& m, const Kinematics& k, double t0, State& s) const {
+    return method.initialize(m, k, t0, s);
+  }
+  /// From sample j − 1 to sample j of mechanism i: its iterations, and on failure its failed step, into r.
+  template <class Mech>
+  Status advance(const Mech& m, State& s, const MechanismScenario& sc, index_t j, index_t i, MechanismRunResult& r) const {
+    const double t0 = sc.time.t_start, h = sc.time.dt;
+    for (index_t k = (j - 1) * sc.stride; k < j * sc.stride; ++k) {
+      const NewtonOutcome o = method.step(m, s, t0 + double(k) * h, h);
+      r.iterations[i] += o.iterations;
+      if (o.status != Status::ok) {
+        r.failed_step[i] = k;
+        return o.status;
+      }
+    }
+    return Status::ok;
+  }
+  /// The integrator's state at the output time t that `advance` ended on.
+  template <class Mech>
+  const State& at(const Mech&, const State& s, double) const {
+    return s;
+  }
+};
+
+/// The same with adaptive steps (include/quatstep/mechanism/adaptive.hpp): each mechanism keeps its
+/// own t and h, steps past each output time and is sampled there by dense output; its accepted and
+/// rejected steps and its smallest and largest step go to r.step_records, and a failure's step is the
+/// number of steps it had accepted (as for single bodies, adaptive_ensemble.hpp).
+template <class Integrator>
+struct AdaptiveSteps {
+  using State = typename AdaptiveHht<Integrator>::State;
+  AdaptiveHht<Integrator> stepper;
+
+  const Integrator& integrator() const { return stepper.integrator; }
+  template <class Mech, class Kinematics>
+  Status initialize(const Mech& m, const Kinematics& k, double t0, State& s) const {
+    return stepper.initialize(m, k, t0, s);
+  }
+  template <class Mech>
+  Status advance(const Mech& m, State& s, const MechanismScenario& sc, index_t j, index_t i, MechanismRunResult& r) const {
+    const double tj = sc.time.t_start + double(j * sc.stride) * sc.time.dt;
+    while (s.t < tj) {
+      const auto o = stepper.step(m, s);
+      r.iterations[i] += o.iterations;
+      r.step_records.rejected[i] += o.rejected;
+      if (o.status != Status::ok) {
+        r.failed_step[i] = r.step_records.accepted[i];
+        return o.status;
+      }
+      ++r.step_records.accepted[i];
+      r.step_records.smallest[i] = std::min(r.step_records.smallest[i], double(o.h));
+      r.step_records.largest[i] = std::max(r.step_records.largest[i], double(o.h));
+    }
+    return Status::ok;
+  }
+  template <class Mech>
+  typename Integrator::State at(const Mech& m, const State& s, double t) const {
+    return stepper.sample(m, s, t);
+  }
+};
+
 /// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>.
+template <class Cap, class Stepper>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
+                                const Stepper& stepper);
+
 template <class Cap, class Entry>
 MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
-  using Mech = mechanism::Mechanism<double, Cap>;
-  using Integrator = typename Entry::template Integrator<Mech>;
+  using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;
   typename Entry::Settings settings;
   KeyAssigner assign(sc.settings);
   settings.describe(assign);
   const Integrator integrator(settings);
-  using State = typename Integrator::State;
+  if constexpr (takes_adaptive_steps<Integrator>::value)
+    if (sc.time.adaptive)
+      return run_ensemble<Cap>(sc, options, open, AdaptiveSteps<Integrator>{{integrator, sc.time.step_control}});
+  return run_ensemble<Cap>(sc, options, open, FixedSteps<Integrator>{integrator});
+}
+
+/// The run on Mechanism<double, Cap>, advanced by Stepper (FixedSteps or AdaptiveSteps).
+template <class Cap, class Stepper>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
+                                const Stepper& stepper) {
+  using Mech = mechanism::Mechanism<double, Cap>;
+  using State = typename Stepper::State;
+  const auto& integrator = stepper.integrator();
   const auto start = std::chrono::steady_clock::now();
   const index_t n = sc.runs();
   const double t0 = sc.time.t_start, h = sc.time.dt;
@@ -111,6 +196,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   r.iterations.assign(std::size_t(n), 0);
   r.position_correction.assign(std::size_t(n), 0.0);
   r.velocity_correction.assign(std::size_t(n), 0.0);
+  if (sc.time.adaptive) r.step_records = StepRecords::before_first_step(n);
 
   // Build, assemble, initialise: every error before the file is created.
   std::vector<Mech> mechs(static_cast<std::size_t>(n));
@@ -131,7 +217,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       if (!problem.empty()) throw ScenarioError(where + problem);
     }
     mechs[i] = built.mech;
-    const Status s = integrator.initialize(mechs[i], k, t0, states[i]);
+    const Status s = stepper.initialize(mechs[i], k, t0, states[i]);
     if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
   }
 
@@ -143,6 +229,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   for (const Channel& c : layout.channels) layout.written.push_back(c.name);
   for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
   layout.body_indices = sc.selection;
+  layout.step_records = sc.time.adaptive;
   const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
   for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
   OutputAttributes attributes;
@@ -188,27 +275,20 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     for (index_t i = 0; i < n; ++i) {
       for (index_t j = 0; j < count; ++j) {
         double* sample = buffer.data() + j * scalars * n;
-        const index_t sample_index = first + j;
-        index_t iterations = 0;
-        if (sample_index > 0 && r.status[i] == Status::ok) {
-          for (index_t k = (sample_index - 1) * sc.stride; k < sample_index * sc.stride; ++k) {
-            const NewtonOutcome o = integrator.step(mechs[i], states[i], t0 + double(k) * h, h);
-            iterations += o.iterations;
-            if (o.status != Status::ok) {
-              r.status[i] = o.status;
-              r.failed_step[i] = k;
-              break;
-            }
-          }
-          r.iterations[i] += iterations;
-        }
-        if (r.status[i] == Status::ok) observe_sample(integrator, mechs[i], states[i], times[j], iterations, sample, n, i);
-        else fill_nan(sample, scalars, n, i);
+        const index_t sample_index = first + j, before = r.iterations[i];
+        if (sample_index > 0 && r.status[i] == Status::ok)
+          r.status[i] = stepper.advance(mechs[i], states[i], sc, sample_index, i, r);
+        if (r.status[i] == Status::ok)
+          observe_sample(integrator, mechs[i], stepper.at(mechs[i], states[i], times[j]), times[j],
+                         r.iterations[i] - before, sample, n, i);
+        else
+          fill_nan(sample, scalars, n, i);
       }
     }
     out.write_samples(first, count, buffer.data(), times.data());
   }
   out.write_body_results(r.status, r.iterations, r.failed_step);
+  if (sc.time.adaptive) out.write_step_records(r.step_records);
   out.write_body_values("assembly_position_correction", r.position_correction);
   out.write_body_values("assembly_velocity_correction", r.velocity_correction);
   out.mark_progress(true, r.samples);
@@ -256,17 +336,26 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
+  const StepRecords::Totals taken = r.step_records.totals();
+  const bool adaptive = sc.time.adaptive;
+  const double mechanism_steps = adaptive ? taken.accepted : double(r.mechanisms) * double(r.steps);
   os << "quatstep " << version << ": mechanism, " << sc.method_view().info.name << " ("
-     << settings_summary(sc.method_view().keys, sc.settings) << "), dt " << sc.time.dt << "\n";
+     << settings_summary(sc.method_view().keys, sc.settings) << ")"
+     << (adaptive ? ", adaptive steps, output every " : ", dt ") << sc.time.dt << "\n";
   row("mechanisms") << r.mechanisms << " (" << r.bodies << " bodies each)\n";
-  row("steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")\n";
+  row(adaptive ? "output intervals" : "steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end
+                                                << ")\n";
+  if (adaptive)
+    row("adaptive steps") << taken.accepted << " accepted, " << taken.rejected << " rejected (all mechanisms), h in ["
+                          << taken.smallest << ", " << taken.largest
+                          << "] (/accepted_steps, /rejected_steps, /smallest_step, /largest_step)\n";
   row("backend") << "cpu, double\n";
   row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
-  row("mechanism-steps/s") << std::setprecision(3)
-                           << double(r.mechanisms) * double(r.steps) / std::max(r.wall_seconds, 1e-9) << "\n";
+  row("mechanism-steps/s") << std::setprecision(3) << mechanism_steps / std::max(r.wall_seconds, 1e-9) << "\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2)
-                                << double(r.newton_iterations) / std::max(1.0, double(r.mechanisms) * double(r.steps))
+                                << double(r.newton_iterations) /
+                                       std::max(1.0, adaptive ? taken.accepted + taken.rejected : mechanism_steps)
                                 << std::defaultfloat << std::setprecision(6) << "\n";
   if (sc.mechanism.spec.assemble == AssemblyPolicy::project)
     row("assembly correction") << "position " << *std::max_element(r.position_correction.begin(), r.position_correction.end())
@@ -278,8 +367,8 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
   int listed = 0;
   for (index_t i = 0; i < r.mechanisms && listed < shown; ++i) {
     if (r.status[i] == Status::ok) continue;
-    os << (listed++ ? ", " : " (") << "mechanism " << i << ": " << to_string(r.status[i]) << " at step "
-       << r.failed_step[i];
+    os << (listed++ ? ", " : " (") << "mechanism " << i << ": " << to_string(r.status[i])
+       << (adaptive ? " after accepted step " : " at step ") << r.failed_step[i];
   }
   if (listed) os << (r.failures() > shown ? ", ...)" : ")");
   os << "\n";

@@ -15,6 +15,10 @@
 //     velocities satisfy the velocity constraints only at the midpoints, Kinon Remark 4.8);
 //     /linear_momentum, /angular_momentum (nt×N×3): mechanism-wide (observables.hpp)
 //   /status (N, int32), /newton_iterations (N, all steps), /failed_step (N, −1 if none), as for bodies
+//   /accepted_steps, /rejected_steps, /smallest_step, /largest_step (N): with [time] adaptive = true,
+//     where each mechanism takes its own steps (include/quatstep/mechanism/adaptive.hpp) and the samples
+//     at the output times t_start + j·stride·dt are its dense output; /failed_step is then the number of
+//     steps it had accepted
 //   /bodies (N, int64): with --bodies, the ensemble indices of the mechanisms run
 //   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
 //     assemble = "project" (0 with "reject")
@@ -40,6 +44,7 @@ struct MechanismRunResult {
   std::vector<Status> status;     ///< per mechanism
   std::vector<index_t> failed_step, iterations;
   std::vector<double> position_correction, velocity_correction;  ///< of the assembly, per mechanism
+  StepRecords step_records;  ///< [time] adaptive = true: per mechanism (empty with fixed steps)
   std::string output_file;
 
   index_t failures() const;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "quatstep/mechanism/adaptive.hpp"
 #include "scenario_reader.hpp"
 
 namespace quatstep {
@@ -300,7 +301,8 @@ const std::vector<MechanismMethodView>& mechanism_method_views() {
     for_each_type(mechanism::MechanismMethods{}, [&](auto tag, int index) {
       using Entry = tag_type<decltype(tag)>;
       using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, mechanism::SmallCapacity>>;
-      MechanismMethodView view{index, Entry::info, key_table<typename Entry::Settings>(), {}};
+      MechanismMethodView view{index, Entry::info, key_table<typename Entry::Settings>(), {},
+                               takes_adaptive_steps<Integrator>::value};
       if constexpr (has_integrator_channels<Integrator>::value)
         view.channels.assign(Integrator::channels.begin(), Integrator::channels.end());
       v.push_back(std::move(view));
@@ -473,7 +475,11 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
   if (overrides.precision.value_or(run.precision) != Precision::double_precision)
     fail(source, "run.precision", "mechanisms run in double precision only");
   parse_integrator(source, root, sc);
-  sc.time = read_time_table(source, root, overrides.t_end);
+  std::vector<std::string> adaptive;
+  for (const MechanismMethodView& m : mechanism_method_views())
+    if (m.adaptive) adaptive.push_back(m.info.name);
+  sc.time = read_time_table(source, root, overrides.t_end,
+                            {sc.method_view().info.name, sc.method_view().adaptive, adaptive});
   parse_ensemble(source, root, sc);
   std::set<index_t> seen;
   for (index_t i : overrides.bodies) {

@@ -8,7 +8,7 @@
 //   [[mechanism.spring]]   name, body_i, body_j, point_i, point_j, stiffness, damping, rest_length
 //   [[mechanism.load]]     body, kind, value, profile, begin, end
 //   [integrator]           method = "hht" | "modified_hht", the HHT settings and project_velocities
-//   [time], [run]          as for single bodies
+//   [time], [run]          as for single bodies (adaptive = true: per-mechanism adaptive HHT steps)
 //   [ensemble]             size, [[ensemble.sweep]], [[ensemble.override]] over the mechanism's numeric keys
 //   [output]               file, stride
 // Every table is read against the key tables of the spec structs below (keys.hpp), with the
@@ -219,6 +219,7 @@ struct MechanismMethodView {
   MethodInfo info;
   std::vector<KeyInfo> keys;      ///< its settings keys, with their defaults
   std::vector<Channel> channels;  ///< the integrator's own (after the mechanism's in a sample)
+  bool adaptive = false;          ///< takes per-mechanism adaptive steps, [time] adaptive = true (the HHT family)
 };
 const std::vector<MechanismMethodView>& mechanism_method_views();
 

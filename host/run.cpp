@@ -566,12 +566,7 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
 }
 
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
-  const StepRecords& taken = r.step_records;
-  double accepted = 0, rejected = 0, smallest = std::numeric_limits<double>::infinity(), largest = 0;
-  for (std::size_t i = 0; i < taken.accepted.size(); ++i) {
-    accepted += double(taken.accepted[i]), rejected += double(taken.rejected[i]);
-    smallest = std::min(smallest, taken.smallest[i]), largest = std::max(largest, taken.largest[i]);
-  }
+  const auto [accepted, rejected, smallest, largest] = r.step_records.totals();
   // in this process (adaptive: all steps of the run, a resumed one's included)
   const double body_steps = sc.time.adaptive ? accepted : double(r.bodies) * double(r.steps_done - r.first_step);
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };

@@ -512,35 +512,29 @@ void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   check_settings(r.source(), in);
 }
 
-/// [time] adaptive = true: an HHT-family method (the integrator is parsed first) and step-control
+/// [time] adaptive = true: an adaptive method (the integrator is parsed first) and step-control
 /// values that pass AdaptiveSettings::validate(); without it, a step-control key is an error
 /// (whoever wrote it expects it to act).
-void parse_step_control(const Reader& r, const toml::table& t, const Scenario& sc) {
-  if (!sc.time.adaptive) {
+void parse_step_control(const Reader& r, const toml::table& t, const TimeSpec& ts, const StepControlMethod& method) {
+  if (!ts.adaptive) {
     for (const KeyInfo& k : key_table<AdaptiveSettings<double>>())
       if (t.get(k.name)) r.fail("time." + k.name, "read only with adaptive = true");
     return;
   }
-  const MethodView& method = sc.integrator.view();
-  if (!method.adaptive) {
-    std::vector<std::string> adaptive;
-    for (const MethodView& m : method_views())
-      if (m.adaptive) adaptive.push_back(m.info.name);
-    r.fail("time.adaptive", "method '" + std::string(method.info.name) +
-                                "' takes fixed steps only; adaptive steps run with the HHT family: " + quoted(adaptive));
-  }
+  if (!method.adaptive)
+    r.fail("time.adaptive", "method '" + method.name +
+                                "' takes fixed steps only; adaptive steps run with the HHT family: " + quoted(method.adaptive_methods));
   try {
-    sc.time.step_control.validate();
+    ts.step_control.validate();
   } catch (const keys::KeyError& e) {
     r.fail("time." + e.key, e.problem);
   }
 }
 
-void parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, Scenario& sc) {
-  TimeSpec& ts = sc.time;
+TimeSpec parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, const StepControlMethod& method) {
   const toml::table& t = r.table(root, "time", "time");
-  ts = r.read_spec<TimeSpec>(t, "time");
-  parse_step_control(r, t, sc);
+  TimeSpec ts = r.read_spec<TimeSpec>(t, "time");
+  parse_step_control(r, t, ts, method);
   if (t_end) ts.t_end = *t_end;
   if (!(ts.t_end > ts.t_start)) r.fail("time.t_end", format(ts.t_end) + ", must be > t_start (" + format(ts.t_start) + ")");
   const double n = (ts.t_end - ts.t_start) / ts.dt;
@@ -552,6 +546,7 @@ void parse_time(const Reader& r, const toml::table& root, std::optional<double> 
     os << "(t_end - t_start)/dt = " << n << " is not an integer number of steps";
     r.fail("time.dt", os.str());
   }
+  return ts;
 }
 
 void parse_sweeps(const Reader& r, const toml::node& list, Scenario& sc) {
@@ -1030,7 +1025,13 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   if (overrides.backend) sc.backend = *overrides.backend;
   if (overrides.precision) sc.precision = *overrides.precision;
   parse_integrator(r, root, sc);
-  parse_time(r, root, overrides.t_end, sc);
+  {
+    std::vector<std::string> adaptive;
+    for (const MethodView& m : method_views())
+      if (m.adaptive) adaptive.push_back(m.info.name);
+    const MethodView& method = sc.integrator.view();
+    sc.time = parse_time(r, root, overrides.t_end, {method.info.name, method.adaptive, adaptive});
+  }
   parse_ensemble(r, root, overrides.bodies, sc);
   parse_output(r, root, sc);
   check_bodies(sc);
@@ -1052,12 +1053,9 @@ KeyValues read_key_table(const std::string& source, const toml::table& t, const 
   return Reader(source).read_all(t, "", shown, keys, skip);
 }
 
-TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end) {
-  Scenario sc;
-  const Reader r(source);
-  parse_time(r, root, t_end, sc);
-  if (sc.time.adaptive) r.fail("time.adaptive", "mechanisms take fixed steps (adaptive steps run on single bodies)");
-  return sc.time;
+TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end,
+                         const StepControlMethod& method) {
+  return parse_time(Reader(source), root, t_end, method);
 }
 
 std::string read_scenario_text(const std::string& path) {

@@ -47,8 +47,16 @@ Spec read_spec_table(const std::string& source, const toml::table& t, const std:
   return spec;
 }
 
-/// [time] of `root` with its checks (t_end > t_start, an integer number of steps); `t_end`
-/// replaces the file's.
-TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end);
+/// The integrator a [time] table is read for: adaptive = true needs one that takes adaptive steps.
+struct StepControlMethod {
+  std::string name;
+  bool adaptive = false;                      ///< takes adaptive steps (takes_adaptive_steps)
+  std::vector<std::string> adaptive_methods;  ///< those that do, for the message
+};
+
+/// [time] of `root` with its checks (t_end > t_start, an integer number of steps; with adaptive =
+/// true an adaptive `method` and valid step-control keys); `t_end` replaces the file's.
+TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end,
+                         const StepControlMethod& method);
 
 }  // namespace quatstep

@@ -77,6 +77,16 @@ def test_swept_and_overridden_keys_are_the_files_parameters(tmp_path):
     assert r["quaternion"].shape == (11, 8, 12) and r.failures == 0
 
 
+def test_adaptive_steps_and_their_records_are_the_files(tmp_path):
+    # 8 slider-cranks whose springs span 100x, each with adaptive steps of its own over 0.05 s: every
+    # dataset of the command's file, the step records included; the stiffer springs take more steps
+    text = example("adaptive_slider_cranks.toml").replace("t_end = 2.0", "t_end = 0.05")
+    r = assert_is_the_command(tmp_path, text, CHANNELS)
+    assert r.accepted_steps.shape == (8,) and r.failures == 0
+    assert (np.diff(r.accepted_steps) > 0).all()
+    assert (r.smallest_step <= r.largest_step).all() and (r.smallest_step[1:] < 1e-4).all()
+
+
 def test_assembly_corrections_are_the_files(tmp_path):
     # the V8 drive's decimals leave its initial state off the constraints: assemble = "project" moves it,
     # and the corrections it reports are the file's
