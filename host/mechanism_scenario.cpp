@@ -106,9 +106,7 @@ void check_values(const MechanismDescription& d, const std::string& source, cons
       if (!(v >= 0)) fail(source, key("spring", s, field), validation::format(v) + ", must be >= 0");
   }
   for (std::size_t l = 0; l < d.loads.size(); ++l)
-    if (!(d.loads[l].begin <= d.loads[l].end))
-      fail(source, key("load", l, "end"),
-           validation::format(d.loads[l].end) + ", must be >= begin (" + validation::format(d.loads[l].begin) + ")");
+    if (std::string w = d.loads[l].profile.window_problem(); !w.empty()) fail(source, key("load", l, "end"), w);
 }
 
 /// The frame keys each `frame` reads; a key of the other is an error.
@@ -434,7 +432,7 @@ BuiltMechanism<Cap> build_mechanism(const MechanismDescription& d, const std::st
     b.add_spring(s.name, body_index(d, s.body_i), vec3(s.point_i), body_index(d, s.body_j), vec3(s.point_j),
                  s.stiffness, s.damping, s.rest_length);
   for (const MechanismLoadSpec& l : d.loads)
-    b.add_load(body_index(d, l.body), l.kind, time_profile<double>(l.value, l.profile), l.begin, l.end);
+    b.add_load(body_index(d, l.body), l.kind, time_profile<double>(l.value, l.profile));
   b.set_gravity(vec3(d.spec.gravity));
   try {
     out.mech = b.template build<Cap>();

@@ -177,8 +177,7 @@ struct MechanismLoadSpec {
   std::string body;
   mechanism::LoadKind kind = mechanism::LoadKind::force;
   std::array<double, 3> value{0, 0, 0};
-  ProfileParameters profile;
-  double begin = -keys::infinity, end = keys::infinity;
+  ProfileParameters profile;  ///< its window is the load's begin and end
 
   template <class Keys>
   void describe(Keys& k) {
@@ -188,9 +187,8 @@ struct MechanismLoadSpec {
       "add up",
       keys::Choices<mechanism::LoadKind>(load_kind_names));
     k("value", value, "the constant of its profile [N or N m]");
-    profile.describe(k, "profile");
-    k("begin", begin, "acts from this time on (default: always)", keys::finite);
-    k("end", end, "until this time, excluded (default: never stops); >= begin", keys::finite);
+    profile.describe_shape(k, "profile");
+    profile.describe_window(k, "begin", "end");
   }
 };
 

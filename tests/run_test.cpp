@@ -179,7 +179,7 @@ HeavyTop<double> heavy_top() {
   return m;
 }
 
-// A free asymmetric body under gravity and a ramped force, translating.
+// A free asymmetric body under gravity and a ramped force acting for 0.05 <= t < 0.35, translating.
 const std::string free_body_model = R"(
 [model]
 type = "free_rigid_body"
@@ -189,6 +189,8 @@ gravity = [0.0, 0.0, -9.81]
 force = [0.0, 0.0, 1.0]
 [model.force_profile]
 ramp = [0.5, 0.0, 0.0]
+begin = 0.05
+end = 0.35
 [initial]
 velocity = [1.0, 0.0, 0.0]
 [ensemble]
@@ -209,6 +211,8 @@ FreeRigidBody<double> free_body() {
   m.gravity = {0, 0, -9.81};
   m.force_profile.constant = {0, 0, 1};
   m.force_profile.ramp = {0.5, 0, 0};
+  m.force_profile.begin = 0.05;
+  m.force_profile.end = 0.35;
   return m;
 }
 

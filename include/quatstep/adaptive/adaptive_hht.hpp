@@ -3,7 +3,10 @@
 // integrator's own corrector and stopping rule (§3.4, newton.hpp), estimates its local error
 // (§3.1, local_error.hpp), and is accepted or retried by the test and rule of §3.2–3.3
 // (step_size_rule.hpp). Bodies are sampled at common output times by dense output
-// (dense_output.hpp); adaptive_ensemble.hpp walks one body through a launch.
+// (dense_output.hpp); adaptive_ensemble.hpp walks one body through a launch. A step keeps to the
+// model's load_step_limit: it ends where a load switches on or off (a TimeProfile window's edge)
+// and spans at most half a window it lies in. A step's loads are evaluated at its ends only, so a
+// pulse shorter than the step would otherwise go unseen by both the solution and the error estimate.
 //
 // Failures stay with the body: a corrector failure (no convergence, singular matrix, non-finite
 // state) is retried with a smaller step; the velocity-constraint drift of the classical method
@@ -19,6 +22,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include "quatstep/adaptive/adaptive_settings.hpp"
 #include "quatstep/adaptive/dense_output.hpp"
@@ -36,6 +40,13 @@ template <class Integrator, class = void>
 struct compared_unknowns : std::integral_constant<int, Integrator::K> {};
 template <class Integrator>
 struct compared_unknowns<Integrator, std::void_t<decltype(Integrator::nr)>> : std::integral_constant<int, Integrator::nr> {};
+
+/// Whether a model bounds the steps its loads' windows allow (load_step_limit).
+template <class Model, class = void>
+struct has_load_step_limit : std::false_type {};
+template <class Model>
+struct has_load_step_limit<Model, std::void_t<decltype(std::declval<const Model&>().load_step_limit(
+                                      std::declval<typename Model::Scalar>()))>> : std::true_type {};
 
 /// Adaptive steps over an HHT-family integrator (Hht, ModifiedHht, with or without the inertia
 /// shift; or their mechanism forms, mechanism/adaptive.hpp).
@@ -114,11 +125,32 @@ class AdaptiveHht {
   /// One accepted step from st.t: attempts of size st.h, smaller after each rejection, until the
   /// accuracy test passes; then st.h is the next step's size. On failure the time and the states
   /// are left as they were.
-  QS_FLATTEN QS_HD StepOutcome step(const Model& model, State& st) const {
+  QS_HD StepOutcome step(const Model& model, State& st) const {
+    // A rigid body's step is flattened on the host (config.hpp: its small helpers inlined); a
+    // mechanism's is not, whose flattened Newton and constraint solves took g++ over 7 minutes.
+    if constexpr (Blocks::capacity == 1) return flattened_attempts(model, st);
+    else return attempts(model, st);
+  }
+
+  /// The body's kinematics at t (the integrator's, of `now`).
+  QS_HD auto kinematics(const Model& model, const State& st) const { return integrator.kinematics(model, st.now); }
+
+  /// The integrator's state at τ ∈ [t − h_last, t] (dense output, for common output times).
+  QS_HD IntegratorState sample(const Model& model, const State& st, S tau) const {
+    if (!(st.h_last > S(0))) return st.now;
+    const S theta = S(1) + ((tau - st.t) - st.t_low) / st.h_last;  // τ − (t + t_low) over the step
+    return dense_output(model, st.previous, st.now, st.h_last, theta);
+  }
+
+ private:
+  QS_FLATTEN QS_HD StepOutcome flattened_attempts(const Model& model, State& st) const { return attempts(model, st); }
+
+  /// step()'s attempts.
+  QS_HD StepOutcome attempts(const Model& model, State& st) const {
     StepOutcome out{Status::ok, S(0), 0, 0};
     bool rejected = false;
     for (;;) {
-      const S h = st.h;
+      const S h = step_within_loads(model, st);
       const IntegratorState start = step_start(model, st, h);
       IntegratorState next = start;
       const Vec<S, K> xn = Integrator::unknowns(st.now);
@@ -166,17 +198,6 @@ class AdaptiveHht {
     }
   }
 
-  /// The body's kinematics at t (the integrator's, of `now`).
-  QS_HD auto kinematics(const Model& model, const State& st) const { return integrator.kinematics(model, st.now); }
-
-  /// The integrator's state at τ ∈ [t − h_last, t] (dense output, for common output times).
-  QS_HD IntegratorState sample(const Model& model, const State& st, S tau) const {
-    if (!(st.h_last > S(0))) return st.now;
-    const S theta = S(1) + ((tau - st.t) - st.t_low) / st.h_last;  // τ − (t + t_low) over the step
-    return dense_output(model, st.previous, st.now, st.h_last, theta);
-  }
-
- private:
   /// The state a step of size h starts from. HHT's accelerations and multipliers lag: after a step
   /// of size h₀ they approximate their values at t_n + αh₀, not t_n (Negrut eq. 23), and with
   /// constant steps this is consistent. A step of another size h would take the lag αh₀ for αh
@@ -202,6 +223,18 @@ class AdaptiveHht {
       }
     }
     return start;
+  }
+
+  /// st.h within the model's load_step_limit. The limit is taken from h_min ahead, so that a switch
+  /// the sum of the steps reached to within rounding counts as passed.
+  QS_HD S step_within_loads(const Model& model, const State& st) const {
+    if constexpr (has_load_step_limit<Model>::value) {
+      const S ahead = settings.h_min;
+      const S limit = (model.load_step_limit(st.t + ahead) + ahead) - st.t_low;
+      return limit < st.h ? limit : st.h;
+    } else {
+      return st.h;
+    }
   }
 
   QS_HD S clamp_step(S h) const { return h < settings.h_min ? settings.h_min : h > settings.h_max ? settings.h_max : h; }

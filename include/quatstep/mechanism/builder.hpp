@@ -104,15 +104,15 @@ class MechanismBuilder {
     return static_cast<int>(springs_.size()) - 1;
   }
   /// A force at body's centre of mass (spatial) or a torque (body or spatial axes), acting for
-  /// begin ≤ t < end.
+  /// begin ≤ t < end within the profile's own window.
   void add_load(int body, LoadKind kind, const TimeProfile<S>& profile,
                 S begin = -std::numeric_limits<S>::infinity(), S end = std::numeric_limits<S>::infinity()) {
     TimedLoad<S> l;
     l.body = body;
     l.kind = kind;
     l.profile = profile;
-    l.begin = begin;
-    l.end = end;
+    l.profile.begin = std::max(profile.begin, begin);
+    l.profile.end = std::min(profile.end, end);
     loads_.push_back(l);
   }
   void set_gravity(const Vec3<S>& g) { gravity_ = g; }
@@ -271,7 +271,7 @@ class MechanismBuilder {
       const TimedLoad<S>& load = loads_[l];
       const std::string label = "loads[" + std::to_string(l) + "]";
       if (load.body < 0 || load.body >= nb) fail(label + ": body = " + std::to_string(load.body) + " is not a body");
-      if (!(load.begin <= load.end)) fail(label + ": begin > end");
+      if (!(load.profile.begin <= load.profile.end)) fail(label + ": begin > end");
     }
   }
 

@@ -118,15 +118,12 @@ struct SpringDamper {
 enum class LoadKind : int { force, body_torque, spatial_torque };
 
 /// A force at a body's centre of mass (spatial axes) or a torque (body or spatial axes), given as a
-/// time profile and acting for begin ≤ t < end. Several loads on one body add up.
+/// time profile, acting in its window (TimeProfile::begin ≤ t < end). Several loads on one body add up.
 template <class S>
 struct TimedLoad {
   int body = 0;
   LoadKind kind = LoadKind::force;
   TimeProfile<S> profile;
-  S begin = -std::numeric_limits<S>::infinity();
-  S end = std::numeric_limits<S>::infinity();
-  QS_HD bool active(S t) const { return t >= begin && t < end; }
 };
 
 /// One joint side on a body (the incidence list the solvers walk).
@@ -163,12 +160,22 @@ struct Mechanism {
   struct Bodies {
     FreeRigidBody<S> body[max_bodies];
   };
+  /// The longest step from t that respects every load's window (TimeProfile::step_limit; +∞
+  /// without windows): adaptive steps keep to it.
+  QS_HD S load_step_limit(S t) const {
+    S limit = std::numeric_limits<S>::infinity();
+    for (int l = 0; l < n_loads; ++l) {
+      const S s = loads[l].profile.step_limit(t);
+      limit = s < limit ? s : limit;
+    }
+    return limit;
+  }
   QS_HD Bodies bodies_at(S t) const {
     Bodies held;
     for (int b = 0; b < n_bodies; ++b) held.body[b] = bodies[b];
     for (int l = 0; l < n_loads; ++l) {
       const TimedLoad<S>& load = loads[l];
-      if (!load.active(t)) continue;
+      if (!load.profile.active(t)) continue;
       FreeRigidBody<S>& body = held.body[load.body];
       const Vec3<S> value = load.profile(t);
       switch (load.kind) {

@@ -40,6 +40,12 @@ struct FreeRigidBody {
     m.loads = loads.held_at(t);
     return m;
   }
+  /// The longest step from t that respects the loads' windows (TimeProfile::step_limit; +∞ without
+  /// windows): adaptive steps keep to it.
+  QS_HD S load_step_limit(S t) const {
+    const S f = force_profile.step_limit(t), l = loads.step_limit(t);
+    return f < l ? f : l;
+  }
 
   // ---------------------------------------------------------------- Lie-group interface
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
@@ -203,6 +209,9 @@ struct FreeRigidBodyModel {
   static std::optional<validation::Problem> check(const Parameters& p) {
     if (std::string m = validation::principal_moments_problem(p.inertia); !m.empty())
       return validation::Problem{"model.inertia", m};
+    if (std::string w = p.force_profile.window_problem(); !w.empty())
+      return validation::Problem{"model.force_profile.end", w};
+    if (auto w = p.loads.problem()) return w;
     return p.initial.problem();
   }
   template <class S>

@@ -49,6 +49,9 @@ struct HeavyTop {
     m.loads = loads.held_at(t);
     return m;
   }
+  /// The longest step from t that respects the loads' windows (TimeProfile::step_limit; +∞ without
+  /// windows): adaptive steps keep to it.
+  QS_HD S load_step_limit(S t) const { return loads.step_limit(t); }
 
   // ---------------------------------------------------------------- Lie-group interface
   QS_HD Vec3<S> body_torque(const Vec4<S>& e, S t) const { return loads.torque(e, t); }
@@ -167,6 +170,7 @@ struct HeavyTopModel {
       return validation::Problem{"model.inertia", m};
     if (p.center_of_mass != std::array<double, 3>{} && !(p.mass > 0))
       return validation::Problem{"model.mass", validation::format(p.mass) + ", must be > 0 when model.center_of_mass is not zero"};
+    if (auto w = p.loads.problem()) return w;
     return p.initial.problem();
   }
   /// The inertia in the file is about the centre of mass; the model's about the fixed point.

@@ -45,6 +45,11 @@ struct RigidBodyLoads {
     l.spatial_torque = spatial_torque.held_at(t);
     return l;
   }
+  /// The longest step from t that respects both torque profiles' windows (TimeProfile::step_limit).
+  QS_HD S step_limit(S t) const {
+    const S b = body_torque.step_limit(t), s = spatial_torque.step_limit(t);
+    return b < s ? b : s;
+  }
   /// Gravitational potential of the lever's end relative to the rotation point.
   QS_HD S potential(const Vec4<S>& e) const { return -mass * gravity.dot(rotation_matrix(e) * lever); }
 };

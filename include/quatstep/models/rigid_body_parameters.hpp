@@ -24,13 +24,33 @@ struct ProfileParameters {
   std::array<double, 3> amplitude{};
   double frequency = 0;
   double phase = 0;
+  double begin = -keys::infinity, end = keys::infinity;
 
+  /// Every key under `key` ("model.body_torque_profile.ramp", … ".begin", ".end").
   template <class Keys>
   void describe(Keys& k, const std::string& key) {
+    describe_shape(k, key);
+    describe_window(k, key + ".begin", key + ".end");
+  }
+  template <class Keys>
+  void describe_shape(Keys& k, const std::string& key) {
     k(key + ".ramp", ramp, "value(t) = constant + ramp*t + amplitude*sin(frequency*t + phase): ramp per second");
     k(key + ".amplitude", amplitude, "amplitude of the sinusoid");
     k(key + ".frequency", frequency, "angular frequency of the sinusoid [rad/s]");
     k(key + ".phase", phase, "phase of the sinusoid [rad]");
+  }
+  /// The window begin <= t < end outside which the value is 0 (a pulse; see torque_profile.hpp for
+  /// the smooth one).
+  template <class Keys>
+  void describe_window(Keys& k, const std::string& begin_key, const std::string& end_key) {
+    // A file's number is finite (the reader's rule); the defaults are the unbounded window.
+    constexpr keys::Range time{-keys::infinity, keys::infinity, true, true, "a time"};
+    k(begin_key, begin, "acts from this time on (default: always)", time);
+    k(end_key, end, "until this time, excluded (default: never stops); >= begin", time);
+  }
+  /// The window's rule (begin <= end), or "".
+  std::string window_problem() const {
+    return begin <= end ? std::string() : validation::format(end) + ", must be >= begin (" + validation::format(begin) + ")";
   }
 };
 
@@ -48,6 +68,14 @@ struct RotationLoadParameters {
     k("model.spatial_torque", spatial_torque, "constant torque in spatial axes (the constant of its profile)");
     body_torque_profile.describe(k, "model.body_torque_profile");
     spatial_torque_profile.describe(k, "model.spatial_torque_profile");
+  }
+  /// The rule across the torque profiles' keys (begin <= end).
+  std::optional<validation::Problem> problem() const {
+    if (std::string w = body_torque_profile.window_problem(); !w.empty())
+      return validation::Problem{"model.body_torque_profile.end", w};
+    if (std::string w = spatial_torque_profile.window_problem(); !w.empty())
+      return validation::Problem{"model.spatial_torque_profile.end", w};
+    return std::nullopt;
   }
 };
 
@@ -82,6 +110,8 @@ TimeProfile<S> time_profile(const std::array<double, 3>& constant, const Profile
   f.amplitude = vec3<S>(p.amplitude);
   f.frequency = S(p.frequency);
   f.phase = S(p.phase);
+  f.begin = S(p.begin);
+  f.end = S(p.end);
   return f;
 }
 
