@@ -155,11 +155,12 @@ struct AdaptiveSteps {
   }
 };
 
-/// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>.
 template <class Cap, class Stepper>
 MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
                                 const Stepper& stepper);
 
+/// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>: adaptive steps
+/// with [time] adaptive = true (the HHT family), fixed ones otherwise.
 template <class Cap, class Entry>
 MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
   using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;

@@ -327,6 +327,20 @@ TEST(ScenarioRejects, ImpossibleInertia) {
   EXPECT_REJECTED(edit(valid, "[1.0, 2.0, 1.5]", "[1.0, 1.0, 3.0]"), "model.inertia", "violate the triangle inequality");
 }
 
+// A load's window: begin <= end, for each profile, and also when a sweep makes it otherwise.
+TEST(ScenarioRejects, LoadWindowsEndAfterTheyBegin) {
+  EXPECT_EQ(error_of(edit(valid, "inertia", "body_torque = [0, 0, 1]\nbody_torque_profile.begin = 0.5\n"
+                                            "body_torque_profile.end = 0.6\ninertia")), "");
+  EXPECT_REJECTED(edit(valid, "inertia", "body_torque_profile.begin = 0.5\nbody_torque_profile.end = 0.4\ninertia"),
+                  "model.body_torque_profile.end", "0.4, must be >= begin (0.5)");
+  EXPECT_REJECTED(edit(edit(valid, "heavy_top", "free_rigid_body"), "inertia",
+                       "force_profile.begin = 2\nforce_profile.end = 1\ninertia"),
+                  "model.force_profile.end", "1, must be >= begin (2)");
+  EXPECT_REJECTED(edit(valid, "inertia", "spatial_torque_profile.begin = 0\ninertia") +
+                      "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = 'model.spatial_torque_profile.end'\nfrom = 1\nto = -1\n",
+                  "model.spatial_torque_profile.end", "-1, must be >= begin (0)");
+}
+
 TEST(ScenarioRejects, MassRules) {
   EXPECT_REJECTED(edit(valid, "inertia", "center_of_mass = [0, 1, 0]\ninertia"), "model.mass",
                   "must be > 0 when model.center_of_mass is not zero");
