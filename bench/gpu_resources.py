@@ -45,16 +45,39 @@ def template_argument(text, start):
     raise ValueError(text)
 
 
-def describe(demangled):
-    """('advance_bodies', 'ModifiedHht<HeavyTop<double>>') from a demangled kernel name."""
-    m = re.search(r"quatstep::cuda::(\w+)<", demangled)
-    integrator = template_argument(demangled, m.end() - 1).replace("quatstep::", "").replace(" ", "")
+def top_level_arguments(text):
+    """The comma-separated template arguments of `text` at nesting depth 0."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
+def alias(integrator):
+    """The user-facing name of an integrator type: HhtFamily<M,(VelocityUpdate)1> -> ModifiedHht<M>,
+    AdaptiveHht<...> with its integrator named so."""
+    a = re.match(r"AdaptiveHht<(.*)>$", integrator)
+    if a:
+        return "AdaptiveHht<%s>" % alias(a.group(1))
     n = re.match(r"(\w+)<(\w+<\w+>),\(\w+\)(\d)(?:,\(LivensVariant\)(\d))?>$", integrator)
     if n and (n.group(1), n.group(3)) in ALIASES:
         variant = LIVENS_VARIANTS[int(n.group(4) or 0)]
-        integrator = "%s<%s%s>" % (ALIASES[(n.group(1), n.group(3))], n.group(2),
-                                   ",LivensVariant::" + variant if variant != "reduced" else "")
-    return m.group(1), integrator
+        return "%s<%s%s>" % (ALIASES[(n.group(1), n.group(3))], n.group(2),
+                             ",LivensVariant::" + variant if variant != "reduced" else "")
+    return integrator
+
+
+def describe(demangled):
+    """('advance_bodies', 'ModifiedHht<HeavyTop<double>>') from a demangled kernel name: the kernel
+    and its first template argument (the integrator or adaptive stepper); None for other kernels."""
+    m = re.search(r"quatstep::cuda::(\w+)<", demangled)
+    if not m:
+        return None
+    arguments = template_argument(demangled, m.end() - 1).replace("quatstep::", "").replace(" ", "")
+    return m.group(1), alias(top_level_arguments(arguments)[0])
 
 
 def main(log_path):
@@ -69,8 +92,9 @@ def main(log_path):
         sys.exit("no quatstep kernels in the log: was it built with QUATSTEP_CUDA_RESOURCE_USAGE=ON?")
     rows = []
     for name, label in zip(kernels, demangle(list(kernels))):
-        kernel, integrator = describe(label)
-        rows.append((integrator, kernel) + kernels[name])
+        described = describe(label)
+        if described:
+            rows.append(described[::-1] + kernels[name])
     rows.sort()
     return rows
 

@@ -6,8 +6,12 @@
 // permutation is kept as LAPACK-style pivots, never used as an index. On the GPU the matrix then
 // lives in registers, not in local memory. The exchange is a select, not a branch: under
 // `if (i == p)` the compiler substitutes p for i and indexes the rows by p, which had put the
-// matrix of every implicit kernel in local memory (PTX local depot of N² doubles). The arithmetic
-// is the textbook one, in the same order.
+// matrix of every implicit kernel in local memory (PTX local depot of N² doubles). Every inner loop
+// runs over all N indices and skips those outside the triangle: with `for (i = k + 1; …)` its trip
+// count depends on k, the compiler processes it before the k loop is unrolled, unrolls it partially
+// and marks it done, and the row index stays a variable (the classical HHT heavy-top kernel kept
+// its whole 5×5 Lu in a 224 B stack frame that way). The arithmetic is the textbook one, in the same
+// order, so the results are those of the plain loops bit for bit.
 #pragma once
 
 #include <cmath>
@@ -35,7 +39,8 @@ struct Lu {
     QS_UNROLL_UP_TO(N) for (int k = 0; k < N; ++k) {
       int p = k;
       S best = abs(lu(k, k));
-      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = 0; i < N; ++i) {
+        if (i <= k) continue;
         const S v = abs(lu(i, k));
         if (v > best) best = v, p = i;
       }
@@ -44,7 +49,8 @@ struct Lu {
         singular = true;
         return;
       }
-      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = 0; i < N; ++i) {
+        if (i <= k) continue;
         const bool exchange = i == p;
         QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j) {
           const S a = lu(k, j), b = lu(i, j);
@@ -53,10 +59,12 @@ struct Lu {
         }
       }
       const S inv_pivot = S(1) / lu(k, k);
-      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = 0; i < N; ++i) {
+        if (i <= k) continue;
         lu(i, k) *= inv_pivot;  // l_ik = a_ik / u_kk
         const S l = lu(i, k);
-        QS_UNROLL_UP_TO(N) for (int j = k + 1; j < N; ++j) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
+        QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j)
+          if (j > k) lu(i, j) -= l * lu(k, j);  // a_ij -= l_ik u_kj
       }
     }
   }
@@ -65,7 +73,8 @@ struct Lu {
   QS_HD Vec<S, N> solve(const Vec<S, N>& b) const {
     Vec<S, N> x = b;
     QS_UNROLL_UP_TO(N) for (int k = 0; k < N; ++k) {  // x = P b, the exchanges in their order
-      QS_UNROLL_UP_TO(N) for (int i = k + 1; i < N; ++i) {
+      QS_UNROLL_UP_TO(N) for (int i = 0; i < N; ++i) {
+        if (i <= k) continue;
         const bool exchange = i == pivot[k];
         const S a = x[k], b = x[i];
         x[k] = exchange ? b : a;
@@ -73,10 +82,12 @@ struct Lu {
       }
     }
     QS_UNROLL_UP_TO(N) for (int i = 1; i < N; ++i) {  // forward: L y = P b
-      QS_UNROLL_UP_TO(N) for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
+      QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j)
+        if (j < i) x[i] -= lu(i, j) * x[j];
     }
     QS_UNROLL_UP_TO(N) for (int i = N - 1; i >= 0; --i) {  // backward: U x = y
-      QS_UNROLL_UP_TO(N) for (int j = i + 1; j < N; ++j) x[i] -= lu(i, j) * x[j];
+      QS_UNROLL_UP_TO(N) for (int j = 0; j < N; ++j)
+        if (j > i) x[i] -= lu(i, j) * x[j];
       x[i] /= lu(i, i);
     }
     return x;
