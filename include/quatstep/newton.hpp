@@ -13,16 +13,16 @@
 // Reaching max_iterations without that certificate is a per-body failure, as is a zero or
 // non-finite pivot or a non-finite correction.
 //
-// Round-off stall (float: NewtonDefaults<S>::stop_at_round_off; any scalar for a System that declares
-// `static constexpr bool stops_at_round_off = true`). A System that knows the size
-// of a correction made of rounding errors alone,
+// Round-off stall. A System that knows the size of a correction made of rounding errors alone,
 //   QS_HD S round_off_norm(const Vec<S,K>& x) const;  // in correction_norm's units, at the iterate x
 // also stops, from iteration 2 on, once a correction is no larger than that: the iterate is then
 // as converged as the scalar type can represent, and the corrections only wander over the last bits
-// (ξ ≈ 1 or a two-cycle, which the rate rule can never certify). In double the rate rule's 1e-12
-// lies two orders above that floor, so the rule is off there and double results are as before —
-// except where the floor is reached in double too: a mechanism at rest without loads, whose HHT
-// correction norm is relative to a velocity scale of zero (mechanism/hht.hpp).
+// (ξ ≈ 1 or a two-cycle, which the rate rule can never certify). For the index-3 HHT family that
+// floor grows like 1/h (constraint rows scaled by 1/(βh²)): in float it is above the tolerance at
+// ordinary steps; in double it passed the 1e-12 tolerance below h ≈ 5e-6 on slow bodies (Sherif's
+// top at 1.5–15 rad/s failed with newton_not_converged at h = 4e-6 and 2e-6 within its first steps,
+// a mechanism at rest without loads at any h), and everywhere else it lies orders below the
+// tolerance, where the rule never acts.
 //
 // A System that can also evaluate the residual alone,
 //   QS_HD void residual(const Vec<S,K>& x, Vec<S,K>& R) const;
@@ -52,8 +52,6 @@ struct NewtonDefaults {
   /// Double (and double-based scalars): 1e-12 (the heavy top still takes 2.00 iterations per step at
   /// h = 1e-4; 1e-10 lets the exact spin-up drift 5e-11).
   static constexpr double tolerance = 1e-12;
-  /// Whether a correction at the system's round-off level (round_off_norm) stops Newton.
-  static constexpr bool stop_at_round_off = false;
 };
 template <>
 struct NewtonDefaults<float> {
@@ -64,12 +62,11 @@ struct NewtonDefaults<float> {
   /// fails after 1345 / 18607 steps at 1e-4 / 3e-4 and runs 10^5 at 1e-3. The float trajectories'
   /// distance from double is the same for 1e-4 … 1e-3 (round-off dominates), at 2.0–2.1 iterations
   /// per step.
-  static constexpr double tolerance = 1e-3;
   /// The HHT family's corrections stall at that floor even below 1e-3: classical Hht failed every
   /// body of Sherif's top after ≈ 1e4 steps, its corrections stuck at 8.4e-6 / 1.7e-5 (one and two
-  /// ulps of q_{n+1} over βh²). Stopping there (hht.hpp, round_off_norm) ends the failures
+  /// ulps of q_{n+1} over βh²); the round-off stall below ends the failures
   /// (tests/float_long_run_test.cpp).
-  static constexpr bool stop_at_round_off = true;
+  static constexpr double tolerance = 1e-3;
 };
 
 template <class S>
@@ -102,15 +99,6 @@ struct has_round_off_norm : std::false_type {};
 template <class System, class V>
 struct has_round_off_norm<System, V, std::void_t<decltype(std::declval<const System&>().round_off_norm(
                                          std::declval<const V&>()))>> : std::true_type {};
-
-/// Systems that ask for the round-off stall in every scalar type (`static constexpr bool
-/// stops_at_round_off = true`): those whose solution can sit at that floor in double too (a mechanism
-/// at rest, mechanism/hht.hpp).
-template <class System, class = void>
-struct stops_at_round_off : std::false_type {};
-template <class System>
-struct stops_at_round_off<System, std::void_t<decltype(System::stops_at_round_off)>>
-    : std::bool_constant<System::stops_at_round_off> {};
 
 /// Systems that can evaluate their residual without the Jacobian.
 template <class System, class V, class = void>
@@ -167,8 +155,7 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
       const S xi = d / previous;  // convergence rate estimate
       if (xi < S(1) && xi / (S(1) - xi) * d <= settings.tolerance) return {Status::ok, k};
       if (d == S(0)) return {Status::ok, k};
-      if constexpr ((NewtonDefaults<S>::stop_at_round_off || stops_at_round_off<System>::value) &&
-                    has_round_off_norm<System, Vec<S, K>>::value)
+      if constexpr (has_round_off_norm<System, Vec<S, K>>::value)
         if (d <= sys.round_off_norm(x)) return {Status::ok, k};
     }
     previous = d;

@@ -321,7 +321,7 @@ class HhtFamily {
 
     /// The correction of q̈ that moves q_{n+1} = predictor + βh² q̈ by two units in the last place of
     /// its largest coordinate, 2ε‖q‖∞/(βh²), in correction_norm's units: smaller corrections are
-    /// rounding (newton.hpp, the round-off stall; float only).
+    /// rounding (newton.hpp, the round-off stall).
     QS_HD S round_off_norm(const Vec<S, K>& x) const {
       const S position_ulps = S(2) * std::numeric_limits<S>::epsilon() *
                               s0.q.template tail<nr>().template lpNorm<Eigen::Infinity>();

@@ -414,8 +414,7 @@ class MechanismHhtFamily {
 
     /// A mechanism at rest without loads has q̈ = 0 and a velocity scale of zero: its corrections are
     /// the rounding of q_{n+1} (constraint rows of ε|q|, scaled by 1/(βh²)), relative to nothing, and
-    /// never meet the rate rule. The round-off stall (newton.hpp) ends them in double too.
-    static constexpr bool stops_at_round_off = true;
+    /// never meet the rate rule; the round-off stall (newton.hpp) ends them.
     /// The correction of q̈ that moves q_{n+1} by two units in the last place of its largest
     /// coordinate (translations over the length scale), 2ε‖q‖/(βh²), in correction_norm's units.
     QS_HD S round_off_norm(const VecK& x) const {
