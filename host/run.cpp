@@ -430,7 +430,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k. Two
   // buffers: the writer thread writes one window while the ensemble fills the other.
   std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(samples_out ? scalars * n : 0)), {}};
-  const auto data = [&](std::vector<double>& buffer) { return samples_out ? buffer.data() : nullptr; };
+  // The samples the ensemble takes: those the host reads, or those it reduces on the GPU (into its
+  // own buffers; data is null then); none at all when nothing is recorded but the final records.
+  const bool samples_taken = samples_out || device_statistics;
+  const auto view = [&](std::vector<double>& buffer, index_t first, index_t count) {
+    return SampleView<double>{samples_out ? buffer.data() : nullptr, n, first, samples_taken ? count : 0, sc.stride,
+                              scalars};
+  };
   int filling = 0;
   index_t samples_written = 0;
   WindowWriter writer;
@@ -455,14 +461,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   };
   index_t done = 0;
   if (opened.resume) {  // the initial state, then the checkpoint over it
-    ensemble->initialize(SampleView<double>{data(buffers[0]), n, 0, 0, sc.stride, scalars});
+    ensemble->initialize(view(buffers[0], 0, 0));
     const Checkpoint& c = opened.resume->checkpoint;
     ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step, c.steps});
     if (stats) stats->restore(c);
     done = c.steps_done;
     samples_written = done / sc.stride + 1;
   } else {
-    ensemble->initialize(SampleView<double>{data(buffers[0]), n, 0, 1, sc.stride, scalars});
+    ensemble->initialize(view(buffers[0], 0, 1));
     consume(0, 1, buffers[0], records(), stats ? stats->take_reduced(0, 1) : ReducedRows{});
     samples_written = 1;
   }
@@ -482,7 +488,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
     std::vector<double>& buffer = buffers[filling];
     if (samples_out) buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
-    ensemble->advance(k, SampleView<double>{data(buffer), n, first, count, sc.stride, scalars});
+    ensemble->advance(k, view(buffer, first, count));
     if (count > 0) {
       writer.submit([&consume, &buffer, first, count, r = records(),
                      reduced = stats ? stats->take_reduced(first, count) : ReducedRows{}]() mutable {

@@ -294,6 +294,11 @@ TEST(RunTrajectories, ListEveryAndAutoWriteTheirBodies) {
   const RunResult all = run(scenario(text), dir.file("default.h5"));
   EXPECT_EQ(all.trajectories, "all 40 bodies (42.2 kB)");
   EXPECT_FALSE(has_dataset(dir.file("default.h5"), "/trajectory_bodies"));
+  // none and no statistics: the per-body records alone (the ensemble used to write its samples
+  // through the null pointer of the buffer it was not given, and the run crashed).
+  run(scenario(text + "trajectories = 'none'\n"), dir.file("none.h5"));
+  EXPECT_FALSE(has_dataset(dir.file("none.h5"), "/quaternion"));
+  expect_identical(dir.file("all.h5"), dir.file("none.h5"), {"status", "failed_step", "newton_iterations"});
 }
 
 // ---------------------------------------------------------------- bad [output] blocks
