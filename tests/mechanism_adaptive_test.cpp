@@ -175,5 +175,64 @@ TEST(MechanismAdaptive, ToleranceSweepsFollowTheControlMode) {
   }
 }
 
+// A short load on a mechanism: the slider-crank's crank kicked by the smooth torque pulse
+// A sin²(π(t − 0.3)/0.004) about its bearing for 0.3 ≤ t < 0.304 (25 N m: the crank speeds up by
+// about half). At ε = 1e-4 per unit step the steps before the pulse are longer than the pulse; the loads'
+// step limit (adaptive_hht.hpp, Mechanism::load_step_limit) makes a step end on the window's first
+// edge and keeps the steps inside to at most half the window, so the pulse is integrated and the
+// error after it stays of the tolerance's size.
+TEST(MechanismAdaptive, StepsLandOnATorquePulseAndIntegrateIt) {
+  TestMechanism<Cap> tm = testing::slider_crank<Cap>();
+  const double begin = 0.3, width = 0.004, amplitude = 25.0, pi = 3.14159265358979323846;
+  TimeProfile<double> pulse;  // sin²x = (1 − cos 2x)/2 = 1/2 − sin(2x + π/2)/2
+  pulse.constant = Vec3<double>(0, 0, amplitude / 2);
+  pulse.amplitude = Vec3<double>(0, 0, -amplitude / 2);
+  pulse.frequency = 2 * pi / width;
+  pulse.phase = pi / 2 - 2 * pi * begin / width;
+  tm.builder.add_load(0, mechanism::LoadKind::spatial_torque, pulse, begin, begin + width);
+  tm.mech = tm.builder.template build<Cap>();
+  const testing::Rk4Reference<Mech> ref(tm.mech, tm.initial, 1e-5, 60000, 1000);  // samples every 0.01 s
+  ASSERT_EQ(ref.status, Status::ok);
+
+  const double eps = 1e-4;
+  AdaptiveSettings<double> a;
+  a.control = ErrorControl::per_unit_step;
+  a.rotation_atol = a.translation_atol = eps;
+  a.rotation_rtol = a.translation_rtol = 0;
+  a.h_initial = 1e-4;
+  const AdaptiveHht<mechanism::MechanismModifiedHht<Mech>> stepper(
+      mechanism::MechanismModifiedHht<Mech>(hht_settings(-0.2, true)), a);
+  stepper.validate();
+  decltype(stepper)::State st;
+  ASSERT_EQ(stepper.initialize(tm.mech, tm.initial, 0.0, st), Status::ok);
+  double longest_before = 0, longest_inside = 0, error = 0, error_without = 0;
+  bool landed = false;
+  int inside = 0;
+  for (std::size_t j = 1; j < ref.samples.size(); ++j) {
+    while (st.t < ref.samples[j].t) {
+      const double t0 = st.t;
+      const auto outcome = stepper.step(tm.mech, st);
+      ASSERT_EQ(outcome.status, Status::ok) << "t = " << t0;
+      if (st.t <= begin) longest_before = std::max(longest_before, outcome.h);
+      if (t0 >= begin && t0 < begin + width) longest_inside = std::max(longest_inside, outcome.h), ++inside;
+      landed = landed || st.t == begin;
+    }
+    error = std::max(error, (stepper.sample(tm.mech, st, ref.samples[j].t).q - ref.samples[j].q).lpNorm<Eigen::Infinity>());
+  }
+  // Without the pulse the mechanism would be elsewhere by far more than the tolerance allows.
+  const TestMechanism<Cap> plain = testing::slider_crank<Cap>();
+  const testing::Rk4Reference<Mech> unkicked(plain.mech, plain.initial, 1e-5, 60000, 60000);
+  error_without = (unkicked.samples.back().q - ref.samples.back().q).lpNorm<Eigen::Infinity>();
+  std::printf("longest step before the pulse %.3e, inside %.3e (%d steps); error against RK4 %.3e; the pulse moves "
+              "the state by %.3e\n",
+              longest_before, longest_inside, inside, error, error_without);
+  EXPECT_TRUE(landed) << "no step ended on the pulse's first edge";
+  EXPECT_GT(longest_before, width) << "the test needs steps longer than the pulse before it";
+  EXPECT_LE(longest_inside, width / 2);
+  EXPECT_GE(inside, 2);
+  EXPECT_GT(error_without, 0.1);
+  EXPECT_LT(error, 20 * eps);
+}
+
 }  // namespace
 }  // namespace quatstep
