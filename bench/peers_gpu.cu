@@ -10,17 +10,26 @@
 // Peers: peer:rk4_registers (one thread per body, rk4_step.hpp in registers, double),
 // peer:semi_implicit_euler_f32 (one thread per body, semi_implicit_euler_step.hpp, float),
 // peer:odeint_rk4_thrust_cuda (odeint_rk4.hpp with thrust::device_vector, CUDA backend, double).
+// DEM coupling, dem/<stepper>/bodies:N/steps:S: one step per launch with the caller's spatial torques
+// for that step (a 3 × N device array), the state in global memory between steps, float, as a
+// granular code calls it: quatstep's NoSquish (order 2, free bodies) through cuda::BatchStepper,
+// and the float semi-implicit Euler peer written as the same coupled step (rotation only: it has
+// no translation; the torque turned into body axes each step). Time per step from cudaEvents.
 // Benchmarks only (registration, no main): the object library quatstep_bench_peers_gpu is linked
 // into bench_gpu. Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <thrust/execution_policy.h>
 
+#include "kernels/batch_stepper.cuh"
 #include "kernels/cuda_ensemble.cuh"
+#include "quatstep/integrators/no_squish.hpp"
 #include "peers/measure.hpp"
 #include "peers/odeint_rk4.hpp"
 #include "peers/quatstep_methods.hpp"
@@ -146,6 +155,118 @@ void sweeps(benchmark::internal::Benchmark* b, std::initializer_list<index_t> wp
 const std::initializer_list<index_t> steps_2x = {100, 200, 400, 800, 1600, 3200};
 const std::initializer_list<index_t> steps_4x = {100, 400, 1600, 6400, 25600, 102400};
 
+/// The peer's semi-implicit Euler as a coupled step: body i's state and parameters from global
+/// memory, the step's spatial torque turned into body axes, the state stored back.
+template <class S>
+__global__ void peer_coupled_step(SoaView<S> x, SoaView<S> p, const S* __restrict__ torque, S h) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  const index_t n = x.bodies;
+  if (i >= n) return;
+  RotationState<S> s = load_state(x, i);
+  RotationParams<S> params = load_params(p, i);
+  params.torque = to_body(s.q, Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]));
+  SemiImplicitEulerStep()(params, s, h);
+  store_state(x, i, s);
+}
+
+/// Spatial torques of the DEM steps: small, different per body and component, fixed over the run.
+struct DemTorque {
+  float* torque;
+  index_t bodies;
+  QS_HD void operator()(index_t k) const { torque[k] = 0.1f * sinf(0.37f * float(k % 1000003)); }
+};
+
+/// Steps of 1e-4 s (spins up to 20 rad/s) through a coupled stepper `step(torque)`, each a launch.
+template <class Setup>
+void dem_run(benchmark::State& state, Setup setup) {
+  const std::string why = gpu_unusable_reason();
+  if (!why.empty()) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const index_t n = state.range(0), steps = state.range(1);
+  try {
+    thrust::device_vector<float> torque(3 * n);
+    thrust::for_each(thrust::device, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(3 * n),
+                     DemTorque{thrust::raw_pointer_cast(torque.data()), n});
+    auto stepper = setup(n);
+    const float* tau = thrust::raw_pointer_cast(torque.data());
+    for (auto _ : state) {
+      const Elapsed e = CudaEventTimer()([&] {
+        for (index_t k = 0; k < steps; ++k) stepper.step(1e-4f, tau);
+      });
+      state.SetIterationTime(e.wall);
+    }
+    check(cudaDeviceSynchronize(), "DEM steps");
+    state.counters["failed"] = double(stepper.failed());
+    state.counters["body_steps_per_s"] =
+        benchmark::Counter(double(n) * double(steps), benchmark::Counter::kIsIterationInvariantRate);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+/// quatstep: NoSquish, order 2, on FreeRigidBody<float> through the coupled-step API.
+class NoSquishCoupled {
+ public:
+  using Integrator = NoSquish<FreeRigidBody<float>>;
+  explicit NoSquishCoupled(index_t n) : batch_(integrator(), models(n), initial(n), 0.0f) {}
+  void step(float h, const float* torque) { batch_.step(h, torque, nullptr); }
+  index_t failed() const {
+    std::vector<Status> status(batch_.bodies());
+    check(cudaMemcpy(status.data(), batch_.status(), status.size() * sizeof(Status), cudaMemcpyDeviceToHost),
+          "status copy");
+    return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
+  }
+
+ private:
+  static Integrator integrator() {
+    NoSquishSettings<float> settings;
+    settings.order = 2;
+    return Integrator(settings);
+  }
+  static std::vector<FreeRigidBody<float>> models(index_t n) {
+    std::vector<FreeRigidBody<float>> m(n);
+    for (index_t i = 0; i < n; ++i) {
+      RotationParams<double> p;
+      free_rotation_body(spec, i, p);
+      m[i].inertia = p.inertia.cast<float>().asDiagonal();
+    }
+    return m;
+  }
+  static std::vector<RigidBodyKinematics<float>> initial(index_t n) {
+    std::vector<RigidBodyKinematics<float>> k(n);
+    for (index_t i = 0; i < n; ++i) {
+      RotationParams<double> p;
+      const RotationState<double> x = free_rotation_body(spec, i, p);
+      k[i].quaternion = x.q.cast<float>();
+      k[i].omega_body = x.w.cast<float>();
+    }
+    return k;
+  }
+  quatstep::cuda::BatchStepper<Integrator> batch_;
+};
+
+/// The peer: the float semi-implicit Euler as a coupled step on the same bodies.
+class PeerCoupled {
+ public:
+  explicit PeerCoupled(index_t n) : n_(n), x_(state_components * n), p_(param_components * n) {
+    thrust::for_each(thrust::device, thrust::counting_iterator<index_t>(0), thrust::counting_iterator<index_t>(n),
+                     StoreBody<float>{spec, view(x_), view(p_)});
+  }
+  void step(float h, const float* torque) {
+    constexpr int block = 256;
+    peer_coupled_step<<<unsigned((n_ + block - 1) / block), block>>>(view(x_), view(p_), torque, h);
+    check(cudaGetLastError(), "peer_coupled_step launch");
+  }
+  index_t failed() const { return 0; }  // no failure mode
+
+ private:
+  SoaView<float> view(thrust::device_vector<float>& v) { return {thrust::raw_pointer_cast(v.data()), n_}; }
+  index_t n_;
+  thrust::device_vector<float> x_, p_;
+};
+
 const int registered = [] {
   for_each_quatstep_method([](const char* name, auto integrator) {
     using Integrator = decltype(integrator);
@@ -159,6 +280,15 @@ const int registered = [] {
   sweeps(register_peer<GpuPeerLoop<Rk4Step, double>>("peer:rk4_registers"), steps_2x);
   sweeps(register_peer<GpuPeerLoop<SemiImplicitEulerStep, float>>("peer:semi_implicit_euler_f32"), steps_4x);
   sweeps(register_peer<OdeintRk4<thrust::device_vector<double>>>("peer:odeint_rk4_thrust_cuda"), steps_2x);
+  for (auto* b : {benchmark::RegisterBenchmark("dem/no_squish_order2_f32",
+                                               [](benchmark::State& st) {
+                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n); });
+                                               }),
+                  benchmark::RegisterBenchmark("dem/peer:semi_implicit_euler_f32",
+                                               [](benchmark::State& st) {
+                                                 dem_run(st, [](index_t n) { return PeerCoupled(n); });
+                                               })})
+    b->ArgNames({"bodies", "steps"})->UseManualTime()->Unit(benchmark::kMillisecond)->Args({100000, 1000})->Args({1000000, 1000});
   return 0;
 }();
 
