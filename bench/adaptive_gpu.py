@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """Adaptive against fixed steps on a heterogeneous ensemble, end to end through `quatstep run`.
 
-The ensemble: Sherif's heavy top (examples/adaptive_heavy_tops.toml) with its spin about the disc
-axis spread 100x, 1.5 ... 150 rad/s, t in [0, 1], modified HHT with the inertia shift,
-alpha = -0.2. One fixed step must be sized for the fastest top; adaptive steps (per unit step
-control) size each top's own. Two orders of the same spins: "sorted" (a sweep: neighbouring
-bodies, hence the 32 of a GPU warp, spin alike) and "shuffled" (log-uniform draws: nearly every
-warp holds a fast top, and a warp runs as long as its slowest lane).
+Two ensembles whose spin spreads 100x over the bodies, modified HHT with the inertia shift,
+alpha = -0.2; fixed steps h (one step for all, sized by the fastest body) against adaptive steps
+(per unit step control, each body its own):
+  heavy_top   Sherif's heavy top (examples/adaptive_heavy_tops.toml), spin about the disc axis
+              1.5 ... 150 rad/s, t in [0, 1];
+  free_body   the torque-free asymmetric body J = diag(6, 8, 3), Omega(0) = s (10, 20, 20) with
+              s = 0.01 ... 1 (tests/adaptive_ensemble_test.cpp), t in [0, 2].
+Two orders of the same spins: "sorted" (a sweep: neighbouring bodies, hence the 32 of a GPU warp,
+spin alike) and "shuffled" (log-uniform draws of |Omega|: nearly every warp holds a fast body, and a
+warp runs as long as its slowest lane).
 
-  accuracy QUATSTEP [N]        worst rotation error over a spread of bodies of the N-body ensemble
-                               and over the samples t = 0, 0.1, ..., 1, for each fixed h and each
-                               tolerance of the tables below, against fixed steps of 1e-6 (CPU,
-                               `--bodies`: the same bodies as the rows of the full run)
-  timing QUATSTEP [N] [BACKEND] the whole ensemble, no trajectories, for the same fixed steps and
-                               tolerances (both orders): the integration loop's wall time and
-                               body-steps/s (accepted steps for the adaptive runs)
+  accuracy PROBLEM QUATSTEP [N]        worst rotation error over a spread of bodies of the sorted
+                                       N-body ensemble and over the samples, for each fixed h and
+                                       tolerance, against fine fixed steps (reference_step; CPU,
+                                       `--bodies`: the same bodies as the rows of the full run)
+  timing PROBLEM QUATSTEP [N] [BACKEND] the whole ensemble, no trajectories, for the same fixed
+                                       steps and tolerances (both orders): the integration loop's
+                                       wall time and body-steps/s (accepted steps when adaptive)
 
 Rows of the two modes with the same worst error give the wall time to that accuracy.
 """
@@ -27,25 +31,33 @@ import tempfile
 
 import numpy as np
 
-FIXED_STEPS = [1e-4, 5e-5, 2.5e-5, 1.25e-5]
-TOLERANCES = [1e-4, 3e-5, 1e-5, 3e-6, 1e-6]  # rotation_atol per unit time
-TIMING_TOLERANCES = [1e-4, 1e-5, 1e-6]
-TIMEOUT = 150  # seconds per timed run
-REFERENCE_STEP = 1e-6
-T_END = 1.0
-OUTPUT_SPACING = 0.1
-
-SCENARIO = """
-[model]
+PROBLEMS = {
+    "heavy_top": dict(
+        model="""[model]
 type = "heavy_top"
 inertia = [0.234375, 0.46875, 0.234375]
 mass = 15.0
 center_of_mass = [0.0, 1.0, 0.0]
-gravity = [0.0, 0.0, -9.81]
+gravity = [0.0, 0.0, -9.81]""",
+        slowest=[0.0, 1.5, -0.0461538], fastest=[0.0, 150.0, -4.61538], t_end=1.0, spacing=0.1,
+        fixed_steps=[1e-4, 5e-5, 2.5e-5, 1.25e-5], tolerances=[1e-4, 3e-5, 1e-5, 3e-6, 1e-6],
+        timing_tolerances=[1e-4, 1e-5, 1e-6], reference_step=1e-6),
+    "free_body": dict(
+        model="""[model]
+type = "free_rigid_body"
+inertia = [6.0, 8.0, 3.0]""",
+        slowest=[0.1, 0.2, 0.2], fastest=[10.0, 20.0, 20.0], t_end=2.0, spacing=0.2,
+        fixed_steps=[1.25e-3, 6.25e-4, 3.125e-4, 1.5625e-4], tolerances=[1e-3, 3e-4, 1e-4, 3e-5, 1e-5],
+        timing_tolerances=[1e-3, 1e-4, 1e-5], reference_step=5e-6),
+}
+TIMEOUT = 150  # seconds per timed run
+
+SCENARIO = """
+{model}
 
 [initial]
 quaternion = [1.0, 0.0, 0.0, 0.0]
-omega_body = [0.0, 150.0, -4.61538]
+omega_body = {fastest}
 
 [integrator]
 method = "modified_hht"
@@ -67,30 +79,36 @@ trajectories = "{trajectories}"
 """
 
 
-SPINS = {
-    "sorted": """[[ensemble.sweep]]
+def spins(problem, order):
+    slow, fast = problem["slowest"], problem["fastest"]
+    if order == "sorted":
+        return f"""[[ensemble.sweep]]
 key = "initial.omega_body"
-from = [0.0, 1.5, -0.0461538]
-to = [0.0, 150.0, -4.61538]""",
-    "shuffled": """[[ensemble.random]]
+from = {slow}
+to = {fast}"""
+    norm = lambda v: sum(x * x for x in v) ** 0.5
+    return f"""[[ensemble.random]]
 key = "initial.omega_body"
 distribution = "axis_magnitude"
-axis = [0.0, 150.0, -4.61538]
-magnitude = { distribution = "log_uniform", low = 1.50071, high = 150.071 }""",
-}
+axis = {fast}
+magnitude = {{ distribution = "log_uniform", low = {norm(slow)!r}, high = {norm(fast)!r} }}"""
 
 
-def scenario(path, bodies, *, h=None, tolerance=None, trajectories="all", spins="sorted"):
+ORDERS = ("sorted", "shuffled")
+
+
+def scenario(path, problem, bodies, *, h=None, tolerance=None, trajectories="all", order="sorted"):
+    spacing = problem["spacing"]
     if h is not None:
         time = f"dt = {h!r}"
-        stride = round(OUTPUT_SPACING / h)
+        stride = round(spacing / h)
     else:
-        time = (f"dt = {OUTPUT_SPACING!r}\nadaptive = true\ncontrol = \"per_unit_step\"\n"
+        time = (f"dt = {spacing!r}\nadaptive = true\ncontrol = \"per_unit_step\"\n"
                 f"rotation_atol = {tolerance!r}\nh_initial = 1e-5\nh_max = 1e-2")
         stride = 1
     with open(path, "w") as f:
-        f.write(SCENARIO.format(t_end=T_END, time=time, bodies=bodies, stride=stride, trajectories=trajectories,
-                                spins=SPINS[spins]))
+        f.write(SCENARIO.format(model=problem["model"], fastest=problem["fastest"], t_end=problem["t_end"], time=time,
+                                bodies=bodies, stride=stride, trajectories=trajectories, spins=spins(problem, order)))
 
 
 def run(exe, toml, output, *args, timeout=None):
@@ -120,42 +138,48 @@ def summary_value(text, pattern):
     return float(match.group(1)) if match else math.nan
 
 
-def accuracy(exe, bodies):
+def spin_of(problem, body, bodies):
+    """|Omega(0)| of body `body` of the sorted ensemble."""
+    norm = lambda v: sum(x * x for x in v) ** 0.5
+    lo, hi = norm(problem["slowest"]), norm(problem["fastest"])
+    return lo + (hi - lo) * body / (bodies - 1)
+
+
+def accuracy(problem, exe, bodies):
     picked = sorted({round(i * (bodies - 1) / 32) for i in range(33)})
     chosen = ["--bodies", ",".join(map(str, picked)), "--threads", str(os.cpu_count())]
     with tempfile.TemporaryDirectory() as tmp:
         def trial(name, **kw):
             toml, h5 = f"{tmp}/{name}.toml", f"{tmp}/{name}.h5"
-            scenario(toml, bodies, **kw)
+            scenario(toml, problem, bodies, **kw)
             text = run(exe, toml, h5, *chosen)
             q = quaternions(h5)
             if not np.isfinite(q).all():
                 sys.exit(f"{name}: non-finite quaternions (a failed body):\n{text}")
             return q, text
-        reference, _ = trial("reference", h=REFERENCE_STEP)
-        print(f"worst rotation error over bodies {picked[0]} ... {picked[-1]} ({len(picked)} of {bodies}) "
-              f"and t = 0, 0.1, ..., {T_END} against fixed h = {REFERENCE_STEP}")
-        print("| run | worst error [rad] | its body (spin rad/s) | slowest top's error | fastest top's error | "
+
+        def row(label, q, steps):
+            error = rotation_error(q, reference).max(axis=0)
+            worst = int(error.argmax())
+            print(f"| {label} | {error.max():.3e} | {picked[worst]} ({spin_of(problem, picked[worst], bodies):.3g}) | "
+                  f"{error[0]:.3e} | {error[-1]:.3e} | {steps:.0f} |")
+
+        reference, _ = trial("reference", h=problem["reference_step"])
+        print(f"worst rotation error over bodies {picked[0]} ... {picked[-1]} ({len(picked)} of {bodies}) and "
+              f"the samples every {problem['spacing']} to t = {problem['t_end']}, against fixed h = "
+              f"{problem['reference_step']}")
+        print("| run | worst error [rad] | its body (spin rad/s) | slowest body's error | fastest body's error | "
               "body-steps per body (mean) |")
         print("|---|---:|---|---:|---:|---:|")
-        for h in FIXED_STEPS:
-            q, _ = trial("fixed", h=h)
-            error = rotation_error(q, reference).max(axis=0)
-            worst = int(error.argmax())
-            print(f"| fixed h = {h:g} | {error.max():.3e} | {picked[worst]} "
-                  f"({1.5 + 148.5 * picked[worst] / (bodies - 1):.1f}) | {error[0]:.3e} | {error[-1]:.3e} | "
-                  f"{T_END / h:.0f} |")
-        for tolerance in TOLERANCES:
+        for h in problem["fixed_steps"]:
+            row(f"fixed h = {h:g}", trial("fixed", h=h)[0], problem["t_end"] / h)
+        for tolerance in problem["tolerances"]:
             q, text = trial("adaptive", tolerance=tolerance)
-            error = rotation_error(q, reference).max(axis=0)
-            worst = int(error.argmax())
             accepted = summary_value(text, r"adaptive steps\s+([0-9.e+]+) accepted")
-            print(f"| adaptive, per unit step, rotation_atol = {tolerance:g} | {error.max():.3e} | {picked[worst]} "
-                  f"({1.5 + 148.5 * picked[worst] / (bodies - 1):.1f}) | {error[0]:.3e} | {error[-1]:.3e} | "
-                  f"{accepted / len(picked):.0f} |")
+            row(f"adaptive, per unit step, rotation_atol = {tolerance:g}", q, accepted / len(picked))
 
 
-def timing(exe, bodies, backend):
+def timing(problem, exe, bodies, backend):
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{bodies} bodies, backend {backend}, no trajectories; loop = the summary's integration loop")
         print("| run | loop [s] | whole command [s] | body-steps | body-steps/s (loop) | rejected |")
@@ -163,7 +187,7 @@ def timing(exe, bodies, backend):
 
         def trial(label, **kw):
             toml = f"{tmp}/run.toml"
-            scenario(toml, bodies, trajectories="none", **kw)
+            scenario(toml, problem, bodies, trajectories="none", **kw)
             try:
                 text = run(exe, toml, f"{tmp}/run.h5", "--backend", backend, timeout=TIMEOUT)
             except subprocess.TimeoutExpired:
@@ -173,22 +197,22 @@ def timing(exe, bodies, backend):
             wall = summary_value(text, r"wall time\s+([0-9.e+-]+) s")
             accepted = summary_value(text, r"adaptive steps\s+([0-9.e+]+) accepted")
             rejected = summary_value(text, r"accepted, ([0-9.e+]+) rejected")
-            steps = accepted if not math.isnan(accepted) else bodies * round(T_END / kw["h"])
+            steps = accepted if not math.isnan(accepted) else bodies * round(problem["t_end"] / kw["h"])
             print(f"| {label} | {loop:.3f} | {wall:.3f} | {steps:.4g} | {steps / loop:.3g} | "
                   f"{'' if math.isnan(rejected) else f'{rejected:.0f}'} |", flush=True)
-        for h in FIXED_STEPS:
+        for h in problem["fixed_steps"]:
             trial(f"fixed h = {h:g}", h=h)
-        for spins in SPINS:
-            for tolerance in TIMING_TOLERANCES:
-                trial(f"adaptive, {spins}, rotation_atol = {tolerance:g}", tolerance=tolerance, spins=spins)
+        for order in ORDERS:
+            for tolerance in problem["timing_tolerances"]:
+                trial(f"adaptive, {order}, rotation_atol = {tolerance:g}", tolerance=tolerance, order=order)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "timing"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("accuracy", "timing") or sys.argv[2] not in PROBLEMS:
         sys.exit(__doc__)
-    mode, exe = sys.argv[1], sys.argv[2]
-    n = int(float(sys.argv[3])) if len(sys.argv) > 3 else 1000000
+    mode, problem, exe = sys.argv[1], PROBLEMS[sys.argv[2]], sys.argv[3]
+    n = int(float(sys.argv[4])) if len(sys.argv) > 4 else 100000
     if mode == "accuracy":
-        accuracy(exe, n)
+        accuracy(problem, exe, n)
     else:
-        timing(exe, n, sys.argv[4] if len(sys.argv) > 4 else "cuda")
+        timing(problem, exe, n, sys.argv[5] if len(sys.argv) > 5 else "cuda")
