@@ -121,14 +121,17 @@ class GpuPeerLoop {
   thrust::device_vector<S> initial_, params_, x_;
 };
 
+/// Whether a GPU can run the benchmark; if not, the benchmark is skipped with the reason.
+bool gpu_usable(benchmark::State& state) {
+  const std::string why = gpu_unusable_reason();
+  if (!why.empty()) state.SkipWithError(why.c_str());
+  return why.empty();
+}
+
 /// One benchmark on the runner that make(bodies, h) returns.
 template <class Make>
 void gpu_run(benchmark::State& state, Make make) {
-  const std::string why = gpu_unusable_reason();
-  if (!why.empty()) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
+  if (!gpu_usable(state)) return;
   const index_t n = state.range(0), steps = state.range(1);
   try {
     auto runner = make(n, t_end / double(steps));
@@ -179,11 +182,7 @@ struct DemTorque {
 /// Steps of 1e-4 s (spins up to 20 rad/s) through a coupled stepper `step(torque)`, each a launch.
 template <class Setup>
 void dem_run(benchmark::State& state, Setup setup) {
-  const std::string why = gpu_unusable_reason();
-  if (!why.empty()) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
+  if (!gpu_usable(state)) return;
   const index_t n = state.range(0), steps = state.range(1);
   try {
     thrust::device_vector<float> torque(3 * n);

@@ -113,11 +113,8 @@ TEST(MechanismAdaptive, LocalErrorEstimateMatchesTheTrueLocalError) {
 
 using Point = testing::SweepPoint;
 
-/// The slider-crank over t ∈ [0, 1] under modified HHT with its shift at α = −0.2, adaptive steps of
-/// tolerance eps for every coordinate: the largest coordinate error against RK4 (1e-5) over the
-/// output times every 0.01 s, and the accepted steps.
-Point sweep_point(ErrorControl control, double eps, const std::vector<testing::Rk4Reference<Mech>::Sample>& ref) {
-  const TestMechanism<Cap> tm = testing::slider_crank<Cap>();
+/// Adaptive steps of modified HHT with its shift, α = −0.2, tolerance eps on every coordinate.
+AdaptiveHht<mechanism::MechanismModifiedHht<Mech>> modified_hht_shift_stepper(ErrorControl control, double eps) {
   AdaptiveSettings<double> a;
   a.control = control;
   a.rotation_atol = a.translation_atol = eps;
@@ -126,6 +123,15 @@ Point sweep_point(ErrorControl control, double eps, const std::vector<testing::R
   const AdaptiveHht<mechanism::MechanismModifiedHht<Mech>> stepper(
       mechanism::MechanismModifiedHht<Mech>(hht_settings(-0.2, true)), a);
   stepper.validate();
+  return stepper;
+}
+
+/// The slider-crank over t ∈ [0, 1] under modified HHT with its shift at α = −0.2, adaptive steps of
+/// tolerance eps for every coordinate: the largest coordinate error against RK4 (1e-5) over the
+/// output times every 0.01 s, and the accepted steps.
+Point sweep_point(ErrorControl control, double eps, const std::vector<testing::Rk4Reference<Mech>::Sample>& ref) {
+  const TestMechanism<Cap> tm = testing::slider_crank<Cap>();
+  const auto stepper = modified_hht_shift_stepper(control, eps);
   decltype(stepper)::State st;
   EXPECT_EQ(stepper.initialize(tm.mech, tm.initial, 0.0, st), Status::ok);
   std::int64_t accepted = 0;
@@ -195,14 +201,7 @@ TEST(MechanismAdaptive, StepsLandOnATorquePulseAndIntegrateIt) {
   ASSERT_EQ(ref.status, Status::ok);
 
   const double eps = 1e-4;
-  AdaptiveSettings<double> a;
-  a.control = ErrorControl::per_unit_step;
-  a.rotation_atol = a.translation_atol = eps;
-  a.rotation_rtol = a.translation_rtol = 0;
-  a.h_initial = 1e-4;
-  const AdaptiveHht<mechanism::MechanismModifiedHht<Mech>> stepper(
-      mechanism::MechanismModifiedHht<Mech>(hht_settings(-0.2, true)), a);
-  stepper.validate();
+  const auto stepper = modified_hht_shift_stepper(ErrorControl::per_unit_step, eps);
   decltype(stepper)::State st;
   ASSERT_EQ(stepper.initialize(tm.mech, tm.initial, 0.0, st), Status::ok);
   double longest_before = 0, longest_inside = 0, error = 0, error_without = 0;
