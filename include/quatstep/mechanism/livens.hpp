@@ -47,6 +47,7 @@
 
 #include "quatstep/channels.hpp"
 #include "quatstep/integrators/livens_integrator.hpp"
+#include "quatstep/linalg/lu.hpp"
 #include "quatstep/mechanism/consistent_state.hpp"
 #include "quatstep/mechanism/dynamics.hpp"
 #include "quatstep/mechanism/kkt.hpp"
@@ -129,7 +130,7 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   }
   if (quartic) {
     Vec14 w = d;
-    if (invariant) w -= gamma * (gamma.transpose() * gamma).ldlt().solve(Vec<S, 6>(gamma.transpose() * d));
+    if (invariant) w -= gamma * Lu<S, 6>(gamma.transpose() * gamma).solve(Vec<S, 6>(gamma.transpose() * d));
     const S wd = w.dot(d);
     // Below |w|² ≈ √ε the correction ε/(w·Δq) = O(|Δq|) is smaller than the round-off it divides.
     if (wd > std::sqrt(std::numeric_limits<S>::epsilon()))
@@ -148,7 +149,9 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   const Mat<S, 6, 6> m = gamma.transpose() * gamma - gd * gd.transpose() / dd;
   Mat<S, 6, 3> xt = Mat<S, 6, 3>::Zero();
   xt.template topRows<3>() = skew(delta);  // Xᵀ = [−[δ]×  0]ᵀ = [[δ]×; 0]
-  const Mat<S, 6, 3> w = m.ldlt().solve(xt);
+  const Lu<S, 6> lu(m);  // Eigen's LDLT is host-only; the joint gradients run on the GPU too
+  Mat<S, 6, 3> w;
+  for (int a = 0; a < 3; ++a) w.col(a) = lu.solve(xt.col(a));
   const Mat<S, 14, 3> gw = gamma * w;
   const Vec3<S> wg = w.transpose() * gd;
   for (int a = 0; a < 3; ++a) add(a, Vec14(gw.col(a) - (wg[a] / dd) * d));
