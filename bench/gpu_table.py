@@ -18,6 +18,8 @@ def rows(report):
         parts = b["run_name"].split("/")
         if parts[0] not in ("cuda", "cpu"):
             continue  # the peers have their own table (peers_table.py)
+        if parts[2] == "mechanism":  # cuda/double/mechanism/METHOD/MECHANISM/N: N mechanisms, mechanism-steps/s
+            parts = parts[:2] + ["%s on the %s" % (parts[3], parts[4].replace("_", "-"))] + parts[5:]
         yield dict(backend=parts[0], precision=parts[1], integrator=parts[2], bodies=int(parts[3]),
                    error=b.get("error_message", "") if b.get("error_occurred") else "",
                    rate=b.get("body_steps/s"), newton=b.get("newton_it/step"))

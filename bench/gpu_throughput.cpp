@@ -11,6 +11,9 @@
 //   peak_fraction     flops/step × body_steps/s over the H100/H200 peak without tensor cores:
 //                     34 TFLOP/s in FP64, 67 TFLOP/s in FP32 (CUDA rows only)
 // The peers (bench/peers_gpu.cu) are linked into the same program and run in the same invocation.
+// mechanism/…: Kinon's four-bar (problems/mechanisms.hpp), spinning, on the GPU mechanism batch
+// (kernels/cuda_mechanisms.cuh) with issue 15's two methods at h = 1e-3, one launch per 100 steps
+// with one sample copied back; body_steps/s counts mechanism-steps there.
 // Without a usable GPU the CUDA benchmarks report the reason and the CPU ones still run.
 #include <benchmark/benchmark.h>
 
@@ -25,6 +28,10 @@
 #include "ensemble_factory.hpp"
 #include "host/ensemble_builder.hpp"
 #include "kernels/cuda_device.hpp"
+#include "kernels/cuda_mechanisms.hpp"
+#include "mechanisms.hpp"
+#include "quatstep/mechanism/channels.hpp"
+#include "quatstep/mechanism/registry.hpp"
 #include "scenario.hpp"
 #include "step_flops.hpp"
 
@@ -86,6 +93,67 @@ void throughput(benchmark::State& state, const IntegratorCase& c, Backend backen
   state.counters["failed"] = double(failed);
   if (failed) state.SkipWithError("bodies failed: not a valid throughput figure");
 }
+
+/// n copies of the four-bar spinning at `spin` rad/s from its consistent initial state, 100 steps
+/// of 1e-3 per launch.
+template <class Integrator>
+void mechanism_throughput(benchmark::State& state, const Integrator& integrator, double spin) {
+  using Cap = mechanism::SmallCapacity;
+  const index_t n = state.range(0), stride = 100;
+  const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>(spin, 100.0);
+  typename Integrator::State s0{};
+  if (integrator.initialize(tm.mech, tm.initial, 0.0, s0) != Status::ok) {
+    state.SkipWithError("the four-bar's initial state failed");
+    return;
+  }
+  int scalars = mechanism::mechanism_channel_scalars(tm.mech.n_bodies) + 1;
+  if constexpr (has_integrator_channels<Integrator>::value) scalars += channel_scalars(Integrator::channels);
+  const std::size_t size = std::size_t(n);
+  std::unique_ptr<MechanismBatch> batch;
+  try {
+    if (const std::string reason = cuda::device_unusable_reason(); !reason.empty()) throw std::runtime_error(reason);
+    batch = cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<Integrator>{
+        integrator, std::vector(size, tm.mech), std::vector(size, s0), std::vector(size, Status::ok), 0.0, 1e-3,
+        stride, scalars});
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  std::vector<double> window(std::size_t(scalars) * size);
+  index_t j = 0;
+  for (auto _ : state) batch->advance(++j, 1, window.data());
+  std::vector<Status> status;
+  std::vector<index_t> iterations, failed_step;
+  batch->records(status, iterations, failed_step);
+  const double steps = double(n) * double(stride) * double(state.iterations());
+  state.counters["body_steps/s"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
+  state.counters["newton_it/step"] = double(std::accumulate(iterations.begin(), iterations.end(), index_t(0))) / steps;
+  const auto failed = std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
+  state.counters["failed"] = double(failed);
+  if (failed) state.SkipWithError("mechanisms failed: not a valid throughput figure");
+}
+
+template <class Integrator>
+void register_mechanism(const std::string& name, const Integrator& integrator, double spin) {
+  benchmark::RegisterBenchmark(("cuda/double/mechanism/" + name + "/four_bar").c_str(),
+                               [integrator, spin](benchmark::State& s) { mechanism_throughput(s, integrator, spin); })
+      ->RangeMultiplier(10)
+      ->Range(1000, 100'000)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+
+const bool registered_mechanisms = [] {
+  using Mech = mechanism::Mechanism<double, mechanism::SmallCapacity>;
+  mechanism::MechanismHhtSettings<double> shifted;
+  shifted.alpha = -0.2;  // bench_mechanism_solve's CPU figures: the same four-bar, α and h
+  shifted.inertia_shift = true;
+  register_mechanism("modified_hht_shift", mechanism::MechanismModifiedHht<Mech>(shifted), 0.5);
+  // EML at 0.2 rad/s: at 0.5 its equivariant joint gradient is singular on the rigidly spinning loop
+  // and Newton fails (docs/mechanisms.md, "Open points").
+  register_mechanism("livens_em", mechanism::MechanismLivensEm<Mech>(), 0.2);
+  return true;
+}();
 
 const bool registered = [] {
   const std::string reason = cuda::device_unusable_reason();

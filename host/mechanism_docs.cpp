@@ -61,16 +61,29 @@ void print_mechanism_format(std::ostream& os) {
     }
     previous = &m.keys;
   }
-  os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above; adaptive = true runs with hht and modified_hht, each mechanism with its own steps, sampled at the output times by dense output (/accepted_steps, /rejected_steps, /smallest_step, /largest_step per mechanism). [run]: backend \"auto\" or \"cpu\", precision \"double\" (mechanisms run on the CPU in "
-        "double precision). [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
+  os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above; adaptive = true runs with hht and modified_hht, each mechanism with its own steps, sampled at the output times by dense output (/accepted_steps, /rejected_steps, /smallest_step, /largest_step per mechanism). [run]: backend \"auto\", \"cuda\" or \"cpu\" as for bodies — the GPU runs one "
+        "mechanism per thread, with fixed steps, mechanisms of at most " + small_capacity_limits() +
+        " (\"auto\" runs adaptive steps and larger mechanisms on the CPU, \"cuda\" rejects them); precision "
+        "\"double\". [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "
         "`spring.<name>.<key>` (point_i, point_j, stiffness, damping, rest_length), `load.<index>.<key>` (value, "
         "profile.<key>); each swept key is written to /parameters/<key>, and every mechanism of the ensemble is "
-        "built and checked before the run (a bad one is reported as \"mechanism i\"). [[ensemble.override]] tables "
+        "built and checked before the run (a bad one is reported as \"mechanism i\"). [[ensemble.random]] and "
+        "[[ensemble.design]] tables draw those keys as they draw a body's (mechanism i's values depend on the seed, i "
+        "and the key alone), written to /parameters too; a `body.<name>.inertia` is kept physical as model.inertia is "
+        "(invalid = \"redraw\" | \"fail\"; body_shape with mass_key = \"body.<name>.mass\"). [[ensemble.override]] tables "
         "set keys of one mechanism last: `mechanism` (required, an index in [0, size)) and any of those keys by "
         "name (`\"spring.return spring.stiffness\" = 500.0`), also written to /parameters. [output]: `file` and "
-        "`stride`; every channel is written for every mechanism.\n";
+        "`stride`; every channel is written for every mechanism. [output.statistics] as above, over the "
+        "mechanism's channels, written to /statistics: by name the standard observables of mechanisms (";
+  std::string names;
+  for (const statistics::Observable& o : mechanism_observables())
+    names += (names.empty() ? "`" : ", `") + o.name() + "`";
+  os << names
+     << "; without `observables` those the method's channels have), others by kind — a per-body channel "
+        "holds every body in the [[mechanism.body]] order, so `kind = \"component\"`, `channel = \"omega_body\"`, "
+        "`component = 3` is the second body's x; a mechanism counts at a sample until it fails.\n";
 }
 
 }  // namespace quatstep

@@ -9,13 +9,21 @@
 #include <cmath>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
+#include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
+#include "mechanism_batch.hpp"
 #include "quatstep/config.hpp"
 #include "quatstep/mechanism/adaptive.hpp"
+#include "quatstep/mechanism/batch.hpp"
 #include "quatstep/mechanism/channels.hpp"
+#include "statistics/ensemble_statistics.hpp"
+#ifdef QUATSTEP_WITH_CUDA
+#include "kernels/cuda_mechanisms.hpp"
+#endif
 
 namespace quatstep {
 
@@ -44,30 +52,22 @@ namespace {
 using mechanism::AssemblyReport;
 using mechanism::AssemblySettings;
 
-/// Hands a sample's scalars to column i of a window: component c at sample[c·n + i].
-struct SampleWriter {
-  double* sample;
-  index_t n, i, c = 0;
-  void operator()(double x) { sample[(c++) * n + i] = x; }
-  template <int N>
-  void operator()(const Vec<double, N>& v) {
-    for (int k = 0; k < N; ++k) (*this)(v[k]);
+/// The statistics rows of samples [first, first + count) of a window ([sample][scalar][mechanism]).
+/// A mechanism counts at a sample while that sample is not NaN: a failed mechanism's samples are NaN
+/// from its failure on, whichever the steps (fixed, adaptive) or the backend.
+std::vector<std::vector<statistics::Summary>> summarize(statistics::EnsembleStatistics& stats, index_t first,
+                                                        index_t count, const double* window, int scalars, index_t n) {
+  std::vector<Status> health(std::size_t(n), Status::ok);
+  const std::vector<index_t> never(std::size_t(n), -1);  // the NaN says when
+  std::vector<std::vector<statistics::Summary>> rows;
+  for (index_t j = first; j < first + count; ++j) {
+    const double* sample = window + (j - first) * scalars * n;
+    for (index_t i = 0; i < n; ++i) health[i] = std::isnan(sample[i]) ? Status::non_finite : Status::ok;
+    stats.add(j, {sample, n, 0, n, health.data(), never.data()});
+    rows.push_back(stats.summarize(j));
+    stats.release(j);
   }
-};
-
-/// Mechanism i's values at one sample, in the order of mechanism_channels (the mechanism's channels,
-/// the iterations, the integrator's own).
-template <class Integrator, class Mech>
-void observe_sample(const Integrator& integrator, const Mech& m, const typename Integrator::State& s, double t,
-                    index_t iterations, double* sample, index_t n, index_t i) {
-  SampleWriter w{sample, n, i};
-  mechanism::observe_mechanism(integrator, m, s, t, w);
-  w(double(iterations));
-  if constexpr (has_integrator_channels<Integrator>::value) integrator.observe(m, s, w);
-}
-
-void fill_nan(double* sample, int scalars, index_t n, index_t i) {
-  for (int c = 0; c < scalars; ++c) sample[c * n + i] = NAN;
+  return rows;
 }
 
 /// The reject policy's verdict: empty when the input is on the constraints to the tolerance.
@@ -86,74 +86,83 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
   return {};
 }
 
-/// How a mechanism goes from one output time to the next with fixed steps: stride steps of dt.
+/// Fixed steps: every mechanism through a window by the core's advance_mechanism
+/// (include/quatstep/mechanism/batch.hpp), the function the GPU kernel calls.
 template <class Integrator>
 struct FixedSteps {
   using State = typename Integrator::State;
+  static constexpr bool gpu = true;  ///< the GPU takes these (kernels/cuda_mechanisms.cuh)
   Integrator method;
+  double t0, h;
 
   const Integrator& integrator() const { return method; }
   template <class Mech, class Kinematics>
-  Status initialize(const Mech& m, const Kinematics& k, double t0, State& s) const {
+  Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return method.initialize(m, k, t0, s);
   }
-  /// From sample j − 1 to sample j of mechanism i: its iterations, and on failure its failed step, into r.
   template <class Mech>
-  Status advance(const Mech& m, State& s, const MechanismScenario& sc, index_t j, index_t i, MechanismRunResult& r) const {
-    const double t0 = sc.time.t_start, h = sc.time.dt;
-    for (index_t k = (j - 1) * sc.stride; k < j * sc.stride; ++k) {
-      const NewtonOutcome o = method.step(m, s, t0 + double(k) * h, h);
-      r.iterations[i] += o.iterations;
-      if (o.status != Status::ok) {
-        r.failed_step[i] = k;
-        return o.status;
-      }
-    }
-    return Status::ok;
-  }
-  /// The integrator's state at the output time t that `advance` ended on.
-  template <class Mech>
-  const State& at(const Mech&, const State& s, double) const {
-    return s;
+  void advance(const Mech& m, State* states, const BodyRecord& record, index_t i, const SampleView<double>& out,
+               MechanismRunResult&) const {
+    mechanism::advance_mechanism(method, m, states, record, i, t0, h, out);
   }
 };
 
 /// The same with adaptive steps (include/quatstep/mechanism/adaptive.hpp): each mechanism keeps its
 /// own t and h, steps past each output time and is sampled there by dense output; its accepted and
 /// rejected steps and its smallest and largest step go to r.step_records, and a failure's step is the
-/// number of steps it had accepted (as for single bodies, adaptive_ensemble.hpp).
+/// number of steps it had accepted (as for single bodies, adaptive_ensemble.hpp). CPU only.
 template <class Integrator>
 struct AdaptiveSteps {
   using State = typename AdaptiveHht<Integrator>::State;
+  static constexpr bool gpu = false;
   AdaptiveHht<Integrator> stepper;
+  double t0, h;
 
   const Integrator& integrator() const { return stepper.integrator; }
   template <class Mech, class Kinematics>
-  Status initialize(const Mech& m, const Kinematics& k, double t0, State& s) const {
+  Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return stepper.initialize(m, k, t0, s);
   }
   template <class Mech>
-  Status advance(const Mech& m, State& s, const MechanismScenario& sc, index_t j, index_t i, MechanismRunResult& r) const {
-    const double tj = sc.time.t_start + double(j * sc.stride) * sc.time.dt;
-    while (s.t < tj) {
-      const auto o = stepper.step(m, s);
-      r.iterations[i] += o.iterations;
-      r.step_records.rejected[i] += o.rejected;
-      if (o.status != Status::ok) {
-        r.failed_step[i] = r.step_records.accepted[i];
-        return o.status;
+  void advance(const Mech& m, State* states, const BodyRecord& record, index_t i, const SampleView<double>& out,
+               MechanismRunResult& r) const {
+    State& s = states[i];
+    for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
+      const double tj = t0 + double(j * out.stride) * h;
+      const index_t before = record.newton_iterations[i];
+      while (record.status[i] == Status::ok && s.t < tj) {
+        const auto o = stepper.step(m, s);
+        record.newton_iterations[i] += o.iterations;
+        r.step_records.rejected[i] += o.rejected;
+        if (o.status != Status::ok) {
+          record.status[i] = o.status;
+          record.failed_step[i] = r.step_records.accepted[i];
+          break;
+        }
+        ++r.step_records.accepted[i];
+        r.step_records.smallest[i] = std::min(r.step_records.smallest[i], double(o.h));
+        r.step_records.largest[i] = std::max(r.step_records.largest[i], double(o.h));
       }
-      ++r.step_records.accepted[i];
-      r.step_records.smallest[i] = std::min(r.step_records.smallest[i], double(o.h));
-      r.step_records.largest[i] = std::max(r.step_records.largest[i], double(o.h));
+      mechanism::write_mechanism_sample(out, j, i, stepper.integrator, m, stepper.sample(m, s, tj), tj,
+                                        record.newton_iterations[i] - before, record.status[i] == Status::ok);
     }
-    return Status::ok;
-  }
-  template <class Mech>
-  typename Integrator::State at(const Mech& m, const State& s, double t) const {
-    return stepper.sample(m, s, t);
   }
 };
+
+/// The run's mechanisms on the GPU, from their initial states: what mechanism_backend sends there
+/// (fixed steps on mechanisms of SmallCapacity).
+template <class Stepper, class Mech>
+std::unique_ptr<MechanismBatch> cuda_mechanisms(const Stepper& stepper, const std::vector<Mech>& mechs,
+                                                const std::vector<typename Stepper::State>& states,
+                                                const MechanismRunResult& r, index_t stride, int scalars) {
+#ifdef QUATSTEP_WITH_CUDA
+  if constexpr (Stepper::gpu && std::is_same_v<typename Mech::CapacityType, mechanism::SmallCapacity>)
+    return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.method)>>{
+        stepper.method, mechs, states, r.status, stepper.t0, stepper.h, stride, scalars});
+#endif
+  (void)stepper, (void)mechs, (void)states, (void)r, (void)stride, (void)scalars;
+  throw std::logic_error("cuda_mechanisms: mechanism_backend chose the GPU for a run it cannot take");
+}
 
 template <class Cap, class Stepper>
 MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
@@ -170,8 +179,8 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   const Integrator integrator(settings);
   if constexpr (takes_adaptive_steps<Integrator>::value)
     if (sc.time.adaptive)
-      return run_ensemble<Cap>(sc, options, open, AdaptiveSteps<Integrator>{{integrator, sc.time.step_control}});
-  return run_ensemble<Cap>(sc, options, open, FixedSteps<Integrator>{integrator});
+      return run_ensemble<Cap>(sc, options, open, AdaptiveSteps<Integrator>{{integrator, sc.time.step_control}, sc.time.t_start, sc.time.dt});
+  return run_ensemble<Cap>(sc, options, open, FixedSteps<Integrator>{integrator, sc.time.t_start, sc.time.dt});
 }
 
 /// The run on Mechanism<double, Cap>, advanced by Stepper (FixedSteps or AdaptiveSteps).
@@ -192,6 +201,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   r.bodies = int(sc.mechanism.bodies.size());
   r.steps = sc.time.steps;
   r.samples = sc.samples();
+  r.backend = mechanism_backend(sc);
   r.status.assign(std::size_t(n), Status::ok);
   r.failed_step.assign(std::size_t(n), -1);
   r.iterations.assign(std::size_t(n), 0);
@@ -218,7 +228,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       if (!problem.empty()) throw ScenarioError(where + problem);
     }
     mechs[i] = built.mech;
-    const Status s = stepper.initialize(mechs[i], k, t0, states[i]);
+    const Status s = stepper.initialize(mechs[i], k, states[i]);
     if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
   }
 
@@ -231,6 +241,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
   layout.body_indices = sc.selection;
   layout.step_records = sc.time.adaptive;
+  if (sc.statistics) add_statistics(*sc.statistics, layout);
   const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
   for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
   OutputAttributes attributes;
@@ -240,7 +251,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   std::string names;
   for (const MechanismBodySpec& b : sc.mechanism.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
   attributes.model = "mechanism: " + std::to_string(r.bodies) + " bodies (" + names + ")";
-  attributes.backend = "cpu";
+  attributes.backend = r.backend.description;
   attributes.precision = "double";
   attributes.dt = h;
   attributes.t_start = t0;
@@ -262,32 +273,33 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     out.write_parameters(int(p), 0, n, values.data());
   }
 
-  // Windows of samples, each mechanism stepped through the window in one OpenMP iteration.
+  // Windows of samples: on the GPU, or here with each mechanism stepped through the window in one
+  // OpenMP iteration.
+  std::unique_ptr<MechanismBatch> gpu;
   const int scalars = channel_scalars(layout.channels);
+  if (r.backend.backend == Backend::cuda) gpu = cuda_mechanisms(stepper, mechs, states, r, sc.stride, scalars);
   const index_t window = std::max<index_t>(
       1, options.max_chunk_steps > 0 ? options.max_chunk_steps / sc.stride : index_t(4e6) / (index_t(scalars) * n));
+  const BodyRecord record{r.status.data(), r.iterations.data(), r.failed_step.data()};
+  std::optional<statistics::EnsembleStatistics> stats;
+  if (sc.statistics) stats.emplace(*sc.statistics, statistics::ChannelLayout::of(layout.channels), r.samples, sc.stride, 0, n);
   std::vector<double> buffer, times;
   for (index_t first = 0; first < r.samples; first += window) {
     const index_t count = std::min(window, r.samples - first);
     buffer.assign(std::size_t(count * scalars * n), 0.0);
     times.resize(std::size_t(count));
     for (index_t j = 0; j < count; ++j) times[j] = t0 + double((first + j) * sc.stride) * h;
+    if (gpu) {
+      gpu->advance(first, count, buffer.data());
+    } else {
+      const SampleView<double> view{buffer.data(), n, first, count, sc.stride, scalars};
 #pragma omp parallel for schedule(dynamic, 1)
-    for (index_t i = 0; i < n; ++i) {
-      for (index_t j = 0; j < count; ++j) {
-        double* sample = buffer.data() + j * scalars * n;
-        const index_t sample_index = first + j, before = r.iterations[i];
-        if (sample_index > 0 && r.status[i] == Status::ok)
-          r.status[i] = stepper.advance(mechs[i], states[i], sc, sample_index, i, r);
-        if (r.status[i] == Status::ok)
-          observe_sample(integrator, mechs[i], stepper.at(mechs[i], states[i], times[j]), times[j],
-                         r.iterations[i] - before, sample, n, i);
-        else
-          fill_nan(sample, scalars, n, i);
-      }
+      for (index_t i = 0; i < n; ++i) stepper.advance(mechs[i], states.data(), record, i, view, r);
     }
     out.write_samples(first, count, buffer.data(), times.data());
+    if (stats) out.write_statistics(first, summarize(*stats, first, count, buffer.data(), scalars, n));
   }
+  if (gpu) gpu->records(r.status, r.iterations, r.failed_step);
   out.write_body_results(r.status, r.iterations, r.failed_step);
   if (sc.time.adaptive) out.write_step_records(r.step_records);
   out.write_body_values("assembly_position_correction", r.position_correction);
@@ -300,6 +312,13 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
 }
 
 }  // namespace
+
+BackendChoice mechanism_backend(const MechanismScenario& sc) {
+  if (sc.backend != Backend::cpu && sc.time.adaptive) return {Backend::cpu, "cpu (adaptive mechanism steps run on the CPU)"};
+  if (sc.backend != Backend::cpu && !fits_small_capacity(sc.mechanism))
+    return {Backend::cpu, "cpu (mechanisms beyond " + small_capacity_limits() + " run on the CPU)"};
+  return choose_backend(sc.backend);
+}
 
 index_t MechanismRunResult::failures() const {
   return index_t(std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; }));
@@ -350,8 +369,8 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
     row("adaptive steps") << taken.accepted << " accepted, " << taken.rejected << " rejected (all mechanisms), h in ["
                           << taken.smallest << ", " << taken.largest
                           << "] (/accepted_steps, /rejected_steps, /smallest_step, /largest_step)\n";
-  row("backend") << "cpu, double\n";
-  row("threads") << r.threads << "\n";
+  row("backend") << r.backend.description << ", double\n";
+  if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("mechanism-steps/s") << std::setprecision(3) << mechanism_steps / std::max(r.wall_seconds, 1e-9) << "\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2)
@@ -373,7 +392,10 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
   }
   if (listed) os << (r.failures() > shown ? ", ...)" : ")");
   os << "\n";
-  row("output") << r.output_file << " (" << r.samples << " samples)\n";
+  row("output") << r.output_file << " (" << r.samples << " samples"
+                << (sc.statistics ? ", /statistics of " + std::to_string(sc.statistics->observables.size()) + " observables"
+                                  : std::string())
+                << ")\n";
 }
 
 }  // namespace quatstep

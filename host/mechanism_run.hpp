@@ -1,8 +1,8 @@
-// Running a mechanism scenario (mechanism_scenario.hpp) on the CPU: every mechanism of the ensemble
-// is built, assembled by the scenario's policy, given consistent accelerations and multipliers and
-// stepped with the HHT family of include/quatstep/mechanism/hht.hpp or the Livens schemes of
-// include/quatstep/mechanism/livens.hpp, one mechanism per OpenMP
-// iteration. A mechanism whose step fails stops with its status (its later samples are NaN) and
+// Running a mechanism scenario (mechanism_scenario.hpp): every mechanism of the ensemble is built,
+// assembled by the scenario's policy and given consistent accelerations and multipliers on the CPU,
+// then stepped with the HHT family of include/quatstep/mechanism/hht.hpp or the Livens schemes of
+// include/quatstep/mechanism/livens.hpp, one mechanism per OpenMP iteration, or one per GPU thread
+// (mechanism_backend: fixed steps on mechanisms of SmallCapacity; kernels/cuda_mechanisms.cuh). A mechanism whose step fails stops with its status (its later samples are NaN) and
 // touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
 // RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism:
 //   /time (nt)
@@ -23,6 +23,8 @@
 //   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
 //     assemble = "project" (0 with "reject")
 //   /parameters/<key> (N or N×k): every swept key, per mechanism
+//   /statistics/<observable>/… with [output.statistics]: as for bodies (host/statistics.hpp), over
+//     the mechanisms healthy at each sample (a failed mechanism's samples are NaN from its failure on)
 //   root attributes as for bodies; model = "mechanism: B bodies ('name', …)"
 #pragma once
 
@@ -38,7 +40,8 @@ namespace quatstep {
 struct MechanismRunResult {
   index_t mechanisms = 0, steps = 0, samples = 0;
   int bodies = 0;  ///< per mechanism
-  int threads = 0;
+  int threads = 0;           ///< CPU threads (with the CPU backend)
+  BackendChoice backend;     ///< what ran the mechanisms (mechanism_backend)
   double wall_seconds = 0;
   index_t newton_iterations = 0;  ///< all mechanisms, all steps
   std::vector<Status> status;     ///< per mechanism
@@ -49,6 +52,11 @@ struct MechanismRunResult {
 
   index_t failures() const;
 };
+
+/// Where a mechanism scenario runs: [run] backend as for bodies (ensemble_factory.hpp's
+/// choose_backend), but runs the GPU does not take — adaptive steps, mechanisms beyond SmallCapacity
+/// — stay on the CPU with "auto" (the scenario rejects them with "cuda").
+BackendChoice mechanism_backend(const MechanismScenario& scenario);
 
 /// Run a validated mechanism scenario to its end and write the HDF5 file (options: threads, output,
 /// max_chunk_steps; progress, interrupt and resume are not used). Throws ScenarioError when a

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "mechanism_run.hpp"
 #include "quatstep/mechanism/adaptive.hpp"
 #include "scenario_reader.hpp"
 
@@ -200,24 +201,63 @@ void parse_integrator(const std::string& source, const toml::table& root, Mechan
   sc.settings = read_key_table(source, t, "integrator", sc.method_view().keys, {"method"}).numbers;
 }
 
+/// The message for a name that is not one of the mechanism's numeric keys.
+std::string not_a_key(const std::string& name, const std::vector<std::pair<std::string, int>>& keys) {
+  return "'" + name + "' is not a numeric key of this mechanism (e.g. \"" + keys.front().first +
+         "\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)";
+}
+
+/// [[ensemble.random]] and [[ensemble.design]] over the mechanism's numeric keys (scenario_reader.hpp's
+/// read_draws, the single-body tables): a body's inertia (body.<name>.inertia) is kept physical as
+/// model.inertia is, and body_shape may draw it with its mass (mass_key = "body.<name>.mass").
+void parse_draws(const std::string& source, const toml::table& t, MechanismScenario& sc,
+                 const std::vector<std::pair<std::string, int>>& keys) {
+  std::vector<KeyInfo> infos;
+  for (const auto& [name, size] : keys) {
+    KeyInfo k;
+    k.name = name;
+    k.size = size;
+    infos.push_back(k);
+  }
+  const auto is_inertia = [](const KeyInfo& k) {
+    const std::string suffix = ".inertia";
+    return k.name.rfind("body.", 0) == 0 && k.name.size() > suffix.size() &&
+           k.name.compare(k.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  const DrawTarget target{
+      [&](const std::string& name, const std::string& shown) -> const KeyInfo& {
+        const auto k = std::find_if(infos.begin(), infos.end(), [&](const KeyInfo& i) { return i.name == name; });
+        if (k == infos.end()) fail(source, shown, not_a_key(name, keys));
+        return *k;
+      },
+      [&](const KeyInfo& k) {
+        std::vector<double> value;
+        MechanismDescription d = sc.mechanism;
+        for_each_parameter(d, [&](const std::string& key, double* v, int size) {
+          if (key == k.name) value.assign(v, v + size);
+        });
+        return value;
+      },
+      is_inertia, "body.<name>.inertia", sc.ensemble_size, sc.plan, sc.redraws};
+  read_draws(source, t, target);
+}
+
 void parse_ensemble(const std::string& source, const toml::table& root, MechanismScenario& sc) {
   const toml::table& t = section(source, root, "ensemble");
+  const std::set<std::string_view> tables{"sweep", "random", "design", "override"};
   for (auto&& [name, value] : t)
-    if (name.str() != "size" && name.str() != "sweep" && name.str() != "override")
+    if (name.str() != "size" && !tables.count(name.str()))
       fail(source, "ensemble." + std::string(name.str()),
-           "not available for mechanisms (an ensemble of mechanisms has size, [[ensemble.sweep]] and "
-           "[[ensemble.override]])");
-  sc.ensemble_size = read_spec_table<EnsembleSpec>(source, t, "ensemble", {"sweep", "override"}).size;
+           "not available for mechanisms (an ensemble of mechanisms has size, [[ensemble.sweep]], "
+           "[[ensemble.random]], [[ensemble.design]] and [[ensemble.override]])");
+  sc.ensemble_size = read_spec_table<EnsembleSpec>(source, t, "ensemble", {"sweep", "random", "design", "override"}).size;
   const std::vector<std::pair<std::string, int>> keys = parameter_keys(sc.mechanism);
   const std::vector<const toml::table*> sweeps = tables_of(source, t, "sweep", "ensemble.sweep");
   for (std::size_t k = 0; k < sweeps.size(); ++k) {
     const std::string shown = indexed("ensemble.sweep", k);
     Sweep s = read_spec_table<Sweep>(source, *sweeps[k], shown);
     const auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& p) { return p.first == s.key; });
-    if (key == keys.end())
-      fail(source, shown + ".key",
-           "'" + s.key + "' is not a numeric key of this mechanism (e.g. \"" + keys.front().first +
-               "\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)");
+    if (key == keys.end()) fail(source, shown + ".key", not_a_key(s.key, keys));
     for (std::vector<double>* v : {&s.from, &s.to}) {
       if (v->size() == 1) v->assign(std::size_t(key->second), v->front());
       if (int(v->size()) != key->second)
@@ -226,6 +266,7 @@ void parse_ensemble(const std::string& source, const toml::table& root, Mechanis
     }
     sc.sweeps.push_back(std::move(s));
   }
+  parse_draws(source, t, sc, keys);
   // [[ensemble.override]]: `mechanism` and any numeric keys, read against a key table made of them.
   std::vector<KeyInfo> override_keys(1);
   override_keys[0].name = "mechanism";
@@ -259,11 +300,18 @@ void parse_ensemble(const std::string& source, const toml::table& root, Mechanis
 void parse_output(const std::string& source, const toml::table& root, MechanismScenario& sc) {
   const toml::table& t = section(source, root, "output");
   for (auto&& [name, value] : t)
-    if (name.str() != "file" && name.str() != "stride")
+    if (name.str() != "file" && name.str() != "stride" && name.str() != "statistics")
       fail(source, "output." + std::string(name.str()),
-           "not available for mechanisms (their output has file and stride; every channel of every mechanism is "
-           "written)");
-  const OutputSpec out = read_spec_table<OutputSpec>(source, t, "output");
+           "not available for mechanisms (their output has file, stride and [output.statistics]; every channel "
+           "of every mechanism is written)");
+  const OutputSpec out = read_spec_table<OutputSpec>(source, t, "output", {"statistics"});
+  if (const toml::node* statistics = t.get("statistics")) {
+    if (!statistics->is_table()) fail(source, "output.statistics", "expected a table");
+    std::vector<std::string> docs;
+    const std::vector<Channel> channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
+    sc.statistics = read_statistics_table(source, *statistics->as_table(),
+                                          statistics::ChannelLayout::of(channels), mechanism_observables());
+  }
   if (t.get("file") && out.file.empty()) fail(source, "output.file", "empty file name");
   sc.output_file = out.file.empty() ? std::filesystem::path(source).stem().string() + ".h5" : out.file;
   sc.stride = out.stride;
@@ -273,10 +321,15 @@ void parse_output(const std::string& source, const toml::table& root, MechanismS
 /// capacity): the first bad one is reported with its index.
 void check_members(const MechanismScenario& sc) {
   const bool small = fits_small_capacity(sc.mechanism);
-  const bool varied = !sc.sweeps.empty() || !sc.overrides.empty();
+  const bool varied = !sc.sweeps.empty() || !sc.plan.empty() || !sc.overrides.empty();
   for (index_t i = 0; i < (varied ? sc.ensemble_size : 1); ++i) {
     const std::string source = sc.ensemble_size > 1 ? sc.source + ": mechanism " + std::to_string(i) : sc.source;
-    const MechanismDescription d = mechanism_description(sc, i);
+    MechanismDescription d;
+    try {
+      d = mechanism_description(sc, i);
+    } catch (const sampling::SamplingError& e) {  // a draw with invalid = "fail"
+      throw ScenarioError(source + ": " + e.what());
+    }
     if (varied)
       check_values(d, source, [&d](const char* table, std::size_t k, const std::string& field) {
         const std::string t(table);
@@ -357,6 +410,28 @@ bool fits_small_capacity(const MechanismDescription& d) {
          int(d.springs.size()) <= Cap::springs && int(d.loads.size()) <= Cap::loads;
 }
 
+std::vector<statistics::Observable> mechanism_observables() {
+  using statistics::Observable;
+  std::vector<Observable> o{Observable::component("energy", "energy"),
+                            Observable::relative_drift("energy_drift", "energy")};
+  for (const char* p : {"linear_momentum", "angular_momentum"}) {
+    for (int c = 0; c < 3; ++c) o.push_back(Observable::component(std::string(p) + "_" + "xyz"[c], p, c));
+    o.push_back(Observable::norm(std::string(p) + "_norm", p));
+    o.push_back(Observable::relative_drift(std::string(p) + "_drift", p));
+  }
+  for (const char* c : {"position_residual", "velocity_residual", "sample_newton_iterations", "generalized_energy"})
+    o.push_back(Observable::component(c, c));
+  o.push_back(Observable::relative_drift("generalized_energy_drift", "generalized_energy"));
+  return o;
+}
+
+std::string small_capacity_limits() {
+  using Cap = mechanism::SmallCapacity;
+  return std::to_string(Cap::bodies) + " bodies, " + std::to_string(Cap::joints) + " joints, " +
+         std::to_string(Cap::rows) + " joint rows, " + std::to_string(Cap::springs) + " springs and " +
+         std::to_string(Cap::loads) + " loads";
+}
+
 std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& sc) {
   std::vector<std::pair<std::string, int>> keys;
   const auto add = [&](const std::string& key, int size) {
@@ -364,6 +439,9 @@ std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& sc
       keys.emplace_back(key, size);
   };
   for (const Sweep& s : sc.sweeps) add(s.key, int(s.from.size()));
+  const std::vector<std::pair<std::string, int>> all = parameter_keys(sc.mechanism);
+  for (const std::string& key : sc.plan.keys())
+    add(key, std::find_if(all.begin(), all.end(), [&](const auto& k) { return k.first == key; })->second);
   for (const MechanismScenario::Override& o : sc.overrides)
     for (const auto& [key, value] : o.values) add(key, int(value.size()));
   return keys;
@@ -371,12 +449,15 @@ std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& sc
 
 MechanismDescription mechanism_description(const MechanismScenario& sc, index_t i) {
   MechanismDescription d = sc.mechanism;
-  if (sc.sweeps.empty() && sc.overrides.empty()) return d;
+  if (sc.sweeps.empty() && sc.plan.empty() && sc.overrides.empty()) return d;
   const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
+  const sampling::BodyDraw drawn = sc.plan.empty() ? sampling::BodyDraw{} : sc.plan.draw(i);
   for_each_parameter(d, [&](const std::string& key, double* value, int size) {
     for (const Sweep& s : sc.sweeps)
       if (s.key == key)
         for (int c = 0; c < size; ++c) value[c] = s.from[c] + (s.to[c] - s.from[c]) * f;
+    for (const sampling::Assignment& a : drawn.values)
+      if (a.key == key) std::copy(a.value.begin(), a.value.end(), value);
     for (const MechanismScenario::Override& o : sc.overrides)
       if (o.mechanism == i)
         for (const auto& [k, v] : o.values)
@@ -469,7 +550,6 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
   sc.mechanism = parse_description(source, root);
   const RunSpec run = read_spec_table<RunSpec>(source, section(source, root, "run"), "run");
   sc.backend = overrides.backend.value_or(run.backend);
-  if (sc.backend == Backend::cuda) fail(source, "run.backend", "mechanisms run on the CPU only (\"cpu\" or \"auto\")");
   if (overrides.precision.value_or(run.precision) != Precision::double_precision)
     fail(source, "run.precision", "mechanisms run in double precision only");
   parse_integrator(source, root, sc);
@@ -478,6 +558,11 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
     if (m.adaptive) adaptive.push_back(m.info.name);
   sc.time = read_time_table(source, root, overrides.t_end,
                             {sc.method_view().info.name, sc.method_view().adaptive, adaptive});
+  if (sc.backend == Backend::cuda && sc.time.adaptive)
+    fail(source, "run.backend", "adaptive mechanism steps run on the CPU only (\"cpu\" or \"auto\")");
+  if (sc.backend == Backend::cuda && !fits_small_capacity(sc.mechanism))
+    fail(source, "run.backend", "the GPU takes mechanisms of at most " + small_capacity_limits() +
+                                    "; this one runs on the CPU only (\"cpu\" or \"auto\")");
   parse_ensemble(source, root, sc);
   std::set<index_t> seen;
   for (index_t i : overrides.bodies) {

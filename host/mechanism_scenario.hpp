@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,10 @@ struct MechanismScenario {
   /// The mechanisms run (--bodies), as indices of the ensemble, in the order given; empty: all.
   std::vector<index_t> selection;
   std::vector<Sweep> sweeps;  ///< keys of parameter_keys(), from/to sized to them
+  /// [[ensemble.random]] and [[ensemble.design]] over keys of parameter_keys(), drawn per mechanism
+  /// (of the ensemble) after the sweeps, before the overrides.
+  sampling::SamplingPlan plan;
+  bool redraws = false;  ///< some law draws invalid inertias again (invalid = "redraw")
   /// [[ensemble.override]]: mechanism index, then (key of parameter_keys(), value), in file order.
   struct Override {
     index_t mechanism = 0;
@@ -241,6 +246,9 @@ struct MechanismScenario {
   std::vector<Override> overrides;
   std::string output_file;
   index_t stride = 1;
+  /// [output.statistics]: observables of the mechanism's channels (mechanism_observables() by name,
+  /// others by kind), written to /statistics as for single bodies.
+  std::optional<statistics::StatisticsSpec> statistics;
 
   const MechanismMethodView& method_view() const { return mechanism_method_views().at(std::size_t(method)); }
   index_t samples() const { return time.steps / stride + 1; }
@@ -250,13 +258,19 @@ struct MechanismScenario {
   index_t mechanism_index(index_t i) const { return selection.empty() ? i : selection[std::size_t(i)]; }
 };
 
+/// The observables an [output.statistics] of a mechanism scenario may name alone, the default set
+/// those its method's channels have: energy, energy_drift, the components, norms and drifts of the
+/// mechanism-wide linear and angular momenta, position_residual, velocity_residual,
+/// sample_newton_iterations, and (Livens schemes) generalized_energy and its drift.
+std::vector<statistics::Observable> mechanism_observables();
+
 /// Whether the scenario file `path` describes mechanisms (has a [mechanism] table); false when it
 /// cannot be read (load_scenario says why), a ScenarioError when it is not TOML.
 bool is_mechanism_scenario(const std::string& path);
 /// Whether the TOML `text` describes mechanisms (a ScenarioError naming `source` when it is not TOML).
 bool is_mechanism_text(const std::string& text, const std::string& source);
 /// Parse and validate (every mechanism of the ensemble is built once, so that a bad one is reported
-/// here). Overrides: t_end, backend (a mechanism runs on the CPU: "cuda" is an error) and bodies
+/// here). Overrides: t_end, backend (mechanism_run.hpp's mechanism_backend) and bodies
 /// (the mechanisms to run alone, indices of the ensemble: each one's values and trajectory are its
 /// row of the whole ensemble's run, bit for bit).
 MechanismScenario parse_mechanism_scenario(const std::string& text, const std::string& source,
@@ -268,7 +282,8 @@ MechanismScenario load_mechanism_scenario(const std::string& path, const Scenari
 /// sizes: the /parameters datasets.
 std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& scenario);
 
-/// Mechanism i of the ensemble: the file's description with the sweeps, then the overrides applied.
+/// Mechanism i of the ensemble: the file's description with the sweeps, the draws (a law with
+/// invalid = "fail" that draws an invalid inertia: sampling::SamplingError), then the overrides applied.
 MechanismDescription mechanism_description(const MechanismScenario& scenario, index_t i);
 
 /// A built mechanism and its initial kinematics (not yet assembled), or a ScenarioError naming the
@@ -283,5 +298,7 @@ template <class Cap>
 BuiltMechanism<Cap> build_mechanism(const MechanismDescription& d, const std::string& where);
 /// Whether `d` fits SmallCapacity (else LargeCapacity is used).
 bool fits_small_capacity(const MechanismDescription& d);
+/// SmallCapacity in words: "4 bodies, 8 joints, 24 joint rows, 4 springs and 8 loads".
+std::string small_capacity_limits();
 
 }  // namespace quatstep

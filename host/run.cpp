@@ -367,12 +367,16 @@ OutputLayout output_layout(const Scenario& sc, const TrajectorySelection& trajec
   file.redraws = sc.redraws;
   file.step_records = sc.time.adaptive;
   if (sc.statistics) {
-    file.quantile_levels = sc.statistics->quantile_levels;
-    for (const statistics::ObservableSpec& o : sc.statistics->observables)
-      file.statistics.push_back({o.observable.name(), o.observable.definition(), o.bins ? o.bins->edges() : std::vector<double>{}});
+    add_statistics(*sc.statistics, file);
     file.shard_statistics = sc.shard.has_value();
   }
   return file;
+}
+
+void add_statistics(const statistics::StatisticsSpec& spec, OutputLayout& layout) {
+  layout.quantile_levels = spec.quantile_levels;
+  for (const statistics::ObservableSpec& o : spec.observables)
+    layout.statistics.push_back({o.observable.name(), o.observable.definition(), o.bins ? o.bins->edges() : std::vector<double>{}});
 }
 
 OutputAttributes output_attributes(const Scenario& sc, const std::string& backend, const TrajectorySelection& trajectories) {

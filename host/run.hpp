@@ -49,6 +49,8 @@ TrajectorySelection select_trajectories(const Scenario& scenario);
 
 /// The layout and attributes of the result file of `scenario` (a merge of shards writes the same).
 OutputLayout output_layout(const Scenario& scenario, const TrajectorySelection& trajectories);
+/// The /statistics datasets of `spec` (names, definitions, histogram edges, quantile levels) in `layout`.
+void add_statistics(const statistics::StatisticsSpec& spec, OutputLayout& layout);
 OutputAttributes output_attributes(const Scenario& scenario, const std::string& backend,
                                    const TrajectorySelection& trajectories);
 /// The times of samples [first, first + count): t_start + j·stride·dt.

@@ -318,7 +318,7 @@ bool is_quaternion_key(const KeyInfo& k) {
 /// ScenarioError naming the table's key of the parameter ("ensemble.random[0].stddev").
 class LawReader {
  public:
-  LawReader(const Reader& r, const Scenario& sc) : r_(r), sc_(sc) {}
+  LawReader(const Reader& r, const DrawTarget& target) : r_(r), target_(target) {}
 
   /// Runs f, turning a SamplingError "param[c]: problem" into "key 'shown.param[c]': problem".
   template <class F>
@@ -338,11 +338,11 @@ class LawReader {
   /// The law of table `t` (read as `spec`) for model key `k`, with the key's dimension.
   Distribution law(const toml::table& t, const std::string& shown, const LawSpec& spec, const KeyInfo& k) const {
     const Law kind = spec.law.distribution;
-    const bool inertia = k.name == inertia_key;
+    const bool inertia = target_.is_inertia(k);
     if ((kind == Law::uniform_rotation || kind == Law::rotation_cone) && !is_quaternion_key(k))
       r_.fail(shown + ".distribution", "\"" + std::string(law_name(kind)) + "\" draws quaternion keys only, not '" + k.name + "'");
     if (kind == Law::body_shape && !inertia)
-      r_.fail(shown + ".distribution", "\"body_shape\" draws " + std::string(inertia_key) + " only, not '" + k.name + "'");
+      r_.fail(shown + ".distribution", "\"body_shape\" draws " + target_.inertia_keys + " only, not '" + k.name + "'");
     check_parameters(t, shown, kind, inertia);
     return named(shown, [&] {
       Distribution d = whole_law(t, shown, spec, k);
@@ -400,7 +400,7 @@ class LawReader {
     for (const std::string& name : law_parameter_names()) {
       if (name == "distribution" || !t.get(name) || listed(p.allowed, name)) continue;
       if (name == "invalid" && !inertia)
-        r_.fail(shown + ".invalid", "only laws of " + std::string(inertia_key) + " can draw invalid bodies");
+        r_.fail(shown + ".invalid", "only laws of " + target_.inertia_keys + " can draw invalid bodies");
       r_.fail(shown + "." + name, "not a parameter of distribution '" + std::string(law_name(kind)) + "'");
     }
     for (const char* name : p.required)
@@ -442,7 +442,7 @@ class LawReader {
         return Distribution::uniform_rotation();
       case Law::rotation_cone: {
         std::vector<double> mean = spec.law.mean;
-        if (!t.get("mean")) mean = sc_.value(k.name);
+        if (!t.get("mean")) mean = target_.value(k);
         if (mean.size() != 4) r_.fail(shown + ".mean", "expected 4 numbers (a quaternion), got " + std::to_string(mean.size()));
         return Distribution::rotation_cone({mean[0], mean[1], mean[2], mean[3]}, spec.axis, spec.half_angle, spec.spin);
       }
@@ -460,7 +460,7 @@ class LawReader {
   }
 
   const Reader& r_;
-  const Scenario& sc_;
+  const DrawTarget& target_;
 };
 
 /// Overrides are kept sorted by body (stable: file order within a body) for a binary search.
@@ -583,9 +583,9 @@ class DrawnKeys {
 };
 
 /// The mass key of a body_shape (a scalar key of the model), or "".
-std::string mass_key_of(const Reader& r, const Scenario& sc, const LawSpec& spec, const std::string& shown) {
+std::string mass_key_of(const Reader& r, const DrawTarget& target, const LawSpec& spec, const std::string& shown) {
   if (spec.mass_key.empty()) return {};
-  const KeyInfo& m = parameter_key(r, sc.model_view(), spec.mass_key, shown + ".mass_key");
+  const KeyInfo& m = target.key(spec.mass_key, shown + ".mass_key");
   if (m.size != 1) r.fail(shown + ".mass_key", "'" + m.name + "' has " + std::to_string(m.size) + " components, a mass has 1");
   return m.name;
 }
@@ -599,27 +599,27 @@ void check_law(const Reader& r, const Distribution& law, std::uint64_t seed, con
   }
 }
 
-void parse_randoms(const Reader& r, const toml::node& list, Scenario& sc, DrawnKeys& drawn) {
+void parse_randoms(const Reader& r, const toml::node& list, const DrawTarget& target, DrawnKeys& drawn) {
   const toml::array& a = r.array_of_tables(list, "ensemble.random");
-  const LawReader laws(r, sc);
+  const LawReader laws(r, target);
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.random[" + std::to_string(j) + "]";
     const toml::table& t = r.table_of(a[j], shown);
     const RandomDraw d = read_law_table<RandomDraw>(r, t, shown);
-    const KeyInfo& k = parameter_key(r, sc.model_view(), d.key, shown + ".key");
+    const KeyInfo& k = target.key(d.key, shown + ".key");
     const Distribution law = laws.law(t, shown, d.law, k);
-    const std::string mass_key = mass_key_of(r, sc, d.law, shown);
+    const std::string mass_key = mass_key_of(r, target, d.law, shown);
     drawn.add(k.name, shown + ".key");
     if (!mass_key.empty()) drawn.add(mass_key, shown + ".mass_key");
     check_law(r, law, std::uint64_t(d.seed), k.name, shown);
-    sc.redraws |= law.redraws_invalid();
-    sc.plan.add(k.name, law, std::uint64_t(d.seed), mass_key);
+    target.redraws |= law.redraws_invalid();
+    target.plan.add(k.name, law, std::uint64_t(d.seed), mass_key);
   }
 }
 
-void parse_designs(const Reader& r, const toml::node& list, Scenario& sc, DrawnKeys& drawn) {
+void parse_designs(const Reader& r, const toml::node& list, const DrawTarget& target, DrawnKeys& drawn) {
   const toml::array& a = r.array_of_tables(list, "ensemble.design");
-  const LawReader laws(r, sc);
+  const LawReader laws(r, target);
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string shown = "ensemble.design[" + std::to_string(j) + "]";
     const toml::table& t = r.table_of(a[j], shown);
@@ -633,12 +633,12 @@ void parse_designs(const Reader& r, const toml::node& list, Scenario& sc, DrawnK
       const std::string entry = shown + ".keys[" + std::to_string(m) + "]";
       const toml::table& e = r.table_of(entries[m], entry);
       const DesignKey d = read_law_table<DesignKey>(r, e, entry);
-      const KeyInfo& k = parameter_key(r, sc.model_view(), d.key, entry + ".key");
+      const KeyInfo& k = target.key(d.key, entry + ".key");
       const Distribution law = laws.law(e, entry, d.law, k);
       if (law.redraws_invalid())
         r.fail(entry + ".invalid", "\"redraw\" would undo the design's stratification: use \"fail\" or a body_shape "
                                    "whose laws cannot give invalid bodies");
-      const std::string mass_key = mass_key_of(r, sc, d.law, entry);
+      const std::string mass_key = mass_key_of(r, target, d.law, entry);
       drawn.add(k.name, entry + ".key");
       if (!mass_key.empty()) drawn.add(mass_key, entry + ".mass_key");
       check_law(r, law, std::uint64_t(design.seed), k.name, entry);
@@ -646,8 +646,8 @@ void parse_designs(const Reader& r, const toml::node& list, Scenario& sc, DrawnK
     }
     const std::string name = "design " + std::to_string(j);  // keys the design's streams
     laws.named(shown, [&] {
-      sc.plan.add(design.type == DesignKind::latin_hypercube
-                      ? sampling::JointDesign::latin_hypercube(name, std::move(design_entries), sc.declared_size)
+      target.plan.add(design.type == DesignKind::latin_hypercube
+                      ? sampling::JointDesign::latin_hypercube(name, std::move(design_entries), target.declared_size)
                       : sampling::JointDesign::sobol(name, std::move(design_entries)),
                   std::uint64_t(design.seed));
       return 0;
@@ -693,16 +693,15 @@ void parse_ensemble(const Reader& r, const toml::table& root, const std::vector<
   sc.declared_size = sc.ensemble_size =
       r.read_spec<EnsembleSpec>(t, "ensemble", {"sweep", "random", "design", "override"}).size;
   if (!bodies.empty()) select_bodies(r, bodies, sc);
-  DrawnKeys drawn(r);
   if (const toml::node* n = t.get("sweep")) parse_sweeps(r, *n, sc);
-  if (const toml::node* n = t.get("random")) parse_randoms(r, *n, sc, drawn);
-  if (const toml::node* n = t.get("design")) parse_designs(r, *n, sc, drawn);
+  const DrawTarget target{
+      [&](const std::string& name, const std::string& shown) -> const KeyInfo& {
+        return parameter_key(r, sc.model_view(), name, shown);
+      },
+      [&](const KeyInfo& k) { return sc.value(k.name); }, [](const KeyInfo& k) { return k.name == inertia_key; },
+      inertia_key, sc.declared_size, sc.plan, sc.redraws};
+  read_draws(r.source(), t, target);
   if (const toml::node* n = t.get("override")) parse_overrides(r, *n, sc);
-  try {
-    sc.plan.validate();  // the streams of different entries are independent
-  } catch (const SamplingError& e) {
-    r.fail("ensemble", e.what());
-  }
   // The keys that vary between bodies, for /parameters.
   const ModelView& view = sc.model_view();
   std::set<int> keys;
@@ -746,7 +745,7 @@ statistics::ChannelLayout statistics_layout(const Scenario& sc) {
 
 /// One [[output.statistics.observable]] table.
 statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable& o, const toml::table& t,
-                                         const std::string& shown) {
+                                         const std::string& shown, const std::vector<statistics::Observable>& standard) {
   using statistics::Observable;
   const auto need_channel = [&] {
     if (o.channel.empty()) r.fail(shown + ".channel", "missing (required by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "')");
@@ -757,16 +756,16 @@ statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable&
                       (o.kind == ObservableKind::nutation && (std::string(key) == "body_axis" || std::string(key) == "spatial_axis"));
     if (t.get(key) && !used) r.fail(shown + "." + key, "not read by kind '" + std::string(name_of(observable_kind_names, o.kind)) + "'");
   }
-  statistics::ObservableSpec spec{standard_observables().front(), std::nullopt};
+  statistics::ObservableSpec spec{standard.front(), std::nullopt};
   try {
     switch (o.kind) {
       case ObservableKind::standard: {
         std::vector<std::string> names;
-        for (const Observable& s : standard_observables()) names.push_back(s.name());
+        for (const Observable& s : standard) names.push_back(s.name());
         const auto at = std::find(names.begin(), names.end(), o.name);
         if (at == names.end())
           r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + "): give its kind");
-        spec.observable = standard_observables()[std::size_t(at - names.begin())];
+        spec.observable = standard[std::size_t(at - names.begin())];
         break;
       }
       case ObservableKind::component: need_channel(), spec.observable = Observable::component(o.name, o.channel, int(o.component)); break;
@@ -790,15 +789,16 @@ statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable&
   return spec;
 }
 
-/// [output.statistics]: the observables (checked against the run's channels) and the quantile levels.
-void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
+/// [output.statistics]: the observables (checked against the channels of `layout`; `standard` are
+/// those the file may name alone) and the quantile levels.
+statistics::StatisticsSpec statistics_spec(const Reader& r, const toml::table& t, const statistics::ChannelLayout& layout,
+                                           const std::vector<statistics::Observable>& standard_list) {
   const StatisticsTable table = r.read_spec<StatisticsTable>(t, "output.statistics", {"observable"});
   statistics::StatisticsSpec spec;
   for (std::size_t q = 0; q < table.quantiles.size(); ++q)
     if (!(table.quantiles[q] >= 0 && table.quantiles[q] <= 1))
       r.fail("output.statistics.quantiles", "component " + std::to_string(q) + " is " + format(table.quantiles[q]) + ", must be in [0, 1]");
   spec.quantile_levels = table.quantiles;
-  const statistics::ChannelLayout layout = statistics_layout(sc);
   const auto binds = [&](const statistics::Observable& o) {
     try {
       o.bind(layout);
@@ -808,7 +808,7 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
     }
   };
   std::vector<std::string> standard;
-  for (const statistics::Observable& o : standard_observables()) standard.push_back(o.name());
+  for (const statistics::Observable& o : standard_list) standard.push_back(o.name());
   if (t.get("observables")) {
     for (const std::string& name : table.observables) {
       const auto at = std::find(standard.begin(), standard.end(), name);
@@ -817,7 +817,7 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
                                                     "): define it in an [[output.statistics.observable]] table");
       for (const statistics::ObservableSpec& o : spec.observables)
         if (o.observable.name() == name) r.fail("output.statistics.observables", "'" + name + "' is listed twice");
-      const statistics::Observable o = standard_observables()[std::size_t(at - standard.begin())];
+      const statistics::Observable o = standard_list[std::size_t(at - standard.begin())];
       try {
         o.bind(layout);
       } catch (const statistics::StatisticsError& e) {
@@ -826,7 +826,7 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
       spec.observables.push_back({o, std::nullopt});
     }
   } else {
-    for (const statistics::Observable& o : standard_observables())
+    for (const statistics::Observable& o : standard_list)
       if (binds(o)) spec.observables.push_back({o, std::nullopt});
   }
   if (const toml::node* list = t.get("observable")) {
@@ -837,7 +837,7 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
       const toml::table& ot = r.table_of(a[j], shown);
       const ObservableTable table_j = r.read_spec<ObservableTable>(ot, shown);
       if (!tables.insert(table_j.name).second) r.fail(shown + ".name", "'" + table_j.name + "' is defined twice");
-      statistics::ObservableSpec o = observable_of(r, table_j, ot, shown);
+      statistics::ObservableSpec o = observable_of(r, table_j, ot, shown, standard_list);
       try {
         o.observable.bind(layout);
       } catch (const statistics::StatisticsError& e) {
@@ -850,7 +850,11 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
     }
   }
   if (spec.observables.empty()) r.fail("output.statistics.observables", "no observable");
-  sc.statistics = std::move(spec);
+  return spec;
+}
+
+void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
+  sc.statistics = statistics_spec(r, t, statistics_layout(sc), standard_observables());
 }
 
 void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
@@ -1051,6 +1055,24 @@ toml::table parse_toml(const std::string& text, const std::string& source) {
 KeyValues read_key_table(const std::string& source, const toml::table& t, const std::string& shown,
                          const std::vector<KeyInfo>& keys, std::initializer_list<std::string_view> skip) {
   return Reader(source).read_all(t, "", shown, keys, skip);
+}
+
+void read_draws(const std::string& source, const toml::table& ensemble, const DrawTarget& target) {
+  const Reader r(source);
+  DrawnKeys drawn(r);
+  if (const toml::node* n = ensemble.get("random")) parse_randoms(r, *n, target, drawn);
+  if (const toml::node* n = ensemble.get("design")) parse_designs(r, *n, target, drawn);
+  try {
+    target.plan.validate();  // the streams of different entries are independent
+  } catch (const SamplingError& e) {
+    r.fail("ensemble", e.what());
+  }
+}
+
+statistics::StatisticsSpec read_statistics_table(const std::string& source, const toml::table& t,
+                                                 const statistics::ChannelLayout& layout,
+                                                 const std::vector<statistics::Observable>& standard) {
+  return statistics_spec(Reader(source), t, layout, standard);
 }
 
 TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end,

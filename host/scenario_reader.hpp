@@ -4,6 +4,7 @@
 // unknown keys rejected and every problem a ScenarioError naming the file and the key, and [time].
 #pragma once
 
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -46,6 +47,34 @@ Spec read_spec_table(const std::string& source, const toml::table& t, const std:
   spec.describe(assign);
   return spec;
 }
+
+/// An [output.statistics] table `t` (its observables bound to `layout`'s channels; `standard`: the
+/// observables it may name alone, the default set those of them that bind), with the messages of
+/// the single-body format.
+statistics::StatisticsSpec read_statistics_table(const std::string& source, const toml::table& t,
+                                                 const statistics::ChannelLayout& layout,
+                                                 const std::vector<statistics::Observable>& standard);
+
+/// What the [[ensemble.random]] and [[ensemble.design]] tables draw into: a single-body scenario's
+/// model keys or a mechanism's numeric keys, and the plan they fill.
+struct DrawTarget {
+  /// The key named `name`, or a ScenarioError at key `shown` saying why there is none.
+  std::function<const KeyInfo&(const std::string& name, const std::string& shown)> key;
+  /// A key's value in the file (the default mean of a rotation cone).
+  std::function<std::vector<double>(const KeyInfo&)> value;
+  /// Whether a key holds principal moments of inertia: its laws are kept physical (invalid = …) and
+  /// body_shape draws it.
+  std::function<bool(const KeyInfo&)> is_inertia;
+  std::string inertia_keys;  ///< those keys in messages ("model.inertia")
+  index_t declared_size;     ///< the ensemble's size (a Latin hypercube's strata)
+  sampling::SamplingPlan& plan;
+  bool& redraws;  ///< set when a law draws invalid bodies again
+};
+
+/// The [[ensemble.random]] and [[ensemble.design]] tables of the [ensemble] table `ensemble` into
+/// target.plan: every law read and checked, no key drawn twice, the plan validated; a ScenarioError
+/// naming the file and the table's key otherwise.
+void read_draws(const std::string& source, const toml::table& ensemble, const DrawTarget& target);
 
 /// The integrator a [time] table is read for: adaptive = true needs one that takes adaptive steps.
 struct StepControlMethod {

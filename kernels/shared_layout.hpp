@@ -1,5 +1,5 @@
 // The layout of the types that g++ objects and nvcc objects both use (models, kinematics,
-// integrators): inline functions over them are shared by the linker between the two compilers'
+// integrators, mechanisms): inline functions over them are shared by the linker between the two compilers'
 // objects, so a type laid out differently by the two (Eigen's static alignment did this, config.hpp)
 // corrupts memory without any compiler noticing. shared_layout_here() measures it in whichever
 // compiler includes this header; shared_layout_in_nvcc_objects() is the same measure compiled by
@@ -14,6 +14,7 @@
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/integrators/livens_em.hpp"
 #include "quatstep/integrators/zupan3.hpp"
+#include "quatstep/mechanism/registry.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
 #include "quatstep/models/heavy_top.hpp"
 
@@ -23,7 +24,12 @@ namespace quatstep::cuda {
 inline constexpr const char* shared_layout_types[] = {
     "RigidBodyKinematics<double>", "RigidBodyKinematics<float>", "HeavyTop<double>",
     "FreeRigidBody<double>",       "FreeRigidBody<float>",       "ModifiedHht<HeavyTop<double>>",
-    "LivensEm<FreeRigidBody<double>>", "Zupan3<FreeRigidBody<double>>", "HamiltonianEm<HeavyTop<double>>"};
+    "LivensEm<FreeRigidBody<double>>", "Zupan3<FreeRigidBody<double>>", "HamiltonianEm<HeavyTop<double>>",
+    "SmallMechanism",               "MechanismModifiedHht<SmallMechanism>",
+    "MechanismModifiedHht<SmallMechanism>::State", "MechanismLivensEm<SmallMechanism>",
+    "MechanismLivensEm<SmallMechanism>::State"};
+/// The mechanisms the GPU runs (kernels/cuda_mechanisms.cuh).
+using SmallMechanism = mechanism::Mechanism<double, mechanism::SmallCapacity>;
 using SharedLayout = std::array<std::size_t, 2 * std::size(shared_layout_types)>;
 
 namespace {  // internal linkage: each compiler's own answer, never one shared by the linker
@@ -37,7 +43,10 @@ constexpr SharedLayout layout_of() {
 constexpr SharedLayout shared_layout_here() {
   return layout_of<RigidBodyKinematics<double>, RigidBodyKinematics<float>, HeavyTop<double>, FreeRigidBody<double>,
                    FreeRigidBody<float>, ModifiedHht<HeavyTop<double>>, LivensEm<FreeRigidBody<double>>,
-                   Zupan3<FreeRigidBody<double>>, HamiltonianEm<HeavyTop<double>>>();
+                   Zupan3<FreeRigidBody<double>>, HamiltonianEm<HeavyTop<double>>, SmallMechanism,
+                   mechanism::MechanismModifiedHht<SmallMechanism>,
+                   mechanism::MechanismModifiedHht<SmallMechanism>::State,
+                   mechanism::MechanismLivensEm<SmallMechanism>, mechanism::MechanismLivensEm<SmallMechanism>::State>();
 }
 }  // namespace
 

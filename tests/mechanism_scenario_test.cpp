@@ -8,15 +8,18 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "hdf5_read.hpp"
+#include "sampling.hpp"
 #include "mechanism_reference.hpp"
 #include "mechanism_run.hpp"
 #include "mechanisms.hpp"
@@ -430,6 +433,43 @@ TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
   EXPECT_NE(refused({1, 1}).find("mechanism 1 (--bodies) is listed twice"), std::string::npos);
 }
 
+// The GPU takes fixed steps on mechanisms of SmallCapacity (kernels/cuda_mechanisms.cuh; CPU = GPU
+// bit for bit in tests/gpu/mechanism_agreement_test.cu): "auto" keeps the others on the CPU and
+// says why, "cuda" rejects them naming [run] backend, "cpu" is the CPU.
+TEST(MechanismScenario, TheGpuTakesFixedStepsOnSmallMechanismsAndOthersSayWhyNot) {
+  const auto load = [](const char* file, Backend backend) {
+    ScenarioOverrides o;
+    o.backend = backend;
+    return load_mechanism_scenario(example(file), o);
+  };
+  EXPECT_EQ(mechanism_backend(load("four_bar.toml", Backend::cpu)).description, "cpu");
+  const BackendChoice adaptive = mechanism_backend(load("adaptive_slider_cranks.toml", Backend::automatic));
+  EXPECT_EQ(adaptive.backend, Backend::cpu);
+  EXPECT_EQ(adaptive.description, "cpu (adaptive mechanism steps run on the CPU)");
+  const BackendChoice v8 = mechanism_backend(load("v8_crank_drive.toml", Backend::automatic));
+  EXPECT_EQ(v8.backend, Backend::cpu);
+  EXPECT_EQ(v8.description,
+            "cpu (mechanisms beyond 4 bodies, 8 joints, 24 joint rows, 4 springs and 8 loads run on the CPU)");
+  const BackendChoice four_bar = mechanism_backend(load("four_bar.toml", Backend::automatic));
+  EXPECT_EQ(four_bar.backend, choose_backend(Backend::automatic).backend);
+  const auto refused = [&](const char* file) {
+    try {
+      load(file, Backend::cuda);
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refused("adaptive_slider_cranks.toml"),
+            example("adaptive_slider_cranks.toml") +
+                ": key 'run.backend': adaptive mechanism steps run on the CPU only (\"cpu\" or \"auto\")");
+  EXPECT_EQ(refused("v8_crank_drive.toml"),
+            example("v8_crank_drive.toml") +
+                ": key 'run.backend': the GPU takes mechanisms of at most 4 bodies, 8 joints, 24 joint rows, 4 "
+                "springs and 8 loads; this one runs on the CPU only (\"cpu\" or \"auto\")");
+  EXPECT_EQ(refused("four_bar.toml"), "");  // the GPU takes it (the run says if none is usable)
+}
+
 TEST(MechanismScenario, AFailingMechanismTouchesNoOther) {
   ScratchDirectory dir;
   const MechanismRunResult both = run(parse_mechanism_scenario(pendulum(2, 1e300), "p.toml"), dir.file("both.h5"));
@@ -445,6 +485,135 @@ TEST(MechanismScenario, AFailingMechanismTouchesNoOther) {
       EXPECT_TRUE(same_bits(q2.values[t * 8 + c], q1.values[t * 4 + c]));
       if (t > std::size_t(both.failed_step[1])) EXPECT_TRUE(std::isnan(q2.values[t * 8 + 4 + c]));
     }
+}
+
+// [output.statistics] of a mechanism study: every statistic equals its recomputation from the full
+// trajectories (count, exact mean, min, max, type-7 quantiles, histogram), the default observables
+// are the mechanism's that its method has, and a mechanism that fails mid-run counts up to its
+// failure only.
+TEST(MechanismScenario, StatisticsEqualThoseOfTheTrajectoriesAndDropAFailedMechanism) {
+  ScratchDirectory dir;
+  const std::string file = dir.file("stats.h5");
+  const MechanismRunResult r = run(
+      parse_mechanism_scenario(pendulum(6, 2.0) +
+                                   "[[ensemble.override]]\nmechanism = 3\n\"load.0.value\" = [1e300, 0.0, 0.0]\n"
+                                   "[output]\nstride = 5\n[output.statistics]\nquantiles = [0.0, 0.25, 0.5, 1.0]\n"
+                                   "[[output.statistics.observable]]\nname = \"bob_wx\"\nkind = \"component\"\n"
+                                   "channel = \"omega_body\"\ncomponent = 0\nbins = 4\nlow = -4.0\nhigh = 4.0\n",
+                               "stats.toml"),
+      file);
+  ASSERT_EQ(r.failures(), 1);
+  ASSERT_NE(r.status[3], Status::ok);
+  const index_t n = 6, nt = r.samples;
+  const auto e = read_dataset(file, "energy"), w = read_dataset(file, "omega_body"),
+             c = read_dataset(file, "position_residual"), it = read_dataset(file, "sample_newton_iterations");
+  for (const char* name : {"energy", "energy_drift", "linear_momentum_x", "linear_momentum_norm", "angular_momentum_z",
+                           "angular_momentum_drift", "position_residual", "velocity_residual",
+                           "sample_newton_iterations", "bob_wx"})
+    EXPECT_TRUE(testing::has_dataset(file, std::string("statistics/") + name + "/mean")) << name;
+  EXPECT_FALSE(testing::has_dataset(file, "statistics/generalized_energy/mean")) << "hht has no generalized energy";
+  struct Check {
+    std::string name;
+    std::function<double(index_t, index_t)> value;
+  };
+  const std::vector<Check> checks = {
+      {"energy", [&](index_t j, index_t i) { return e.values[j * n + i]; }},
+      {"bob_wx", [&](index_t j, index_t i) { return w.values[(j * n + i) * 3]; }},
+      {"position_residual", [&](index_t j, index_t i) { return c.values[j * n + i]; }},
+      {"sample_newton_iterations", [&](index_t j, index_t i) { return it.values[j * n + i]; }},
+  };
+  const std::vector<double> levels{0.0, 0.25, 0.5, 1.0};
+  for (const Check& check : checks) {
+    const std::string g = "statistics/" + check.name + "/";
+    const auto count = read_dataset(file, g + "count"), mean = read_dataset(file, g + "mean"),
+               lo = read_dataset(file, g + "min"), hi = read_dataset(file, g + "max"), qs = read_dataset(file, g + "quantiles");
+    ASSERT_EQ(count.values.size(), std::size_t(nt)) << check.name;
+    for (index_t j = 0; j < nt; ++j) {
+      std::vector<double> x;
+      for (index_t i = 0; i < n; ++i)
+        if (!std::isnan(check.value(j, i))) x.push_back(check.value(j, i));
+      ASSERT_EQ(count.values[j], double(x.size())) << check.name << " sample " << j;
+      ASSERT_EQ(x.size(), std::size_t(j * 5 <= r.failed_step[3] ? n : n - 1)) << "mechanism 3 counts until it fails";
+      std::sort(x.begin(), x.end());
+      long double sum = 0;
+      for (double v : x) sum += v;
+      const double scale = std::max({std::abs(x.front()), std::abs(x.back()), 1e-300});
+      EXPECT_LE(std::abs(mean.values[j] - double(sum / x.size())), 4e-16 * scale) << check.name << " sample " << j;
+      EXPECT_EQ(lo.values[j], x.front()) << check.name << " sample " << j;
+      EXPECT_EQ(hi.values[j], x.back()) << check.name << " sample " << j;
+      for (std::size_t l = 0; l < levels.size(); ++l) {
+        const double h = double(x.size() - 1) * levels[l];
+        const std::size_t k = std::size_t(h);
+        const double expected = h > double(k) && k + 1 < x.size() ? x[k] + (h - double(k)) * (x[k + 1] - x[k]) : x[k];
+        EXPECT_EQ(qs.values[j * levels.size() + l], expected) << check.name << " sample " << j << " level " << levels[l];
+      }
+    }
+  }
+  const auto histogram = read_dataset(file, "statistics/bob_wx/histogram");
+  for (index_t j = 0; j < nt; ++j) {
+    std::vector<double> bins(4, 0.0);
+    for (index_t i = 0; i < n; ++i) {
+      const double v = w.values[(j * n + i) * 3];
+      if (!std::isnan(v) && v >= -4.0 && v <= 4.0) ++bins[std::min<std::size_t>(3, std::size_t((v + 4.0) / 2.0))];
+    }
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(histogram.values[std::size_t(j * 4 + b)], bins[std::size_t(b)]) << j << " " << b;
+  }
+}
+
+// [[ensemble.random]] and [[ensemble.design]] over a mechanism's keys, as for bodies: each
+// mechanism's values are the sampling library's draws for (seed, mechanism, key) — recomputed here —
+// written to /parameters, the same when the mechanism runs alone (--bodies); a body inertia is kept
+// physical (invalid = "redraw"); a Latin hypercube puts one mechanism in each stratum.
+TEST(MechanismScenario, DrawsReachEachMechanismAsForBodies) {
+  ScratchDirectory dir;
+  const index_t n = 8;
+  const std::string draws =
+      "[[ensemble.random]]\nkey = \"body.bob.mass\"\ndistribution = \"log_uniform\"\nlow = 0.5\nhigh = 2.0\nseed = 11\n"
+      "[[ensemble.random]]\nkey = \"body.bob.inertia\"\ndistribution = \"normal\"\nmean = [0.1, 0.1, 0.02]\n"
+      "stddev = 0.05\ninvalid = \"redraw\"\nseed = 3\n"
+      "[[ensemble.design]]\ntype = \"latin_hypercube\"\nseed = 5\n[[ensemble.design.keys]]\nkey = "
+      "\"joint.hinge.origin\"\ndistribution = \"uniform\"\nlow = [0.0, 0.0, 0.0]\nhigh = [0.0, 0.0, 0.4]\n";
+  const MechanismScenario sc = parse_mechanism_scenario(pendulum(int(n), 1.0) + draws, "draws.toml");
+  EXPECT_TRUE(sc.redraws);
+  const MechanismRunResult r = run(sc, dir.file("all.h5"));
+  EXPECT_EQ(r.failures(), 0);
+  const auto mass = read_dataset(dir.file("all.h5"), "parameters/body.bob.mass"),
+             inertia = read_dataset(dir.file("all.h5"), "parameters/body.bob.inertia"),
+             origin = read_dataset(dir.file("all.h5"), "parameters/joint.hinge.origin");
+  ASSERT_EQ(mass.values.size(), std::size_t(n));
+  ASSERT_EQ(inertia.values.size(), std::size_t(3 * n));
+  sampling::SamplingPlan expected;
+  expected.add("body.bob.mass", sampling::Distribution::componentwise({sampling::Marginal::log_uniform(0.5, 2.0)}), 11);
+  std::vector<bool> strata(std::size_t(n), false);
+  for (index_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(same_bits(mass.values[i], expected.draw(i).values.at(0).value.at(0))) << "mechanism " << i;
+    const double* J = &inertia.values[std::size_t(3 * i)];
+    EXPECT_TRUE(J[0] > 0 && J[1] > 0 && J[2] > 0 && J[0] + J[1] >= J[2] && J[1] + J[2] >= J[0] && J[0] + J[2] >= J[1])
+        << "mechanism " << i << ": " << J[0] << " " << J[1] << " " << J[2];
+    const double z = origin.values[std::size_t(3 * i + 2)];
+    ASSERT_TRUE(z >= 0.0 && z < 0.4) << z;
+    strata[std::size_t(z / 0.4 * double(n))] = true;
+    EXPECT_EQ(mechanism_description(sc, i).bodies[0].mass, mass.values[i]);
+  }
+  EXPECT_EQ(std::count(strata.begin(), strata.end(), true), n) << "one mechanism per stratum";
+  ScenarioOverrides alone;
+  alone.bodies = {5};
+  run(parse_mechanism_scenario(pendulum(int(n), 1.0) + draws, "draws.toml", alone), dir.file("five.h5"));
+  EXPECT_TRUE(same_bits(read_dataset(dir.file("five.h5"), "parameters/body.bob.mass").values.at(0), mass.values[5]));
+  const auto q5 = read_dataset(dir.file("five.h5"), "quaternion"), q = read_dataset(dir.file("all.h5"), "quaternion");
+  for (std::size_t t = 0; t < q5.dims[0]; ++t)
+    for (int c = 0; c < 4; ++c) ASSERT_TRUE(same_bits(q5.values[t * 4 + c], q.values[(t * n + 5) * 4 + c]));
+  // The tables' own checks, named as for bodies.
+  EXPECT_EQ(problem(pendulum(2, 1.0) + "[[ensemble.random]]\nkey = \"body.rod.mass\"\ndistribution = \"uniform\"\n"
+                                       "low = 1.0\nhigh = 2.0\n"),
+            "bad.toml: key 'ensemble.random[0].key': 'body.rod.mass' is not a numeric key of this mechanism (e.g. "
+            "\"gravity\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)");
+  EXPECT_EQ(problem(pendulum(2, 1.0) + "[[ensemble.random]]\nkey = \"body.bob.mass\"\ndistribution = \"uniform\"\n"
+                                       "low = 1.0\nhigh = 2.0\ninvalid = \"redraw\"\n"),
+            "bad.toml: key 'ensemble.random[0].invalid': only laws of body.<name>.inertia can draw invalid bodies");
+  const std::string fails = problem(pendulum(4, 1.0) + "[[ensemble.random]]\nkey = \"body.bob.inertia\"\n"
+                                                      "distribution = \"normal\"\nmean = [0.1, 0.1, 0.02]\nstddev = 0.05\n");
+  EXPECT_EQ(fails.rfind("bad.toml: mechanism ", 0), 0u) << fails;
 }
 
 TEST(MechanismScenario, OverridesSetOneMechanismsKeysLast) {
@@ -549,6 +718,14 @@ TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
                                        "[time]\ndt = 0.1\nt_end = 1.0\n");
   EXPECT_NE(gradient.find("bad.toml: key 'integrator.constraint_gradient'"), std::string::npos) << gradient;
   EXPECT_NE(gradient.find("equivariant"), std::string::npos) << gradient;
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[output.statistics]\nobservables = [\"nutation\"]\n")
+                .rfind("bad.toml: key 'output.statistics.observables': 'nutation' is not a standard observable (\"energy\", ", 0),
+            0u);
+  const std::string residual = problem("[mechanism]\n" + good_body + good_rest +
+                                       "[output.statistics]\n[[output.statistics.observable]]\nname = \"c\"\nkind = "
+                                       "\"component\"\nchannel = \"constraint_violation\"\n");
+  EXPECT_EQ(residual.rfind("bad.toml: key 'output.statistics.observable[0]': ", 0), 0u) << residual;
+  EXPECT_NE(residual.find("'constraint_violation'"), std::string::npos) << residual;
   EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = "
                                                               "\"body.bob.mass\"\nfrom = 1.0\nto = -1.0\n"),
             "bad.toml: mechanism 1: key 'body.bob.mass': -1, must be > 0");

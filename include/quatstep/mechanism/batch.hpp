@@ -1,0 +1,61 @@
+// A mechanism's life in one window of samples, the counterpart of a single body's advance_body
+// (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps: the
+// CPU from its OpenMP loop (host/mechanism_run.cpp), the GPU one thread per mechanism
+// (kernels/mechanism_kernels.cuh). Load state → steps → samples → store; nothing of it depends on
+// where it runs, so strict-mode builds agree bit for bit.
+//
+// A sample of mechanism i is the mechanism's channels (channels.hpp: every body's kinematics, the
+// mechanism-wide energy, momenta and residuals), the Newton iterations since the previous sample,
+// then the integrator's own channels; sample j is the state at t0 + (j·stride)·h. The samples go to
+// a SampleView ([sample][scalar][mechanism], coalesced across mechanisms); the record is the single
+// bodies' BodyRecord (status, Newton iterations, failed step), one entry per mechanism.
+#pragma once
+
+#include "quatstep/ensemble.hpp"
+#include "quatstep/mechanism/channels.hpp"
+
+namespace quatstep::mechanism {
+
+/// Sample j of mechanism i at time t: its channels and `iterations`, or NaN throughout once it has
+/// failed (`valid` false).
+template <class Integrator, class Mech>
+QS_HD void write_mechanism_sample(const SampleView<typename Mech::Scalar>& out, index_t j, index_t i,
+                                  const Integrator& integrator, const Mech& m, const typename Integrator::State& s,
+                                  typename Mech::Scalar t, index_t iterations, bool valid) {
+  using S = typename Mech::Scalar;
+  SampleWriter<S> w{out, j, i};
+  if (!valid) {
+    while (w.c < out.scalars) w(S(NAN));
+    return;
+  }
+  observe_mechanism(integrator, m, s, t, w);
+  w(S(iterations));
+  if constexpr (has_integrator_channels<Integrator>::value) integrator.observe(m, s, w);
+}
+
+/// Mechanism i (its state states[i], its record) through the samples of `out`'s window with fixed
+/// steps of size h: step k goes from t0 + k·h to t0 + (k + 1)·h (exact products, no accumulated
+/// sums), sample j follows step j·stride − 1 (sample 0 is the initial state). A failed mechanism
+/// stops with its status and failed step and its samples are NaN; no other is touched.
+template <class Integrator>
+QS_HD void advance_mechanism(const Integrator& integrator, const typename Integrator::ModelType& m,
+                             typename Integrator::State* states, const BodyRecord& record, index_t i,
+                             typename Integrator::Scalar t0, typename Integrator::Scalar h,
+                             const SampleView<typename Integrator::Scalar>& out) {
+  using S = typename Integrator::Scalar;
+  typename Integrator::State s = states[i];
+  Status status = record.status[i];
+  index_t iterations = 0;
+  for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
+    const index_t before = iterations;
+    for (index_t k = j > 0 ? (j - 1) * out.stride : 0; k < j * out.stride; ++k)
+      step_body(integrator, m, s, status, iterations, record, i, k, t0 + S(k) * h, h);
+    write_mechanism_sample(out, j, i, integrator, m, s, t0 + S(j * out.stride) * h, iterations - before,
+                           status == Status::ok);
+  }
+  states[i] = s;
+  record.status[i] = status;
+  record.newton_iterations[i] += iterations;
+}
+
+}  // namespace quatstep::mechanism

@@ -1,0 +1,30 @@
+// The GPU half of a mechanism run (host/mechanism_run.cpp): a MechanismBatch on device storage for
+// an integrator of the mechanism registry on Mechanism<double, SmallCapacity>, with fixed steps.
+// Defined in cuda_mechanisms.cuh, instantiated for every registry entry in cuda_mechanisms.cu.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "host/mechanism_batch.hpp"
+
+namespace quatstep::cuda {
+
+/// What a mechanism run hands the GPU: the built mechanisms, their initial integrator states and
+/// statuses (a mechanism whose initialisation failed never advances), the steps and the layout of
+/// a sample.
+template <class Integrator>
+struct MechanismBatchInput {
+  Integrator integrator;
+  std::vector<typename Integrator::ModelType> mechanisms;
+  std::vector<typename Integrator::State> states;
+  std::vector<Status> status;
+  double t0, h;
+  index_t stride;
+  int scalars;  ///< per mechanism and sample
+};
+
+template <class Integrator>
+std::unique_ptr<MechanismBatch> make_cuda_mechanisms(const MechanismBatchInput<Integrator>& input);
+
+}  // namespace quatstep::cuda

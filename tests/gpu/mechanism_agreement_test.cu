@@ -1,0 +1,102 @@
+// Strict mode for mechanisms: the GPU batch (kernels/cuda_mechanisms.cuh, one thread per mechanism)
+// and the CPU stepping each mechanism with the same core function (mechanism::advance_mechanism)
+// give the same bits for every integrator of the mechanism registry. This file is compiled with
+// --fmad=false whatever QUATSTEP_STRICT_FP says (tests/CMakeLists.txt) and links no other GPU
+// object. The batch mixes the test mechanisms (four-bars with spins, slider-cranks with dampers,
+// double pendulums) in one array, as a scenario's ensemble may, plus one four-bar pushed hard
+// enough that its Newton iteration fails: it must fail alone, at the same step on both sides.
+// Samples (every channel, two windows: the state must survive between launches), statuses, failed
+// steps and Newton iteration counts must all be identical. Without a usable GPU the CPU half runs
+// (the failing mechanism fails alone) and the test then skips, saying why.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+#include "kernels/cuda_mechanisms.cuh"
+#include "mechanisms.hpp"
+#include "quatstep/mechanism/batch.hpp"
+#include "quatstep/mechanism/registry.hpp"
+
+namespace quatstep {
+namespace {
+
+using Cap = mechanism::SmallCapacity;
+using Mech = mechanism::Mechanism<double, Cap>;
+using testing::same_bits;
+
+/// The mixed batch; mechanism `failing` is pushed 10⁶ times harder than Kinon's four-bar.
+std::vector<testing::TestMechanism<Cap>> batch(index_t failing) {
+  std::vector<testing::TestMechanism<Cap>> all;
+  for (int k = 0; k < 8; ++k) {
+    // Spins up to 0.21 rad/s: faster rigid spins of the loop make the Livens schemes' equivariant
+    // joint gradient singular (docs/mechanisms.md, "Open points").
+    all.push_back(testing::four_bar<Cap>(0.03 * k, index_t(all.size()) == failing ? 1e8 : 100.0));
+    all.push_back(testing::slider_crank<Cap>(0.5 * k));
+    all.push_back(testing::double_pendulum<Cap>());
+  }
+  return all;
+}
+
+template <class Integrator>
+void expect_identical_runs(const Integrator& integrator, const std::string& name) {
+  SCOPED_TRACE(name);
+  constexpr index_t failing = 3;
+  const std::vector<testing::TestMechanism<Cap>> tm = batch(failing);
+  const index_t n = index_t(tm.size()), stride = 10, samples = 21;
+  const double t0 = 0.0, h = 2e-3;
+  cuda::MechanismBatchInput<Integrator> in{integrator, {}, {}, {}, t0, h, stride, 0};
+  for (const auto& t : tm) {
+    typename Integrator::State s{};
+    in.mechanisms.push_back(t.mech);
+    in.status.push_back(integrator.initialize(t.mech, t.initial, t0, s));
+    in.states.push_back(s);
+  }
+  // Per-body channels sized for the capacity (a run sizes them for its mechanism's bodies): the
+  // smaller mechanisms leave the last scalars of a sample as the buffer's zeros, on both sides.
+  in.scalars = mechanism::mechanism_channel_scalars(Cap::bodies) + 1;  // + sample_newton_iterations
+  if constexpr (has_integrator_channels<Integrator>::value) in.scalars += channel_scalars(Integrator::channels);
+
+  std::vector<Status> status = in.status;
+  std::vector<index_t> iterations(std::size_t(n), 0), failed(std::size_t(n), -1);
+  std::vector<typename Integrator::State> states = in.states;
+  const BodyRecord record{status.data(), iterations.data(), failed.data()};
+  const bool gpu_usable = cuda::device_unusable_reason().empty();
+  std::unique_ptr<cuda::CudaMechanisms<Integrator>> gpu;
+  if (gpu_usable) gpu = std::make_unique<cuda::CudaMechanisms<Integrator>>(in);
+  std::vector<double> cpu_out(std::size_t(samples * in.scalars * n), 0.0), gpu_out(cpu_out.size(), 0.0);
+  for (const auto [first, count] : {std::pair<index_t, index_t>{0, 5}, {5, samples - 5}}) {
+    const std::size_t offset = std::size_t(first * in.scalars * n);
+    const SampleView<double> view{cpu_out.data() + offset, n, first, count, stride, in.scalars};
+    for (index_t i = 0; i < n; ++i) mechanism::advance_mechanism(integrator, in.mechanisms[i], states.data(), record, i, t0, h, view);
+    if (gpu) gpu->advance(first, count, gpu_out.data() + offset);
+  }
+  // The CPU half (runs without a GPU too): the pushed four-bar fails alone, the others run on.
+  for (index_t i = 0; i < n; ++i)
+    EXPECT_EQ(status[i] == Status::ok, i != failing) << "mechanism " << i << ": " << to_string(status[i]);
+  if (!gpu) return;
+  std::vector<Status> gpu_status;
+  std::vector<index_t> gpu_iterations, gpu_failed;
+  gpu->records(gpu_status, gpu_iterations, gpu_failed);
+  EXPECT_TRUE(same_bits(cpu_out, gpu_out, "samples")) << testing::differing_channels(cpu_out, gpu_out, n, in.scalars);
+  EXPECT_TRUE(same_bits(status, gpu_status, "status"));
+  EXPECT_TRUE(same_bits(failed, gpu_failed, "failed_step"));
+  EXPECT_TRUE(same_bits(iterations, gpu_iterations, "newton_iterations"));
+}
+
+TEST(MechanismStrictAgreement, EveryRegisteredMethodIsBitwiseIdenticalOnCpuAndGpu) {
+  int checked = 0;
+  for_each_type(mechanism::MechanismMethods{}, [&](auto tag, int) {
+    using Entry = tag_type<decltype(tag)>;
+    typename Entry::Settings settings;
+    expect_identical_runs(typename Entry::template Integrator<Mech>(settings), Entry::info.name);
+    ++checked;
+  });
+  EXPECT_EQ(checked, mechanism::MechanismMethods::size);
+  QUATSTEP_SKIP_WITHOUT_GPU();  // the CPU half has run; the comparison needs the GPU
+}
+
+}  // namespace
+}  // namespace quatstep
