@@ -39,10 +39,14 @@ using testing::ScratchDirectory;
 
 std::string example(const std::string& name) { return std::string(QUATSTEP_EXAMPLES) + "/" + name; }
 
+/// The scenario run on the CPU whatever its [run] backend: these tests compare with the library's CPU
+/// steps bit for bit (the GPU's agreement is tests/gpu/mechanism_agreement_test.cu's).
 MechanismRunResult run(const MechanismScenario& sc, const std::string& file) {
+  MechanismScenario on_cpu = sc;
+  on_cpu.backend = Backend::cpu;
   RunOptions options;
   options.output = file;
-  return run_mechanism_scenario(sc, options);
+  return run_mechanism_scenario(on_cpu, options);
 }
 
 /// The library's integrator of the examples: modified HHT with the inertia shift at α.

@@ -77,6 +77,18 @@ def test_swept_and_overridden_keys_are_the_files_parameters(tmp_path):
     assert r["quaternion"].shape == (11, 8, 12) and r.failures == 0
 
 
+def test_statistics_of_a_mechanism_study_are_the_files_and_the_trajectories(tmp_path):
+    # the slider-crank sweep's [output.statistics] over 0.1 s: the run's statistics are the command's
+    # file's, and recomputed from the trajectories (mean to round-off, max bit for bit)
+    text = example("slider_crank_sweep.toml").replace("t_end = 2.0", "t_end = 0.1")
+    r = assert_is_the_command(tmp_path, text, CHANNELS)
+    s = r.statistics
+    assert {"energy", "angular_momentum_drift", "position_residual", "crank_speed"} <= set(s)
+    assert (s["energy"]["count"] == 8).all()
+    np.testing.assert_allclose(s["energy"]["mean"], r["energy"].mean(axis=1), rtol=1e-14, atol=0)
+    assert_bitwise(s["crank_speed"]["max"], r["omega_body"][..., 2].max(axis=1), "crank speed max")
+
+
 def test_adaptive_steps_and_their_records_are_the_files(tmp_path):
     # 8 slider-cranks whose springs span 100x, each with adaptive steps of its own over 0.05 s: every
     # dataset of the command's file, the step records included; the stiffer springs take more steps
