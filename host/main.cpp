@@ -180,6 +180,7 @@ int main(int argc, char** argv) {
     }
     quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
                                                  : quatstep::load_interrupted_scenario(resume, overrides.backend);
+    for (const std::string& warning : quatstep::scenario_warnings(scenario)) std::cerr << "quatstep: warning: " << warning << "\n";
     if (!shard.empty()) {
 #ifdef QUATSTEP_WITH_MPI
       if (quatstep::launched_by_mpi()) throw std::invalid_argument("--shard under mpirun: the ranks are the shards (drop --shard)");

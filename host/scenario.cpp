@@ -1092,6 +1092,32 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
   return parse_scenario(read_scenario_text(path), path, overrides);
 }
 
+std::vector<std::string> scenario_warnings(const Scenario& sc) {
+  if (sc.precision != Precision::single_precision || !sc.time.adaptive) return {};
+  const ModelView& view = sc.model_view();
+  const int omega = find_key(view.keys, "initial.omega_body");
+  if (omega < 0) return {};
+  double fastest = 0;  // the largest initial |ω| of the run's bodies, and which body
+  index_t body = 0;
+  for (index_t i = 0; i < sc.ensemble_size; ++i) {
+    const std::vector<double> p = body_parameters(sc, i);
+    const double* w = p.data() + view.keys[omega].offset;
+    const double rate = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (rate > fastest) fastest = rate, body = sc.body_index(i);
+  }
+  const AdaptiveSettings<double>& c = sc.time.step_control;
+  const double eps = double(std::numeric_limits<float>::epsilon());
+  const bool per_time = c.control == ErrorControl::per_unit_step;
+  const double floor = per_time ? eps * fastest : eps;
+  if (!(c.rotation_atol < floor)) return {};
+  return {sc.source + ": key 'time.rotation_atol': " + format(c.rotation_atol) + " is below float's round-off floor " +
+          format(floor) + (per_time ? " per unit time (float epsilon x the fastest initial spin, " + format(fastest) +
+                                          " rad/s of body " + std::to_string(body) + ")"
+                                    : " per step (float epsilon)") +
+          ": the bodies that fast cannot meet it and may fail with step_size_too_small; raise the tolerance or run "
+          "in double (bench/adaptive.md)"};
+}
+
 std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws) {
   const ModelView& view = sc.model_view();
   const index_t body = sc.body_index(i);

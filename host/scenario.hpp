@@ -446,6 +446,13 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
 /// Read `path`, then parse_scenario.
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
 
+/// What a valid scenario may still ask that its precision cannot deliver, as messages naming the file
+/// and the key: adaptive steps in float whose [time] rotation_atol is below float's round-off floor
+/// for the fastest initial spin of the ensemble — ε_float·|ω| per unit time with control =
+/// "per_unit_step" (bench/adaptive.md §3: there the fastest bodies fail with step_size_too_small),
+/// ε_float per step otherwise. `quatstep run` prints them as warnings before it starts.
+std::vector<std::string> scenario_warnings(const Scenario& scenario);
+
 /// The flat parameters (ModelView::keys) of body i of the run (Scenario::body_index(i) of the
 /// ensemble): file values, sweeps, random draws and designs, overrides. `redraws`, if given, receives
 /// the number of invalid draws thrown away for the body (invalid = "redraw").

@@ -8,10 +8,12 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,6 +178,30 @@ TEST(AdaptiveCli, BadStepControlIsRefusedWithTheFileAndKey) {
   refused(edited("method = \"modified_hht\"\nalpha = -0.2\ninertia_shift = true", "method = \"simo_vu_quoc\"\nalpha = -0.2\n#"),
           "time.adaptive': method 'simo_vu_quoc' takes fixed steps only; adaptive steps run with the HHT family: "
           "\"hht\", \"modified_hht\"");
+}
+
+// In float, a rotation tolerance per unit time below ε_float·|ω| of the fastest body cannot be met
+// (bench/adaptive.md §3): the scenario says so, naming the file, the key, the floor and the body; the
+// command prints it as a warning and runs. Double precision, or a tolerance above the floor, is silent.
+TEST(AdaptiveCli, FloatToleranceBelowTheRoundOffFloorIsAWarning) {
+  ScenarioOverrides in_float;
+  in_float.precision = Precision::single_precision;
+  const std::vector<std::string> w = scenario_warnings(load_scenario(example, in_float));
+  ASSERT_EQ(w.size(), 1u);
+  const double floor = double(std::numeric_limits<float>::epsilon()) * std::hypot(150.0, 4.61538);
+  EXPECT_EQ(w[0].rfind(example + ": key 'time.rotation_atol': 1e-06 is below float's round-off floor " +
+                           validation::format(floor) + " per unit time (float epsilon x the fastest initial spin, " +
+                           validation::format(std::hypot(150.0, 4.61538)) + " rad/s of body 63)",
+                       0),
+            0u)
+      << w[0];
+  EXPECT_TRUE(scenario_warnings(load_scenario(example)).empty()) << "double precision";
+  ScratchDirectory dir;
+  std::ofstream(dir.file("loose.toml")) << edited("rotation_atol = 1e-6", "rotation_atol = 1e-4");
+  EXPECT_TRUE(scenario_warnings(load_scenario(dir.file("loose.toml"), in_float)).empty()) << "above the floor";
+  const Outcome o = run_cli("run '" + example + "' --precision float --t-end 0.002 --quiet --output '" + dir.file("f.h5") + "'", dir);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err.rfind("quatstep: warning: " + example + ": key 'time.rotation_atol': ", 0), 0u) << o.err;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pkgutil import extend_path
 
@@ -101,14 +102,16 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
     a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend`` and ``precision``
     replace the file's values as the command's options do. A scenario with a ``[mechanism]`` table gives
     a :class:`MechanismScenario`, any other a :class:`Scenario`, as ``quatstep run`` tells them apart.
-    Raises ScenarioError with the command's message."""
+    Raises ScenarioError with the command's message; what a valid scenario asks that its precision
+    cannot deliver (``Scenario.warnings``, e.g. a float tolerance below float's round-off) is a
+    RuntimeWarning, as the command prints it."""
     core = _require_core()
     if isinstance(scenario, os.PathLike) or (
             isinstance(scenario, str) and "\n" not in scenario
             and (scenario.endswith(".toml") or os.path.isfile(scenario))):
         path = os.fspath(scenario)
         read = core.load_mechanism_scenario if core.is_mechanism_scenario(path) else core.load_scenario
-        return read(path, t_end, backend, precision)
+        return _warned(read(path, t_end, backend, precision))
     if isinstance(scenario, Mapping):
         text, source = to_toml(scenario), "<dict>"
     elif isinstance(scenario, str):
@@ -116,7 +119,14 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
     else:
         raise TypeError(f"a scenario is a path, a TOML string or a dict, got {type(scenario).__name__}")
     parse = core.parse_mechanism_scenario if core.is_mechanism_text(text, source) else core.parse_scenario
-    return parse(text, source, t_end, backend, precision)
+    return _warned(parse(text, source, t_end, backend, precision))
+
+
+def _warned(scenario):
+    """The scenario, its warnings (if it has any) issued as RuntimeWarnings of the caller's caller."""
+    for message in getattr(scenario, "warnings", ()):
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return scenario
 
 
 class Result:

@@ -349,6 +349,8 @@ NB_MODULE(_quatstep, m) {
       .def_prop_ro("t_start", [](const Scenario& s) { return s.time.t_start; })
       .def_prop_ro("t_end", [](const Scenario& s) { return s.time.t_end; })
       .def_prop_ro("precision", [](const Scenario& s) { return std::string(to_string(s.precision)); })
+      .def_prop_ro("warnings", [](const Scenario& s) { return scenario_warnings(s); },
+                   "What the scenario asks that its precision cannot deliver (quatstep.load warns with them).")
       .def_prop_ro("backend", [](const Scenario& s) { return std::string(to_string(s.backend)); })
       .def_prop_ro("channels", [](const Scenario& s) { return s.channels; }, "The [output] channels.")
       .def_prop_ro("output_file", [](const Scenario& s) { return s.output_file; })

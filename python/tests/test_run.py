@@ -166,3 +166,15 @@ def test_run_is_the_cpp_api_bit_for_bit(tmp_path):
     assert_bitwise(result.newton_iterations, np.frombuffer(raw, np.int64, n, sample_bytes + 4 * n), "newton_iterations")
     assert_bitwise(result.failed_step, np.frombuffer(raw, np.int64, n, sample_bytes + 12 * n), "failed_step")
     assert result.failures == 0 and result.newton_iterations.min() > 0
+
+
+def test_a_float_tolerance_below_the_round_off_floor_warns_as_the_command_does(recwarn):
+    """quatstep.load issues Scenario.warnings (C++ scenario_warnings) as RuntimeWarnings: the adaptive
+    example in float asks 1e-6 per unit time of a 150 rad/s top, below float's 1.8e-5; double is silent."""
+    example = f"{EXAMPLES}/adaptive_heavy_tops.toml"
+    with pytest.warns(RuntimeWarning, match=r"key 'time.rotation_atol': 1e-06 is below float's round-off floor"):
+        sc = quatstep.load(example, precision="float")
+    assert len(sc.warnings) == 1 and "rad/s of body 63" in sc.warnings[0]
+    recwarn.clear()
+    assert quatstep.load(example).warnings == []
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
