@@ -113,8 +113,8 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
   try {
     if (const std::string reason = cuda::device_unusable_reason(); !reason.empty()) throw std::runtime_error(reason);
     batch = cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<Integrator>{
-        integrator, std::vector(size, tm.mech), std::vector(size, s0), std::vector(size, Status::ok), 0.0, 1e-3,
-        stride, scalars});
+        integrator, std::vector(size, tm.mech), std::vector(size, s0), std::vector(size, Status::ok),
+        std::vector<index_t>(size, 0), std::vector<index_t>(size, -1), 0.0, 1e-3, stride, scalars});
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;

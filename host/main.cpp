@@ -31,6 +31,7 @@
 #include <sstream>
 
 #include "docs.hpp"
+#include "hdf5_output.hpp"
 #include "mechanism_run.hpp"
 #include "merge.hpp"
 #ifdef QUATSTEP_WITH_MPI
@@ -172,11 +173,30 @@ int main(int argc, char** argv) {
     if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
     if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);
-    if (resume.empty() && quatstep::is_mechanism_scenario(scenario_path)) {  // host/mechanism_run.hpp
-      const quatstep::MechanismScenario mechanisms = quatstep::load_mechanism_scenario(scenario_path, overrides);
+    options.progress = quiet ? quatstep::ProgressMode::never
+                             : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
+    options.interrupt = &interrupted;
+    if (!resume.empty()) options.output = resume, options.resume = true;
+    const auto stopped = [](quatstep::index_t step, quatstep::index_t steps, const std::string& file, quatstep::index_t samples) {
+      std::cerr << "quatstep: interrupted after step " << step << " of " << steps << ": " << file << " holds samples 0 .. "
+                << samples - 1 << " and a checkpoint; continue with: quatstep run --resume " << file << "\n";
+      return exit_interrupted;
+    };
+    const bool mechanism_run = resume.empty() ? quatstep::is_mechanism_scenario(scenario_path)
+                                              : quatstep::is_mechanism_text(quatstep::read_stored_run(resume).scenario, resume);
+    if (mechanism_run) {  // host/mechanism_run.hpp
+      if (!shard.empty()) throw std::invalid_argument("--shard: a mechanism scenario runs in one process (no shards)");
+#ifdef QUATSTEP_WITH_MPI
+      if (quatstep::launched_by_mpi()) throw std::invalid_argument("mpirun: a mechanism scenario runs in one process (no ranks)");
+#endif
+      const quatstep::MechanismScenario mechanisms =
+          resume.empty() ? quatstep::load_mechanism_scenario(scenario_path, overrides)
+                         : quatstep::load_interrupted_mechanism_scenario(resume, overrides.backend);
+      stop_on_signals();
       const quatstep::MechanismRunResult result = quatstep::run_mechanism_scenario(mechanisms, options);
       if (!quiet) quatstep::print_mechanism_summary(std::cout, mechanisms, result);
-      return 0;
+      return result.interrupted ? stopped(result.steps_done, result.steps, result.output_file, result.steps_done / mechanisms.stride + 1)
+                                : 0;
     }
     quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
                                                  : quatstep::load_interrupted_scenario(resume, overrides.backend);
@@ -189,10 +209,6 @@ int main(int argc, char** argv) {
       if (options.output.empty()) options.output = quatstep::shard_file_name(scenario.output_file, range);
       scenario = quatstep::shard_scenario(scenario, range);
     }
-    options.progress = quiet ? quatstep::ProgressMode::never
-                             : progress ? quatstep::ProgressMode::always : quatstep::ProgressMode::automatic;
-    options.interrupt = &interrupted;
-    if (!resume.empty()) options.output = resume, options.resume = true;
     stop_on_signals();
 #ifdef QUATSTEP_WITH_MPI
     if (quatstep::launched_by_mpi() && shard.empty() && resume.empty())  // mpirun -np K: K shards, one file
@@ -200,13 +216,7 @@ int main(int argc, char** argv) {
 #endif
     const quatstep::RunResult result = quatstep::run_scenario(scenario, options);
     if (!quiet) quatstep::print_summary(std::cout, scenario, result);
-    if (result.interrupted) {
-      std::cerr << "quatstep: interrupted after step " << result.steps_done << " of " << result.steps << ": "
-                << result.output_file << " holds samples 0 .. " << result.samples_written - 1
-                << " and a checkpoint; continue with: quatstep run --resume " << result.output_file << "\n";
-      return exit_interrupted;
-    }
-    return 0;
+    return result.interrupted ? stopped(result.steps_done, result.steps, result.output_file, result.samples_written) : 0;
   } catch (const std::exception& e) {
     std::cerr << "quatstep: error: " << e.what() << "\n";
     return 1;

@@ -21,6 +21,9 @@ class MechanismBatch {
   /// Each mechanism's status, Newton iterations over all its steps and failed step (−1 if none).
   virtual void records(std::vector<Status>& status, std::vector<index_t>& iterations,
                        std::vector<index_t>& failed_step) const = 0;
+  /// Every mechanism's integrator state into `states` (host memory for as many of the integrator's
+  /// State): what a checkpoint keeps.
+  virtual void states(void* states) const = 0;
 };
 
 }  // namespace quatstep

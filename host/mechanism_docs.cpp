@@ -74,8 +74,10 @@ void print_mechanism_format(std::ostream& os) {
         "and the key alone), written to /parameters too; a `body.<name>.inertia` is kept physical as model.inertia is "
         "(invalid = \"redraw\" | \"fail\"; body_shape with mass_key = \"body.<name>.mass\"). [[ensemble.override]] tables "
         "set keys of one mechanism last: `mechanism` (required, an index in [0, size)) and any of those keys by "
-        "name (`\"spring.return spring.stiffness\" = 500.0`), also written to /parameters. [output]: `file` and "
-        "`stride`; every channel is written for every mechanism. [output.statistics] as above, over the "
+        "name (`\"spring.return spring.stiffness\" = 500.0`), also written to /parameters. [output]: `file`, "
+        "`stride`, `channels` (of the mechanism's channels below) and `trajectories` with its keys as for bodies, "
+        "over mechanisms: `trajectory_bodies` lists ensemble indices of mechanisms, `trajectory_every` takes every "
+        "k-th mechanism, \"auto\" (the default) keeps all unless they exceed max_trajectory_bytes. [output.statistics] as above, over the "
         "mechanism's channels, written to /statistics: by name the standard observables of mechanisms (";
   std::string names;
   for (const statistics::Observable& o : mechanism_observables())

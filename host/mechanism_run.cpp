@@ -5,8 +5,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <memory>
 #include <optional>
@@ -16,6 +20,7 @@
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
 #include "mechanism_batch.hpp"
+#include "progress.hpp"
 #include "quatstep/config.hpp"
 #include "quatstep/mechanism/adaptive.hpp"
 #include "quatstep/mechanism/batch.hpp"
@@ -95,7 +100,6 @@ struct FixedSteps {
   Integrator method;
   double t0, h;
 
-  const Integrator& integrator() const { return method; }
   template <class Mech, class Kinematics>
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return method.initialize(m, k, t0, s);
@@ -118,7 +122,6 @@ struct AdaptiveSteps {
   AdaptiveHht<Integrator> stepper;
   double t0, h;
 
-  const Integrator& integrator() const { return stepper.integrator; }
   template <class Mech, class Kinematics>
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return stepper.initialize(m, k, t0, s);
@@ -158,10 +161,28 @@ std::unique_ptr<MechanismBatch> cuda_mechanisms(const Stepper& stepper, const st
 #ifdef QUATSTEP_WITH_CUDA
   if constexpr (Stepper::gpu && std::is_same_v<typename Mech::CapacityType, mechanism::SmallCapacity>)
     return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.method)>>{
-        stepper.method, mechs, states, r.status, stepper.t0, stepper.h, stride, scalars});
+        stepper.method, mechs, states, r.status, r.iterations, r.failed_step, stepper.t0, stepper.h, stride, scalars});
 #endif
   (void)stepper, (void)mechs, (void)states, (void)r, (void)stride, (void)scalars;
   throw std::logic_error("cuda_mechanisms: mechanism_backend chose the GPU for a run it cannot take");
+}
+
+/// The integrator states of a checkpoint: their bytes, as many doubles as they fill (read back by
+/// the same build of quatstep alone, which --resume checks by the size). The states are fixed-size
+/// Eigen vectors of scalars and plain numbers: copied bytewise, as the GPU's upload copies them.
+template <class State>
+std::vector<double> state_words(const std::vector<State>& states) {
+  std::vector<double> words((states.size() * sizeof(State) + sizeof(double) - 1) / sizeof(double));
+  if (!states.empty()) std::memcpy(words.data(), static_cast<const void*>(states.data()), states.size() * sizeof(State));
+  return words;
+}
+template <class State>
+void restore_states(const std::vector<double>& words, std::vector<State>& states) {
+  if (words.size() != state_words(states).size())
+    throw std::runtime_error("the checkpoint's mechanism states do not fit this scenario and build of quatstep (" +
+                             std::to_string(words.size()) + " words, expected " +
+                             std::to_string(state_words(states).size()) + ")");
+  if (!states.empty()) std::memcpy(static_cast<void*>(states.data()), words.data(), states.size() * sizeof(State));
 }
 
 template <class Cap, class Stepper>
@@ -189,7 +210,6 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
                                 const Stepper& stepper) {
   using Mech = mechanism::Mechanism<double, Cap>;
   using State = typename Stepper::State;
-  const auto& integrator = stepper.integrator();
   const auto start = std::chrono::steady_clock::now();
   const index_t n = sc.runs();
   const double t0 = sc.time.t_start, h = sc.time.dt;
@@ -237,8 +257,18 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   layout.bodies = n;
   layout.samples = r.samples;
   layout.channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
-  for (const Channel& c : layout.channels) layout.written.push_back(c.name);
-  for (index_t i = 0; i < n; ++i) layout.trajectory_rows.push_back(i);
+  layout.written = sc.channels;
+  int written_scalars = 0;
+  for (const Channel& c : layout.channels)
+    if (std::find(sc.channels.begin(), sc.channels.end(), c.name) != sc.channels.end()) written_scalars += c.size;
+  const TrajectorySelection trajectories = select_trajectories(
+      sc.trajectories, n, [&](index_t i) { return sc.mechanism_index(i); },
+      [&](index_t rows) { return double(r.samples) * double(rows) * double(written_scalars) * sizeof(double); },
+      "mechanism", "mechanisms");
+  r.trajectories = trajectories.description;
+  layout.trajectory_rows = trajectories.rows;
+  if (index_t(trajectories.rows.size()) != n)  // else the row is the mechanism (or /bodies says which)
+    for (index_t i : trajectories.rows) layout.trajectory_bodies.push_back(sc.mechanism_index(i));
   layout.body_indices = sc.selection;
   layout.step_records = sc.time.adaptive;
   if (sc.statistics) add_statistics(*sc.statistics, layout);
@@ -257,35 +287,56 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   attributes.t_start = t0;
   attributes.t_end = sc.time.t_end;
   attributes.stride = sc.stride;
-  attributes.trajectories = "all " + std::to_string(n) + " mechanisms" +
-                            (sc.selection.empty() ? "" : " (of " + std::to_string(sc.ensemble_size) + ", /bodies)");
+  attributes.trajectories = trajectories.description;
   const OpenedOutput opened = open(layout, attributes);
-  if (opened.resume) throw std::logic_error("run_mechanism_scenario: a mechanism run does not resume");
   RunOutput& out = *opened.output;
-  for (std::size_t p = 0; p < varied.size(); ++p) {
-    std::vector<double> values;
-    for (index_t i = 0; i < n; ++i) {
-      MechanismDescription d = mechanism_description(sc, sc.mechanism_index(i));
-      for_each_parameter(d, [&](const std::string& key, double* v, int size) {
-        if (key == varied[p].first) values.insert(values.end(), v, v + size);
-      });
+  std::optional<statistics::EnsembleStatistics> stats;
+  if (sc.statistics) stats.emplace(*sc.statistics, statistics::ChannelLayout::of(layout.channels), r.samples, sc.stride, 0, n);
+  index_t samples_written = 0;
+  if (opened.resume) {  // the checkpoint's states, records and drift references over the built ones
+    const Checkpoint& c = opened.resume->checkpoint;
+    restore_states(c.state, states);
+    if (c.status.size() != std::size_t(n) || c.steps_done % sc.stride != 0 ||
+        (stats && c.statistics_initial.size() != sc.statistics->observables.size()))
+      throw std::runtime_error("the checkpoint does not fit the scenario's mechanisms, samples or statistics");
+    r.status = c.status;
+    r.iterations = c.newton_iterations;
+    r.failed_step = c.failed_step;
+    if (sc.time.adaptive) r.step_records = c.steps;
+    for (std::size_t k = 0; stats && k < c.statistics_initial.size(); ++k)
+      stats->restore_initial_values(k, c.statistics_initial[k]);
+    samples_written = c.steps_done / sc.stride + 1;
+    r.first_step = c.steps_done;
+  } else {
+    for (std::size_t p = 0; p < varied.size(); ++p) {
+      std::vector<double> values;
+      for (index_t i = 0; i < n; ++i) {
+        MechanismDescription d = mechanism_description(sc, sc.mechanism_index(i));
+        for_each_parameter(d, [&](const std::string& key, double* v, int size) {
+          if (key == varied[p].first) values.insert(values.end(), v, v + size);
+        });
+      }
+      out.write_parameters(int(p), 0, n, values.data());
     }
-    out.write_parameters(int(p), 0, n, values.data());
   }
 
   // Windows of samples: on the GPU, or here with each mechanism stepped through the window in one
-  // OpenMP iteration.
+  // OpenMP iteration. A window takes about pacing::chunk_seconds once the first has been timed: the
+  // progress bar moves and an interrupt is answered a few times a second; the results do not depend
+  // on the windows.
   std::unique_ptr<MechanismBatch> gpu;
   const int scalars = channel_scalars(layout.channels);
   if (r.backend.backend == Backend::cuda) gpu = cuda_mechanisms(stepper, mechs, states, r, sc.stride, scalars);
-  const index_t window = std::max<index_t>(
-      1, options.max_chunk_steps > 0 ? options.max_chunk_steps / sc.stride : index_t(4e6) / (index_t(scalars) * n));
+  index_t max_window = std::max<index_t>(1, index_t(pacing::sample_buffer_bytes / (sizeof(double) * scalars * n)));
+  if (options.max_chunk_steps > 0) max_window = std::min(max_window, std::max<index_t>(1, options.max_chunk_steps / sc.stride));
+  index_t window = std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)), 1, max_window);
   const BodyRecord record{r.status.data(), r.iterations.data(), r.failed_step.data()};
-  std::optional<statistics::EnsembleStatistics> stats;
-  if (sc.statistics) stats.emplace(*sc.statistics, statistics::ChannelLayout::of(layout.channels), r.samples, sc.stride, 0, n);
   std::vector<double> buffer, times;
-  for (index_t first = 0; first < r.samples; first += window) {
-    const index_t count = std::min(window, r.samples - first);
+  const auto loop_start = std::chrono::steady_clock::now();
+  const index_t start_sample = samples_written, done_before = r.first_step, remaining = sc.time.steps - done_before;
+  std::optional<ProgressBar> bar;
+  while (samples_written < r.samples) {
+    const index_t first = samples_written, count = std::min(window, r.samples - first);
     buffer.assign(std::size_t(count * scalars * n), 0.0);
     times.resize(std::size_t(count));
     for (index_t j = 0; j < count; ++j) times[j] = t0 + double((first + j) * sc.stride) * h;
@@ -298,13 +349,46 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     }
     out.write_samples(first, count, buffer.data(), times.data());
     if (stats) out.write_statistics(first, summarize(*stats, first, count, buffer.data(), scalars, n));
+    const bool first_window = first == start_sample;
+    samples_written = first + count;
+    r.steps_done = (samples_written - 1) * sc.stride;
+
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    const double steps_per_second = double(r.steps_done - done_before) / std::max(elapsed, 1e-9);
+    if (first_window && samples_written < r.samples && options.progress != ProgressMode::never) {
+      const bool long_run = steps_per_second > 0 && double(remaining) / steps_per_second > pacing::progress_threshold_s;
+      if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO)))
+        bar.emplace(stderr, remaining, n, "mechanism-steps/s");
+    }
+    if (bar) bar->update(r.steps_done - done_before, elapsed);
+    window = std::clamp<index_t>(index_t(steps_per_second * pacing::chunk_seconds / double(sc.stride)), 1, max_window);
+    if (options.interrupt && *options.interrupt && samples_written < r.samples) {  // the window in flight is written
+      r.interrupted = true;
+      break;
+    }
   }
+  const double loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+  if (bar && !r.interrupted) bar->finish(loop_seconds);
+  if (bar && r.interrupted) std::fputc('\n', stderr);
   if (gpu) gpu->records(r.status, r.iterations, r.failed_step);
+  if (r.interrupted) {
+    if (gpu) gpu->states(states.data());
+    Checkpoint c;
+    c.steps_done = r.steps_done;
+    c.state = state_words(states);
+    c.status = r.status;
+    c.newton_iterations = r.iterations;
+    c.failed_step = r.failed_step;
+    if (sc.time.adaptive) c.steps = r.step_records;
+    for (std::size_t k = 0; stats && k < sc.statistics->observables.size(); ++k)
+      c.statistics_initial.push_back(stats->initial_values(k));
+    out.write_checkpoint(c);
+  }
   out.write_body_results(r.status, r.iterations, r.failed_step);
   if (sc.time.adaptive) out.write_step_records(r.step_records);
   out.write_body_values("assembly_position_correction", r.position_correction);
   out.write_body_values("assembly_velocity_correction", r.velocity_correction);
-  out.mark_progress(true, r.samples);
+  out.mark_progress(!r.interrupted, samples_written);
   out.close();
   for (index_t it : r.iterations) r.newton_iterations += it;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -328,7 +412,11 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
   const std::string path = options.output.empty() ? sc.output_file : options.output;
   MechanismRunResult r =
       run_mechanism_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
-        return OpenedOutput{std::make_unique<Hdf5Output>(path, layout, attributes), std::nullopt};
+        auto file = std::make_unique<Hdf5Output>(path, layout, attributes,
+                                                 options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
+        std::optional<ResumePoint> resume;
+        if (options.resume) resume = ResumePoint{file->read_checkpoint(), 0, 0};
+        return OpenedOutput{std::move(file), std::move(resume)};
       });
   r.output_file = path;
   return r;
@@ -354,17 +442,26 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
   return r;
 }
 
+MechanismScenario load_interrupted_mechanism_scenario(const std::string& file, std::optional<Backend> backend) {
+  const InterruptedRun r = read_interrupted_run(file, backend);
+  return parse_mechanism_scenario(r.run.scenario, file + " (its scenario)", r.overrides);
+}
+
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
   const StepRecords::Totals taken = r.step_records.totals();
   const bool adaptive = sc.time.adaptive;
-  const double mechanism_steps = adaptive ? taken.accepted : double(r.mechanisms) * double(r.steps);
+  // in this process (adaptive: all steps of the run, a resumed one's included)
+  const double mechanism_steps = adaptive ? taken.accepted : double(r.mechanisms) * double(r.steps_done - r.first_step);
   os << "quatstep " << version << ": mechanism, " << sc.method_view().info.name << " ("
      << settings_summary(sc.method_view().keys, sc.settings) << ")"
      << (adaptive ? ", adaptive steps, output every " : ", dt ") << sc.time.dt << "\n";
   row("mechanisms") << r.mechanisms << " (" << r.bodies << " bodies each)\n";
-  row(adaptive ? "output intervals" : "steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end
-                                                << ")\n";
+  row(adaptive ? "output intervals" : "steps") << r.steps << " (t = " << sc.time.t_start << " .. " << sc.time.t_end << ")";
+  const char* unit = adaptive ? "output time " : "step ";
+  if (r.first_step > 0) os << ", resumed at " << unit << r.first_step;
+  if (r.interrupted) os << ", interrupted at " << unit << r.steps_done;
+  os << "\n";
   if (adaptive)
     row("adaptive steps") << taken.accepted << " accepted, " << taken.rejected << " rejected (all mechanisms), h in ["
                           << taken.smallest << ", " << taken.largest
@@ -392,6 +489,7 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
   }
   if (listed) os << (r.failures() > shown ? ", ...)" : ")");
   os << "\n";
+  row("trajectories") << r.trajectories << "\n";
   row("output") << r.output_file << " (" << r.samples << " samples"
                 << (sc.statistics ? ", /statistics of " + std::to_string(sc.statistics->observables.size()) + " observables"
                                   : std::string())

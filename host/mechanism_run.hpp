@@ -4,7 +4,9 @@
 // include/quatstep/mechanism/livens.hpp, one mechanism per OpenMP iteration, or one per GPU thread
 // (mechanism_backend: fixed steps on mechanisms of SmallCapacity; kernels/cuda_mechanisms.cuh). A mechanism whose step fails stops with its status (its later samples are NaN) and
 // touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
-// RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism:
+// RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism
+// of [output] trajectories (all by default; /trajectory_bodies names them when not all), the
+// channels of [output] channels (all by default):
 //   /time (nt)
 //   /quaternion (nt×N×4B), /position, /omega_body, /velocity (nt×N×3B): body b of the mechanism
 //     (the [[mechanism.body]] order) at components 4b…4b+3 (3b…3b+2); the channel's "description"
@@ -26,6 +28,9 @@
 //   /statistics/<observable>/… with [output.statistics]: as for bodies (host/statistics.hpp), over
 //     the mechanisms healthy at each sample (a failed mechanism's samples are NaN from its failure on)
 //   root attributes as for bodies; model = "mechanism: B bodies ('name', …)"
+//   /checkpoint/… of an interrupted run (complete = 0): every mechanism's integrator state (its bytes),
+//     records and step records, the drifts' x₀; --resume continues from it
+// Windows of samples of about pacing::chunk_seconds each: a progress bar and interrupts between them.
 #pragma once
 
 #include <ostream>
@@ -48,6 +53,10 @@ struct MechanismRunResult {
   std::vector<index_t> failed_step, iterations;
   std::vector<double> position_correction, velocity_correction;  ///< of the assembly, per mechanism
   StepRecords step_records;  ///< [time] adaptive = true: per mechanism (empty with fixed steps)
+  std::string trajectories;  ///< TrajectorySelection::description
+  bool interrupted = false;  ///< stopped by RunOptions::interrupt before the end (a checkpoint was written)
+  index_t first_step = 0;    ///< the step (output interval, adaptive) this process started from: > 0 when resumed
+  index_t steps_done = 0;    ///< steps (output intervals) done at the end of this process
   std::string output_file;
 
   index_t failures() const;
@@ -58,15 +67,22 @@ struct MechanismRunResult {
 /// — stay on the CPU with "auto" (the scenario rejects them with "cuda").
 BackendChoice mechanism_backend(const MechanismScenario& scenario);
 
-/// Run a validated mechanism scenario to its end and write the HDF5 file (options: threads, output,
-/// max_chunk_steps; progress, interrupt and resume are not used). Throws ScenarioError when a
-/// mechanism cannot be assembled (naming the mechanism, the joint and the violation) and
-/// std::runtime_error for file problems, both before any integration.
+/// Run a validated mechanism scenario to its end, or its interruption, and write the HDF5 file
+/// (options: threads, output, max_chunk_steps, progress, interrupt, resume — as for bodies: an
+/// interrupted run's file holds the samples written, complete = 0 and a /checkpoint of every
+/// mechanism's integrator state and records, from which RunOptions::resume ends with the bits of an
+/// uninterrupted run). Throws ScenarioError when a mechanism cannot be assembled (naming the
+/// mechanism, the joint and the violation) and std::runtime_error for file problems, both before
+/// any integration.
 MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options);
-/// The same run into the output `open` gives for the run's layout and attributes (a mechanism run
-/// does not resume: `open` gives no resume point); MechanismRunResult::output_file is left empty.
+/// The same run into the output `open` gives for the run's layout and attributes (with a resume
+/// point: the run goes on from it); MechanismRunResult::output_file is left empty.
 MechanismRunResult run_mechanism_scenario(const MechanismScenario& scenario, const RunOptions& options,
                                           const OpenOutput& open);
+
+/// The mechanism scenario of an interrupted run's file, as it was run (its TOML text, t_end and
+/// mechanism selection; `backend` replaces the file's). std::runtime_error when the run is complete.
+MechanismScenario load_interrupted_mechanism_scenario(const std::string& file, std::optional<Backend> backend = std::nullopt);
 
 /// The sampled channels of the mechanisms `d` describes, in sample order: the mechanism's
 /// (include/quatstep/mechanism/channels.hpp; the per-body ones hold every body, in the

@@ -299,16 +299,15 @@ void parse_ensemble(const std::string& source, const toml::table& root, Mechanis
 
 void parse_output(const std::string& source, const toml::table& root, MechanismScenario& sc) {
   const toml::table& t = section(source, root, "output");
-  for (auto&& [name, value] : t)
-    if (name.str() != "file" && name.str() != "stride" && name.str() != "statistics")
-      fail(source, "output." + std::string(name.str()),
-           "not available for mechanisms (their output has file, stride and [output.statistics]; every channel "
-           "of every mechanism is written)");
   const OutputSpec out = read_spec_table<OutputSpec>(source, t, "output", {"statistics"});
+  std::vector<std::string> docs;
+  const std::vector<Channel> channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
+  sc.channels = read_written_channels(source, t, out, channels, "a mechanism with method '" +
+                                                                     std::string(sc.method_view().info.name) + "'");
+  sc.trajectories = {out.trajectories, read_trajectory_list(source, t, out, sc.ensemble_size, "mechanism"),
+                     out.trajectory_every, out.max_trajectory_bytes};
   if (const toml::node* statistics = t.get("statistics")) {
     if (!statistics->is_table()) fail(source, "output.statistics", "expected a table");
-    std::vector<std::string> docs;
-    const std::vector<Channel> channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
     sc.statistics = read_statistics_table(source, *statistics->as_table(),
                                           statistics::ChannelLayout::of(channels), mechanism_observables());
   }

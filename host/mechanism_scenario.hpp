@@ -10,7 +10,7 @@
 //   [integrator]           method = "hht" | "modified_hht", the HHT settings and project_velocities
 //   [time], [run]          as for single bodies (adaptive = true: per-mechanism adaptive HHT steps)
 //   [ensemble]             size, [[ensemble.sweep]], [[ensemble.override]] over the mechanism's numeric keys
-//   [output]               file, stride
+//   [output]               file, stride, channels, trajectories as for single bodies, [output.statistics]
 // Every table is read against the key tables of the spec structs below (keys.hpp), with the
 // machinery of the single-body scenario (scenario_reader.hpp), so `quatstep docs scenario` prints
 // them and any other key is an error naming the file and the key.
@@ -246,6 +246,8 @@ struct MechanismScenario {
   std::vector<Override> overrides;
   std::string output_file;
   index_t stride = 1;
+  std::vector<std::string> channels;  ///< [output] channels: those written, in sample order
+  TrajectoryChoice trajectories;      ///< [output] trajectories: whose are written (list: ensemble indices)
   /// [output.statistics]: observables of the mechanism's channels (mechanism_observables() by name,
   /// others by kind), written to /statistics as for single bodies.
   std::optional<statistics::StatisticsSpec> statistics;

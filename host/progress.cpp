@@ -5,8 +5,8 @@
 
 namespace quatstep {
 
-ProgressBar::ProgressBar(std::FILE* out, index_t total_steps, index_t bodies)
-    : out_(out), total_(total_steps), bodies_(bodies) {}
+ProgressBar::ProgressBar(std::FILE* out, index_t total_steps, index_t bodies, const char* unit)
+    : out_(out), total_(total_steps), bodies_(bodies), unit_(unit) {}
 
 void ProgressBar::update(index_t done, double elapsed) {
   if (last_draw_ >= 0 && elapsed - last_draw_ < 0.1) return;
@@ -26,8 +26,8 @@ void ProgressBar::draw(index_t done, double elapsed) {
   const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
   const double rate = elapsed > 0 ? double(done) * double(bodies_) / elapsed : 0.0;
   const double eta = done > 0 ? elapsed * double(total_ - done) / double(done) : 0.0;
-  std::fprintf(out_, "\r[%s] %3d%%  %.3g body-steps/s  ETA %.0f s   ", bar.c_str(), static_cast<int>(fraction * 100),
-               rate, eta);
+  std::fprintf(out_, "\r[%s] %3d%%  %.3g %s  ETA %.0f s   ", bar.c_str(), static_cast<int>(fraction * 100), rate,
+               unit_, eta);
   std::fflush(out_);
   last_draw_ = elapsed;
 }

@@ -9,7 +9,8 @@ namespace quatstep {
 
 class ProgressBar {
  public:
-  ProgressBar(std::FILE* out, index_t total_steps, index_t bodies);
+  /// `bodies` step together; the rate is shown as `bodies`·steps per second in `unit`.
+  ProgressBar(std::FILE* out, index_t total_steps, index_t bodies, const char* unit = "body-steps/s");
   /// Redraw for `done` of the total steps after `elapsed` seconds; at most ~10 redraws a second.
   void update(index_t done, double elapsed);
   /// Draw the full bar and end the line.
@@ -19,6 +20,7 @@ class ProgressBar {
   void draw(index_t done, double elapsed);
   std::FILE* out_;
   index_t total_, bodies_;
+  const char* unit_;
   double last_draw_ = -1;
 };
 

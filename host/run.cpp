@@ -25,11 +25,8 @@
 namespace quatstep {
 namespace {
 
-constexpr double chunk_seconds = 0.25;          // progress updates a few times a second
-constexpr double progress_threshold_s = 2.0;    // runs estimated shorter than this show no bar
-constexpr double sample_buffer_bytes = 64 << 20;  // samples held between two HDF5 writes
+using namespace pacing;
 constexpr double device_window_bytes = 512 << 20;  // samples of a launch that stay on the GPU (its statistics)
-constexpr double first_chunk_body_steps = 1e4;  // enough to time, short enough to be negligible
 
 /// Sets the OpenMP thread count for the lifetime of the object.
 class ThreadCount {
@@ -309,47 +306,55 @@ class RunStatistics {
 
 }  // namespace
 
-TrajectorySelection select_trajectories(const Scenario& sc) {
+TrajectorySelection select_trajectories(const TrajectoryChoice& choice, index_t n,
+                                        const std::function<index_t(index_t)>& member,
+                                        const std::function<double(index_t)>& bytes, const std::string& noun,
+                                        const std::string& nouns) {
   TrajectorySelection t;
-  const index_t n = sc.ensemble_size;
   const auto every = [&](index_t k) {
     for (index_t i = 0; i < n; i += k) t.rows.push_back(i);
   };
-  const auto size = [&] { return " (" + bytes_text(trajectory_bytes(sc, index_t(t.rows.size()))) + ")"; };
-  switch (sc.trajectories) {
+  const auto size = [&] { return " (" + bytes_text(bytes(index_t(t.rows.size()))) + ")"; };
+  switch (choice.kind) {
     case Trajectories::all:
       every(1);
-      t.description = "all " + std::to_string(n) + " bodies" + size();
+      t.description = "all " + std::to_string(n) + " " + nouns + size();
       break;
     case Trajectories::none:
       t.description = "none";
       break;
     case Trajectories::every:
-      every(sc.trajectory_every);
-      t.description = "every " + ordinal(sc.trajectory_every) + " body: " + std::to_string(t.rows.size()) + " of " +
-                      std::to_string(n) + size();
+      every(choice.every);
+      t.description = "every " + ordinal(choice.every) + " " + noun + ": " + std::to_string(t.rows.size()) +
+                      " of " + std::to_string(n) + size();
       break;
     case Trajectories::list:
       for (index_t i = 0; i < n; ++i)
-        if (std::binary_search(sc.trajectory_bodies.begin(), sc.trajectory_bodies.end(), sc.body_index(i))) t.rows.push_back(i);
-      t.description = std::to_string(t.rows.size()) + " listed bodies" + size();
+        if (std::binary_search(choice.listed.begin(), choice.listed.end(), member(i))) t.rows.push_back(i);
+      t.description = std::to_string(t.rows.size()) + " listed " + nouns + size();
       break;
     case Trajectories::automatic: {
-      const double all = trajectory_bytes(sc, n);
-      const index_t k = std::max<index_t>(1, index_t(std::ceil(all / sc.max_trajectory_bytes)));
+      const double all = bytes(n);
+      const index_t k = std::max<index_t>(1, index_t(std::ceil(all / choice.max_bytes)));
       every(k);
       if (k == 1) {
-        t.description = "all " + std::to_string(n) + " bodies" + size();
+        t.description = "all " + std::to_string(n) + " " + nouns + size();
       } else {
-        while (!t.rows.empty() && trajectory_bytes(sc, index_t(t.rows.size())) > sc.max_trajectory_bytes) t.rows.pop_back();
-        t.description = "every " + ordinal(k) + " body: " + std::to_string(t.rows.size()) + " of " + std::to_string(n) +
-                        size() + "; all would take " + bytes_text(all) + " > max_trajectory_bytes " +
-                        bytes_text(sc.max_trajectory_bytes);
+        while (!t.rows.empty() && bytes(index_t(t.rows.size())) > choice.max_bytes) t.rows.pop_back();
+        t.description = "every " + ordinal(k) + " " + noun + ": " + std::to_string(t.rows.size()) + " of " +
+                        std::to_string(n) + size() + "; all would take " + bytes_text(all) + " > max_trajectory_bytes " +
+                        bytes_text(choice.max_bytes);
       }
       break;
     }
   }
   return t;
+}
+
+TrajectorySelection select_trajectories(const Scenario& sc) {
+  return select_trajectories(
+      {sc.trajectories, sc.trajectory_bodies, sc.trajectory_every, sc.max_trajectory_bytes}, sc.ensemble_size, [&](index_t i) { return sc.body_index(i); },
+      [&](index_t rows) { return trajectory_bytes(sc, rows); }, "body", "bodies");
 }
 
 OutputLayout output_layout(const Scenario& sc, const TrajectorySelection& trajectories) {
@@ -563,16 +568,20 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   return result;
 }
 
+InterruptedRun read_interrupted_run(const std::string& file, std::optional<Backend> backend) {
+  InterruptedRun r{read_stored_run(file), {}};
+  if (r.run.complete) throw std::runtime_error(file + ": the run is complete (nothing to resume)");
+  r.overrides.t_end = r.run.t_end;
+  r.overrides.precision = parse_precision(r.run.precision);
+  r.overrides.backend = backend ? *backend : r.run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
+  r.overrides.bodies = r.run.bodies;
+  return r;
+}
+
 Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend) {
-  const StoredRun run = read_stored_run(file);
-  if (run.complete) throw std::runtime_error(file + ": the run is complete (nothing to resume)");
-  ScenarioOverrides o;
-  o.t_end = run.t_end;
-  o.precision = parse_precision(run.precision);
-  o.backend = backend ? *backend : run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
-  o.bodies = run.bodies;
-  const Scenario sc = parse_scenario(run.scenario, file + " (its scenario)", o);
-  return run.shard ? shard_scenario(sc, *run.shard) : sc;
+  const InterruptedRun r = read_interrupted_run(file, backend);
+  const Scenario sc = parse_scenario(r.run.scenario, file + " (its scenario)", r.overrides);
+  return r.run.shard ? shard_scenario(sc, *r.run.shard) : sc;
 }
 
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {

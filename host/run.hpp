@@ -39,6 +39,14 @@ struct RunOptions {
   bool resume = false;
 };
 
+/// How a run paces its chunks (single bodies) or windows of samples (mechanisms).
+namespace pacing {
+inline constexpr double chunk_seconds = 0.25;           ///< progress and interrupts a few times a second
+inline constexpr double progress_threshold_s = 2.0;     ///< runs estimated shorter than this show no bar
+inline constexpr double sample_buffer_bytes = 64 << 20;  ///< samples held between two HDF5 writes
+inline constexpr double first_chunk_body_steps = 1e4;   ///< enough to time, short enough to be negligible
+}  // namespace pacing
+
 /// The bodies of a run whose trajectories are written ([output] trajectories), and why.
 struct TrajectorySelection {
   std::vector<index_t> rows;  ///< bodies of the run, increasing
@@ -46,6 +54,13 @@ struct TrajectorySelection {
 };
 /// What [output] trajectories chooses for `scenario`.
 TrajectorySelection select_trajectories(const Scenario& scenario);
+/// What `choice` keeps of a run of `n` members: `member(i)` is member i's ensemble index (the list
+/// names those), `bytes(rows)` the size of that many members' trajectories; `noun` is a member and
+/// `nouns` several in the description.
+TrajectorySelection select_trajectories(const TrajectoryChoice& choice, index_t n,
+                                        const std::function<index_t(index_t)>& member,
+                                        const std::function<double(index_t)>& bytes, const std::string& noun,
+                                        const std::string& nouns);
 
 /// The layout and attributes of the result file of `scenario` (a merge of shards writes the same).
 OutputLayout output_layout(const Scenario& scenario, const TrajectorySelection& trajectories);
@@ -105,6 +120,14 @@ using OpenOutput = std::function<OpenedOutput(const OutputLayout&, const OutputA
 /// RunOptions::output and resume are left to `open`; RunResult::output_file is left empty.
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options, const OpenOutput& open);
 
+/// What an interrupted run's file says to parse its scenario again: its attributes (the TOML text),
+/// and the overrides it ran with (t_end, precision, bodies, and its backend unless `backend`
+/// replaces it). std::runtime_error when the run is complete.
+struct InterruptedRun {
+  StoredRun run;
+  ScenarioOverrides overrides;
+};
+InterruptedRun read_interrupted_run(const std::string& file, std::optional<Backend> backend = std::nullopt);
 /// The scenario of an interrupted run's file, as it was run (its TOML text, t_end, precision,
 /// backend and body selection are in the file); `backend` replaces the stored one. Throws for a
 /// complete file.

@@ -712,29 +712,6 @@ void parse_ensemble(const Reader& r, const toml::table& root, const std::vector<
   sc.ensemble_keys.assign(keys.begin(), keys.end());
 }
 
-/// [output] trajectories and the keys that go with each choice.
-void parse_trajectories(const Reader& r, const toml::table& t, const OutputSpec& out, Scenario& sc) {
-  sc.trajectories = out.trajectories;
-  sc.trajectory_every = out.trajectory_every;
-  sc.max_trajectory_bytes = out.max_trajectory_bytes;
-  const auto only_with = [&](const char* key, Trajectories choice) {
-    if (t.get(key) && out.trajectories != choice)
-      r.fail(std::string("output.") + key, std::string("only with trajectories = \"") + name_of(trajectory_names, choice) + "\"");
-  };
-  only_with("trajectory_bodies", Trajectories::list);
-  only_with("trajectory_every", Trajectories::every);
-  only_with("max_trajectory_bytes", Trajectories::automatic);
-  if (out.trajectories != Trajectories::list) return;
-  if (out.trajectory_bodies.empty()) r.fail("output.trajectory_bodies", "missing (required by trajectories = \"list\")");
-  std::set<index_t> bodies;
-  for (double b : out.trajectory_bodies) {
-    if (!(b >= 0 && b < double(sc.declared_size) && b == std::floor(b)))
-      r.fail("output.trajectory_bodies", format(b) + " is not a body index in [0, " + std::to_string(sc.declared_size) + ")");
-    if (!bodies.insert(index_t(b)).second) r.fail("output.trajectory_bodies", format(b) + " is listed twice");
-  }
-  sc.trajectory_bodies.assign(bodies.begin(), bodies.end());
-}
-
 /// The channels statistics can read: the sample's, and the Newton iterations of an implicit method.
 statistics::ChannelLayout statistics_layout(const Scenario& sc) {
   std::vector<statistics::Channel> channels = statistics::ChannelLayout::of(sample_channels(sc)).channels();
@@ -863,26 +840,14 @@ void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
   sc.output_file = out.file.empty() ? std::filesystem::path(sc.source).stem().string() + ".h5" : out.file;
   if (t.get("file") && out.file.empty()) r.fail("output.file", "empty file name");
   sc.stride = out.stride;
-  parse_trajectories(r, t, out, sc);
+  sc.trajectories = out.trajectories;
+  sc.trajectory_every = out.trajectory_every;
+  sc.max_trajectory_bytes = out.max_trajectory_bytes;
+  sc.trajectory_bodies = read_trajectory_list(sc.source, t, out, sc.declared_size, "body");
   if (t.get("statistics")) parse_statistics(r, r.table(t, "statistics", "output.statistics"), sc);
-  const std::vector<Channel> channels = sample_channels(sc);
-  if (!t.get("channels")) {
-    for (const Channel& c : channels)
-      if (!c.optional) sc.channels.push_back(c.name);
-    return;
-  }
-  std::vector<std::string> names;
-  for (const Channel& c : channels) names.push_back(c.name);
-  for (const std::string& name : out.channels) {
-    if (std::find(names.begin(), names.end(), name) == names.end())
-      r.fail("output.channels", "'" + name + "' is not a channel of a " + std::string(sc.model_view().info.name) +
-                                    " model with method '" + sc.integrator.view().info.name + "' (its channels: " +
-                                    quoted(names) + ")");
-    if (std::count(out.channels.begin(), out.channels.end(), name) > 1)
-      r.fail("output.channels", "'" + name + "' is listed twice");
-  }
-  for (const std::string& name : names)  // in sample order
-    if (std::find(out.channels.begin(), out.channels.end(), name) != out.channels.end()) sc.channels.push_back(name);
+  sc.channels = read_written_channels(sc.source, t, out, sample_channels(sc),
+                                      "a " + std::string(sc.model_view().info.name) + " model with method '" +
+                                          sc.integrator.view().info.name + "'");
 }
 
 /// Every body after the ensemble tables; the first bad one (in body order) is reported with its
@@ -1073,6 +1038,48 @@ statistics::StatisticsSpec read_statistics_table(const std::string& source, cons
                                                  const statistics::ChannelLayout& layout,
                                                  const std::vector<statistics::Observable>& standard) {
   return statistics_spec(Reader(source), t, layout, standard);
+}
+
+std::vector<index_t> read_trajectory_list(const std::string& source, const toml::table& t, const OutputSpec& out,
+                                         index_t size, const std::string& member) {
+  const Reader r(source);
+  const auto only_with = [&](const char* key, Trajectories choice) {
+    if (t.get(key) && out.trajectories != choice)
+      r.fail(std::string("output.") + key, std::string("only with trajectories = \"") + name_of(trajectory_names, choice) + "\"");
+  };
+  only_with("trajectory_bodies", Trajectories::list);
+  only_with("trajectory_every", Trajectories::every);
+  only_with("max_trajectory_bytes", Trajectories::automatic);
+  if (out.trajectories != Trajectories::list) return {};
+  if (out.trajectory_bodies.empty()) r.fail("output.trajectory_bodies", "missing (required by trajectories = \"list\")");
+  std::set<index_t> listed;
+  for (double b : out.trajectory_bodies) {
+    if (!(b >= 0 && b < double(size) && b == std::floor(b)))
+      r.fail("output.trajectory_bodies", format(b) + " is not a " + member + " index in [0, " + std::to_string(size) + ")");
+    if (!listed.insert(index_t(b)).second) r.fail("output.trajectory_bodies", format(b) + " is listed twice");
+  }
+  return {listed.begin(), listed.end()};
+}
+
+std::vector<std::string> read_written_channels(const std::string& source, const toml::table& t, const OutputSpec& out,
+                                               const std::vector<Channel>& channels, const std::string& what) {
+  std::vector<std::string> names, written;
+  for (const Channel& c : channels) names.push_back(c.name);
+  if (!t.get("channels")) {
+    for (const Channel& c : channels)
+      if (!c.optional) written.push_back(c.name);
+    return written;
+  }
+  const Reader r(source);
+  for (const std::string& name : out.channels) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      r.fail("output.channels", "'" + name + "' is not a channel of " + what + " (its channels: " + quoted(names) + ")");
+    if (std::count(out.channels.begin(), out.channels.end(), name) > 1)
+      r.fail("output.channels", "'" + name + "' is listed twice");
+  }
+  for (const std::string& name : names)  // in sample order
+    if (std::find(out.channels.begin(), out.channels.end(), name) != out.channels.end()) written.push_back(name);
+  return written;
 }
 
 TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end,

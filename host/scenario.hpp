@@ -306,6 +306,14 @@ struct OutputSpec {
   }
 };
 
+/// [output] trajectories and the keys of its choice, as read (read_trajectory_list checks the list).
+struct TrajectoryChoice {
+  Trajectories kind = Trajectories::automatic;
+  std::vector<index_t> listed;  ///< trajectory_bodies: ensemble indices, increasing
+  std::int64_t every = 1;       ///< trajectory_every
+  double max_bytes = 1e9;       ///< max_trajectory_bytes
+};
+
 /// [output.statistics]: per-sample ensemble statistics (host/statistics.hpp) of observables.
 struct StatisticsTable {
   std::vector<std::string> observables;

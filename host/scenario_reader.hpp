@@ -76,6 +76,19 @@ struct DrawTarget {
 /// naming the file and the table's key otherwise.
 void read_draws(const std::string& source, const toml::table& ensemble, const DrawTarget& target);
 
+/// [output] trajectories and the keys that go with each choice (trajectory_bodies only with "list",
+/// trajectory_every with "every", max_trajectory_bytes with "auto"), as `out` read them from `t`:
+/// the listed members of an ensemble of `size` ("<member> index" in messages) checked to be
+/// integers in range, each once, and returned sorted (empty for the other choices).
+std::vector<index_t> read_trajectory_list(const std::string& source, const toml::table& t, const OutputSpec& out,
+                                         index_t size, const std::string& member);
+
+/// [output] channels as `out` read them from `t`, of a sample's `channels` (of `what`, in messages):
+/// the listed names in sample order, each a channel and listed once; without the key every channel
+/// not marked optional.
+std::vector<std::string> read_written_channels(const std::string& source, const toml::table& t, const OutputSpec& out,
+                                               const std::vector<Channel>& channels, const std::string& what);
+
 /// The integrator a [time] table is read for: adaptive = true needs one that takes adaptive steps.
 struct StepControlMethod {
   std::string name;

@@ -16,8 +16,7 @@ class CudaMechanisms final : public MechanismBatch {
   explicit CudaMechanisms(const MechanismBatchInput<Integrator>& in)
       : integrator_(in.integrator), n_(index_t(in.mechanisms.size())), t0_(in.t0), h_(in.h), stride_(in.stride),
         scalars_(in.scalars), mechanisms_(in.mechanisms), states_(in.states), status_(in.status),
-        iterations_(std::vector<index_t>(in.mechanisms.size(), 0)),
-        failed_step_(failed_steps(in.status)) {}
+        iterations_(in.iterations), failed_step_(in.failed_step) {}
 
   void advance(index_t first, index_t count, double* window) override {
     const std::size_t size = std::size_t(count * scalars_ * n_);
@@ -36,13 +35,11 @@ class CudaMechanisms final : public MechanismBatch {
     failed_step_.download(failed_step);
   }
 
- private:
-  static std::vector<index_t> failed_steps(const std::vector<Status>& status) {
-    std::vector<index_t> failed(status.size(), -1);
-    for (std::size_t i = 0; i < status.size(); ++i)
-      if (status[i] != Status::ok) failed[i] = 0;
-    return failed;
+  void states(void* states) const override {
+    states_.download(static_cast<typename Integrator::State*>(states), std::size_t(n_));
   }
+
+ private:
   BodyRecord record() const { return {status_.data(), iterations_.data(), failed_step_.data()}; }
 
   Integrator integrator_;

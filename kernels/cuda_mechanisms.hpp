@@ -10,15 +10,16 @@
 
 namespace quatstep::cuda {
 
-/// What a mechanism run hands the GPU: the built mechanisms, their initial integrator states and
-/// statuses (a mechanism whose initialisation failed never advances), the steps and the layout of
-/// a sample.
+/// What a mechanism run hands the GPU: the built mechanisms, their integrator states and records
+/// (initial ones, or a checkpoint's; a mechanism whose status is not ok never advances), the steps
+/// and the layout of a sample.
 template <class Integrator>
 struct MechanismBatchInput {
   Integrator integrator;
   std::vector<typename Integrator::ModelType> mechanisms;
   std::vector<typename Integrator::State> states;
   std::vector<Status> status;
+  std::vector<index_t> iterations, failed_step;
   double t0, h;
   index_t stride;
   int scalars;  ///< per mechanism and sample

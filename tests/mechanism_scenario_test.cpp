@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -395,6 +396,20 @@ std::string pendulum(int size, double load) {
   return s.str();
 }
 
+/// Dataset `name` of the file `part` holds, at every sample, the rows `rows` of the same dataset of
+/// `whole` (a run of 8 mechanisms; one row per mechanism, or a per-mechanism parameter), bit for bit.
+void expect_rows_of(const std::string& whole, const std::string& part, const std::string& name,
+                    const std::vector<std::size_t>& rows) {
+  const auto a = read_dataset(whole, name), b = read_dataset(part, name);
+  const std::size_t samples = a.dims.size() > 1 ? a.dims[0] : 1, per = a.values.size() / samples / 8, m = rows.size();
+  ASSERT_EQ(b.values.size(), samples * m * per) << name;
+  for (std::size_t t = 0; t < samples; ++t)
+    for (std::size_t k = 0; k < m; ++k)
+      for (std::size_t c = 0; c < per; ++c)
+        ASSERT_TRUE(same_bits(b.values[(t * m + k) * per + c], a.values[(t * 8 + rows[k]) * per + c]))
+            << name << " sample " << t << " mechanism " << rows[k];
+}
+
 // --bodies 5,2: those two mechanisms alone, in that order; every channel and parameter row is the
 // full run's row bit for bit, /bodies names them, and a bad index is refused naming it.
 TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
@@ -412,16 +427,8 @@ TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
   EXPECT_EQ(read_dataset(dir.file("some.h5"), "bodies").values, (std::vector<double>{5, 2}));
   EXPECT_FALSE(testing::has_dataset(dir.file("full.h5"), "bodies"));
   for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "angular_momentum",
-                           "velocity_residual", "parameters/spring.return spring.stiffness"}) {
-    const auto a = read_dataset(dir.file("full.h5"), name), b = read_dataset(dir.file("some.h5"), name);
-    const std::size_t rows = a.dims.size() > 1 ? a.dims[0] : 1, per = a.values.size() / rows / 8;
-    ASSERT_EQ(b.values.size(), rows * 2 * per) << name;
-    for (std::size_t t = 0; t < rows; ++t)
-      for (int k = 0; k < 2; ++k)
-        for (std::size_t c = 0; c < per; ++c)
-          ASSERT_TRUE(same_bits(b.values[(t * 2 + k) * per + c], a.values[(t * 8 + (k == 0 ? 5 : 2)) * per + c]))
-              << name << " sample " << t << " mechanism " << k;
-  }
+                           "velocity_residual", "parameters/spring.return spring.stiffness"})
+    expect_rows_of(dir.file("full.h5"), dir.file("some.h5"), name, {5, 2});
   const auto refused = [&](std::vector<index_t> bodies) {
     ScenarioOverrides o = shorter;
     o.bodies = std::move(bodies);
@@ -435,6 +442,125 @@ TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
   EXPECT_NE(refused({8}).find("key 'ensemble.size': mechanism 8 (--bodies) is not a mechanism index in [0, 8)"),
             std::string::npos) << refused({8});
   EXPECT_NE(refused({1, 1}).find("mechanism 1 (--bodies) is listed twice"), std::string::npos);
+}
+
+// [output] channels and trajectories as for bodies: a list of mechanisms and two channels are those
+// rows and columns of the full run's datasets bit for bit, /trajectory_bodies names the mechanisms;
+// "none" writes statistics and records only; "every" and "auto" keep every k-th mechanism; bad keys
+// are refused naming them.
+TEST(MechanismScenario, ChosenTrajectoriesAndChannelsAreTheFullRunsRowsBitForBit) {
+  ScratchDirectory dir;
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.05;
+  const std::string text = testing::read_text_file(example("slider_crank_sweep.toml"));
+  const std::size_t output = text.find("[output]");
+  ASSERT_NE(output, std::string::npos);
+  const auto with_output = [&](const std::string& keys) {
+    return text.substr(0, output) + "[output]\n" + keys + text.substr(output + std::string("[output]\n").size());
+  };
+  const MechanismScenario full = load_mechanism_scenario(example("slider_crank_sweep.toml"), shorter);
+  const MechanismScenario some = parse_mechanism_scenario(
+      with_output("channels = [\"energy\", \"omega_body\"]\ntrajectories = \"list\"\ntrajectory_bodies = [6, 1]\n"),
+      example("slider_crank_sweep.toml"), shorter);
+  EXPECT_EQ(some.channels, (std::vector<std::string>{"omega_body", "energy"}));  // in sample order
+  run(full, dir.file("full.h5"));
+  const MechanismRunResult r = run(some, dir.file("some.h5"));
+  EXPECT_EQ(r.trajectories.rfind("2 listed mechanisms (", 0), 0u) << r.trajectories;
+  EXPECT_EQ(read_dataset(dir.file("some.h5"), "trajectory_bodies").values, (std::vector<double>{1, 6}));
+  EXPECT_FALSE(testing::has_dataset(dir.file("some.h5"), "quaternion"));
+  EXPECT_FALSE(testing::has_dataset(dir.file("some.h5"), "position"));
+  for (const char* name : {"omega_body", "energy"}) expect_rows_of(dir.file("full.h5"), dir.file("some.h5"), name, {1, 6});
+  // The records of every mechanism are written whatever the trajectories.
+  EXPECT_EQ(read_dataset(dir.file("some.h5"), "status").values.size(), 8u);
+
+  const MechanismScenario none = parse_mechanism_scenario(
+      with_output("trajectories = \"none\"\n"),
+      example("slider_crank_sweep.toml"), shorter);
+  EXPECT_EQ(run(none, dir.file("none.h5")).trajectories, "none");
+  EXPECT_FALSE(testing::has_dataset(dir.file("none.h5"), "energy"));
+  EXPECT_TRUE(testing::has_dataset(dir.file("none.h5"), "statistics/energy/mean"));
+
+  const MechanismScenario every = parse_mechanism_scenario(with_output("trajectories = \"every\"\ntrajectory_every = 3\n"),
+                                                           example("slider_crank_sweep.toml"), shorter);
+  EXPECT_EQ(run(every, dir.file("every.h5")).trajectories.rfind("every 3rd mechanism: 3 of 8 (", 0), 0u);
+  EXPECT_EQ(read_dataset(dir.file("every.h5"), "trajectory_bodies").values, (std::vector<double>{0, 3, 6}));
+
+  // "auto" below the size of all: every k-th with the smallest k that fits.
+  std::vector<std::string> docs;
+  const double all = double(full.samples()) * 8 *
+                      double(channel_scalars(mechanism_channels(full.mechanism, docs, full.method_view()))) * sizeof(double);
+  const MechanismScenario capped = parse_mechanism_scenario(
+      with_output("max_trajectory_bytes = " + std::to_string(all / 3.5) + "\n"), example("slider_crank_sweep.toml"), shorter);
+  const std::string chosen = run(capped, dir.file("auto.h5")).trajectories;
+  EXPECT_EQ(chosen.rfind("every 4th mechanism: 2 of 8 (", 0), 0u) << chosen;
+  EXPECT_NE(chosen.find("> max_trajectory_bytes"), std::string::npos) << chosen;
+
+  const auto refused = [&](const std::string& keys) {
+    try {
+      parse_mechanism_scenario(with_output(keys), "sweep.toml", shorter);
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refused("trajectories = \"list\"\ntrajectory_bodies = [8]\n"),
+            "sweep.toml: key 'output.trajectory_bodies': 8 is not a mechanism index in [0, 8)");
+  EXPECT_EQ(refused("trajectory_every = 2\n"), "sweep.toml: key 'output.trajectory_every': only with trajectories = \"every\"");
+  const std::string channel = refused("channels = [\"nutation\"]\n");
+  EXPECT_EQ(channel.rfind("sweep.toml: key 'output.channels': 'nutation' is not a channel of a mechanism with method '", 0), 0u)
+      << channel;
+}
+
+// An interrupted mechanism run (RunOptions::interrupt set before it starts: it stops after its first
+// window) leaves a file marked incomplete with a checkpoint; resumed, every dataset is the
+// uninterrupted run's bit for bit — fixed steps with statistics (their drifts' x₀ ride in the
+// checkpoint), and adaptive steps (each mechanism's t, h and step records).
+TEST(MechanismScenario, AnInterruptedRunResumesToTheUninterruptedBits) {
+  ScenarioOverrides shorter;
+  shorter.t_end = 0.2;
+  const MechanismScenario fixed = load_mechanism_scenario(example("slider_crank_sweep.toml"), shorter);
+  const MechanismScenario adaptive = parse_mechanism_scenario(adaptive_slider_cranks(3, "per_unit_step", 1e-6), "adaptive.toml");
+  for (const MechanismScenario* sc : {&fixed, &adaptive}) {
+    SCOPED_TRACE(sc->time.adaptive ? "adaptive steps" : "fixed steps");
+    ScratchDirectory dir;
+    const std::string whole = dir.file("whole.h5"), file = dir.file("interrupted.h5");
+    run(*sc, whole);
+    MechanismScenario on_cpu = *sc;
+    on_cpu.backend = Backend::cpu;
+    volatile std::sig_atomic_t stop = 1;
+    RunOptions options;
+    options.output = file;
+    options.interrupt = &stop;
+    options.max_chunk_steps = 3 * sc->stride;  // windows of at most 3 samples
+    const MechanismRunResult stopped = run_mechanism_scenario(on_cpu, options);
+    ASSERT_TRUE(stopped.interrupted);
+    EXPECT_EQ(stopped.steps_done, 2 * sc->stride);  // samples 0, 1, 2
+    EXPECT_EQ(testing::read_string_attribute(file, "complete"), "0");
+    EXPECT_EQ(testing::read_string_attribute(file, "samples_written"), "3");
+    EXPECT_TRUE(testing::has_dataset(file, "checkpoint/state"));
+
+    const MechanismScenario again = load_interrupted_mechanism_scenario(file);
+    EXPECT_EQ(again.text, sc->text);
+    EXPECT_EQ(again.backend, Backend::cpu);
+    options.interrupt = nullptr;
+    options.resume = true;
+    const MechanismRunResult resumed = run_mechanism_scenario(again, options);
+    EXPECT_FALSE(resumed.interrupted);
+    EXPECT_EQ(resumed.first_step, 2 * sc->stride);
+    EXPECT_EQ(resumed.steps_done, sc->time.steps);
+    EXPECT_EQ(testing::read_string_attribute(file, "complete"), "1");
+    const std::vector<std::string> names = testing::datasets(whole);
+    EXPECT_EQ(testing::datasets(file), names) << "the same datasets, the checkpoint removed";
+    EXPECT_GE(names.size(), sc->statistics ? 30u : 15u);
+    for (const std::string& name : names) {
+      const auto a = read_dataset(whole, name), b = read_dataset(file, name);
+      ASSERT_EQ(a.values.size(), b.values.size()) << name;
+      for (std::size_t k = 0; k < a.values.size(); ++k)
+        ASSERT_TRUE(same_bits(a.values[k], b.values[k]) || (std::isnan(a.values[k]) && std::isnan(b.values[k])))
+            << name << "[" << k << "]: " << a.values[k] << " resumed " << b.values[k];
+    }
+    EXPECT_THROW(load_interrupted_mechanism_scenario(file), std::runtime_error);  // complete: nothing to resume
+  }
 }
 
 // The GPU takes fixed steps on mechanisms of SmallCapacity (kernels/cuda_mechanisms.cuh; CPU = GPU

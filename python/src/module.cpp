@@ -383,13 +383,8 @@ NB_MODULE(_quatstep, m) {
       .def_prop_ro("dt", [](const MechanismScenario& s) { return s.time.dt; })
       .def_prop_ro("t_start", [](const MechanismScenario& s) { return s.time.t_start; })
       .def_prop_ro("t_end", [](const MechanismScenario& s) { return s.time.t_end; })
-      .def_prop_ro(
-          "channels",
-          [](const MechanismScenario& s) {
-            std::vector<std::string> docs;
-            return names_of_channels(mechanism_channels(s.mechanism, docs, s.method_view()));
-          },
-          "The sampled channels (datasets) of a run.")
+      .def_prop_ro("channels", [](const MechanismScenario& s) { return s.channels; },
+                   "The [output] channels (the datasets of a run's trajectories), in sample order.")
       .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; });
 
   m.def("is_mechanism_text", &is_mechanism_text, "text"_a, "source"_a,

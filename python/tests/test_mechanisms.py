@@ -77,6 +77,20 @@ def test_swept_and_overridden_keys_are_the_files_parameters(tmp_path):
     assert r["quaternion"].shape == (11, 8, 12) and r.failures == 0
 
 
+def test_chosen_channels_and_mechanisms_are_the_commands_file(tmp_path):
+    # [output] channels and trajectories = "list" on 8 slider-cranks: the command's file bit for bit, two
+    # channels of mechanisms 6 and 1 (in ensemble order, named by trajectory_bodies)
+    text = example("slider_crank_sweep.toml").replace("t_end = 2.0", "t_end = 0.1").replace(
+        "[output]\n", '[output]\nchannels = ["energy", "omega_body"]\ntrajectories = "list"\ntrajectory_bodies = [6, 1]\n')
+    r = assert_is_the_command(tmp_path, text, ["omega_body", "energy"])
+    assert r.scenario.channels == ["omega_body", "energy"]
+    assert r.trajectory_bodies.tolist() == [1, 6] and r.trajectories.startswith("2 listed mechanisms")
+    assert r["omega_body"].shape == (11, 2, 9) and r["energy"].shape == (11, 2)
+    assert r.status.shape == (8,)
+    with pytest.raises(ValueError, match="key 'output.trajectory_bodies': 8 is not a mechanism index in \\[0, 8\\)"):
+        quatstep.load(text.replace("[6, 1]", "[8]"))
+
+
 def test_statistics_of_a_mechanism_study_are_the_files_and_the_trajectories(tmp_path):
     # the slider-crank sweep's [output.statistics] over 0.1 s: the run's statistics are the command's
     # file's, and recomputed from the trajectories (mean to round-off, max bit for bit)

@@ -10,6 +10,9 @@
 // (the failing mechanism fails alone) and the test then skips, saying why.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,12 +50,14 @@ void expect_identical_runs(const Integrator& integrator, const std::string& name
   const std::vector<testing::TestMechanism<Cap>> tm = batch(failing);
   const index_t n = index_t(tm.size()), stride = 10, samples = 21;
   const double t0 = 0.0, h = 2e-3;
-  cuda::MechanismBatchInput<Integrator> in{integrator, {}, {}, {}, t0, h, stride, 0};
+  cuda::MechanismBatchInput<Integrator> in{integrator, {}, {}, {}, {}, {}, t0, h, stride, 0};
   for (const auto& t : tm) {
     typename Integrator::State s{};
     in.mechanisms.push_back(t.mech);
     in.status.push_back(integrator.initialize(t.mech, t.initial, t0, s));
     in.states.push_back(s);
+    in.iterations.push_back(0);
+    in.failed_step.push_back(in.status.back() == Status::ok ? -1 : 0);
   }
   // Per-body channels sized for the capacity (a run sizes them for its mechanism's bodies): the
   // smaller mechanisms leave the last scalars of a sample as the buffer's zeros, on both sides.
@@ -60,7 +65,7 @@ void expect_identical_runs(const Integrator& integrator, const std::string& name
   if constexpr (has_integrator_channels<Integrator>::value) in.scalars += channel_scalars(Integrator::channels);
 
   std::vector<Status> status = in.status;
-  std::vector<index_t> iterations(std::size_t(n), 0), failed(std::size_t(n), -1);
+  std::vector<index_t> iterations = in.iterations, failed = in.failed_step;
   std::vector<typename Integrator::State> states = in.states;
   const BodyRecord record{status.data(), iterations.data(), failed.data()};
   const bool gpu_usable = cuda::device_unusable_reason().empty();
@@ -84,6 +89,18 @@ void expect_identical_runs(const Integrator& integrator, const std::string& name
   EXPECT_TRUE(same_bits(status, gpu_status, "status"));
   EXPECT_TRUE(same_bits(failed, gpu_failed, "failed_step"));
   EXPECT_TRUE(same_bits(iterations, gpu_iterations, "newton_iterations"));
+  // The states a checkpoint downloads are the CPU's, bit for bit (NaN of a failed step: any NaN). The
+  // states are scalars only, sizeof(State) / sizeof(double) of them.
+  std::vector<typename Integrator::State> gpu_states(states.size());
+  gpu->states(gpu_states.data());
+  const std::size_t words = states.size() * sizeof(states[0]) / sizeof(double);
+  std::vector<double> cpu_words(words), gpu_words(words);
+  std::memcpy(cpu_words.data(), static_cast<const void*>(states.data()), words * sizeof(double));
+  std::memcpy(gpu_words.data(), static_cast<const void*>(gpu_states.data()), words * sizeof(double));
+  std::size_t differing = 0;
+  for (std::size_t k = 0; k < words; ++k)
+    differing += !(std::isnan(cpu_words[k]) ? std::isnan(gpu_words[k]) : std::memcmp(&cpu_words[k], &gpu_words[k], sizeof(double)) == 0);
+  EXPECT_EQ(differing, 0u) << "of the " << words << " scalars of the downloaded integrator states";
 }
 
 TEST(MechanismStrictAgreement, EveryRegisteredMethodIsBitwiseIdenticalOnCpuAndGpu) {

@@ -107,7 +107,7 @@ QS_HD AssemblyReport<typename Mech::Scalar> assemble(const Mech& m,
   VecN q, v;
   dae_from_kinematics(m, k, q, v);
   const typename Mech::Bodies bodies = m.bodies_at(t);
-  const VecN q_in = q, v_in = v;
+  const VecN q_in = q;
   report.position_violation = detail::worst(m, constraint_value(m, q, t), &report.worst_row);
   for (int it = 0;; ++it) {
     const typename Dae<Mech>::VecM c = constraint_value(m, q, t);
