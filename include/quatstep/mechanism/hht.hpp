@@ -46,6 +46,7 @@
 #include "quatstep/newton.hpp"
 #include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
+#include "quatstep/subnormals.hpp"
 
 namespace quatstep::mechanism {
 
@@ -124,6 +125,7 @@ class MechanismHhtFamily {
     sys.kinematics(next.a, next.q, next.v);
     if (settings.project_velocities) project_velocities(m, kkt, next, t + h);
     out.status = check(m, next, t + h, h);
+    flush_subnormals(next);
     if (out.status == Status::ok) s = next;
     return out;
   }

@@ -56,6 +56,7 @@
 #include "quatstep/registry/entry.hpp"
 #include "quatstep/settings_keys.hpp"
 #include "quatstep/state_components.hpp"
+#include "quatstep/subnormals.hpp"
 
 namespace quatstep::mechanism {
 
@@ -247,6 +248,7 @@ class MechanismLivens {
     if (out.status != Status::ok) return out;
     State next = sys.end_point(x);
     if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    flush_subnormals(next);
     s = next;
     return out;
   }
