@@ -54,6 +54,7 @@ struct Hdf5Output::Impl {
   std::vector<ShardStatisticsGroup> shard_statistics;
   Handle status, newton_iterations, failed_step;
   Handle accepted_steps, rejected_steps, smallest_step, largest_step;  // adaptive runs
+  std::vector<std::pair<std::string, Handle>> body_values;           // OutputLayout::body_values
   bool resuming = false;  // the datasets and attributes exist: open them, write only the values
 
   void check(bool ok, const std::string& what) const {
@@ -279,6 +280,7 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
     m.smallest_step = m.per_body("smallest_step", H5T_IEEE_F64LE);
     m.largest_step = m.per_body("largest_step", H5T_IEEE_F64LE);
   }
+  for (const std::string& name : layout.body_values) m.body_values.emplace_back(name, m.per_body(name, H5T_IEEE_F64LE));
 
   m.string_attribute(m.file.get(), "scenario", attributes.scenario);
   m.string_attribute(m.file.get(), "quatstep_version", version);
@@ -465,18 +467,29 @@ void Hdf5Output::write_body_results(index_t first, const std::vector<std::int32_
   m.write(m.failed_step, H5T_NATIVE_INT64, failed_step.data(), {f}, {n}, "failed_step");
 }
 
-void Hdf5Output::write_step_records(const StepRecords& steps) {
+void Hdf5Output::write_step_records(const StepRecords& steps) { write_step_records(0, steps); }
+
+void Hdf5Output::write_step_records(index_t first, const StepRecords& steps) {
   Impl& m = *impl_;
-  const hsize_t n = m.bodies;
-  m.write(m.accepted_steps, H5T_NATIVE_INT64, steps.accepted.data(), {0}, {n}, "accepted_steps");
-  m.write(m.rejected_steps, H5T_NATIVE_INT64, steps.rejected.data(), {0}, {n}, "rejected_steps");
-  m.write(m.smallest_step, H5T_NATIVE_DOUBLE, steps.smallest.data(), {0}, {n}, "smallest_step");
-  m.write(m.largest_step, H5T_NATIVE_DOUBLE, steps.largest.data(), {0}, {n}, "largest_step");
+  const hsize_t f = first, n = steps.accepted.size();
+  if (steps.rejected.size() != n || steps.smallest.size() != n || steps.largest.size() != n)
+    throw std::logic_error("write_step_records: sizes differ");
+  m.write(m.accepted_steps, H5T_NATIVE_INT64, steps.accepted.data(), {f}, {n}, "accepted_steps");
+  m.write(m.rejected_steps, H5T_NATIVE_INT64, steps.rejected.data(), {f}, {n}, "rejected_steps");
+  m.write(m.smallest_step, H5T_NATIVE_DOUBLE, steps.smallest.data(), {f}, {n}, "smallest_step");
+  m.write(m.largest_step, H5T_NATIVE_DOUBLE, steps.largest.data(), {f}, {n}, "largest_step");
 }
 
 void Hdf5Output::write_body_values(const std::string& name, const std::vector<double>& values) {
+  if (index_t(values.size()) != impl_->bodies) throw std::logic_error("write_body_values: one value per body");
+  write_body_values(name, 0, values);
+}
+
+void Hdf5Output::write_body_values(const std::string& name, index_t first, const std::vector<double>& values) {
   Impl& m = *impl_;
-  m.write(m.per_body(name, H5T_IEEE_F64LE), H5T_NATIVE_DOUBLE, values.data(), {0}, {hsize_t(m.bodies)}, name);
+  const auto d = std::find_if(m.body_values.begin(), m.body_values.end(), [&](const auto& v) { return v.first == name; });
+  if (d == m.body_values.end()) throw std::logic_error("write_body_values: '" + name + "' is not in the layout");
+  m.write(d->second, H5T_NATIVE_DOUBLE, values.data(), {hsize_t(first)}, {values.size()}, name);
 }
 
 void Hdf5Output::write_checkpoint(const Checkpoint& c) {
@@ -626,6 +639,7 @@ void Hdf5Output::close() {
   m.shard_statistics.clear();
   m.status.reset(), m.newton_iterations.reset(), m.failed_step.reset();
   m.accepted_steps.reset(), m.rejected_steps.reset(), m.smallest_step.reset(), m.largest_step.reset();
+  for (auto& v : m.body_values) v.second.reset();
   m.check(H5Fflush(m.file.get(), H5F_SCOPE_LOCAL) >= 0 && m.file.reset() >= 0, "cannot flush and close the file");
 }
 

@@ -38,7 +38,9 @@
 // A merged file (merge.hpp) is the single run's file; with bodies missing (a shard absent or
 // incomplete) it also has /missing_bodies (m × 2, int64: [first, end) ranges) and the root and
 // /statistics attribute missing_bodies (their count): their /status is −1, their parameters,
-// trajectories and failed_step NaN / −1, and the statistics count only the bodies present.
+// trajectories and failed_step NaN / −1, their step records −1 (counts) and NaN (steps), their other
+// per-body values (a mechanism's assembly corrections) NaN, and the statistics count only the bodies
+// present.
 // An interrupted file is a valid HDF5 file: its body results are those at the interruption, the
 // samples and statistics from samples_written on are not written yet.
 // The sampled datasets are chunked and written a window of samples at a time, so a long run never
@@ -91,6 +93,7 @@ struct OutputLayout {
   std::vector<ParameterDataset> parameters;
   bool redraws = false;                    ///< /redraws
   bool step_records = false;               ///< /accepted_steps, /rejected_steps, /smallest_step, /largest_step
+  std::vector<std::string> body_values;    ///< per-body float64 datasets written whole (write_body_values)
   std::vector<double> quantile_levels;     ///< statistics: the levels
   std::vector<StatisticsDataset> statistics;  ///< empty: no /statistics
   bool shard_statistics = false;              ///< /shard/statistics (a shard file)
@@ -150,8 +153,8 @@ class RunOutput {
                                   const std::vector<index_t>& failed_step) = 0;
   /// The adaptive step records (a layout with step_records).
   virtual void write_step_records(const StepRecords& steps) = 0;
-  /// /<name> (N, float64): one value per body of the run, written whole (a mechanism run's assembly
-  /// corrections).
+  /// /<name> (N, float64), one of OutputLayout::body_values: one value per body of the run, written
+  /// whole (a mechanism run's assembly corrections).
   virtual void write_body_values(const std::string& name, const std::vector<double>& values) = 0;
   /// A shard's statistics accumulators of samples [first, first + rows.size()) (a layout with
   /// shard_statistics): rows[j][k] is observable k's accumulator at sample first + j.
@@ -201,6 +204,10 @@ class Hdf5Output final : public RunOutput {
   /// Rows [first, first + status.size()) of /status (Status codes), /newton_iterations, /failed_step.
   void write_body_results(index_t first, const std::vector<std::int32_t>& status,
                           const std::vector<index_t>& newton_iterations, const std::vector<index_t>& failed_step);
+  /// Rows [first, first + steps.accepted.size()) of the step records.
+  void write_step_records(index_t first, const StepRecords& steps);
+  /// Rows [first, first + values.size()) of /<name>, one of OutputLayout::body_values.
+  void write_body_values(const std::string& name, index_t first, const std::vector<double>& values);
   /// /missing_bodies and the attributes missing_bodies of a merged file with bodies missing.
   void write_missing_bodies(const std::vector<std::pair<index_t, index_t>>& ranges);
   /// /checkpoint (replacing one there), and back.

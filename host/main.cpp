@@ -4,7 +4,7 @@
 //   quatstep run --resume FILE [--backend …] [--threads N] [--quiet] [--progress]
 //                                     continue an interrupted run in its own file
 //   quatstep run SCENARIO --shard I/K [options as above]
-//                                     run shard I of K (contiguous bodies) into a shard file
+//                                     run shard I of K (contiguous bodies, or mechanisms) into a shard file
 //   quatstep merge OUT.h5 SHARD.h5 …  join shard files into the single run's file (merge.hpp)
 //   mpirun -np K quatstep run SCENARIO …  K ranks, one shard each, one result file (mpi_run.hpp; a
 //                                     build with MPI, QUATSTEP_MPI)
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   std::string shard;
   CLI::Option* shard_option = run->add_option("--shard", shard,
-                  "Run shard I/K of the ensemble (bodies floor(I*N/K) .. floor((I+1)*N/K) - 1) into a shard file for "
+                  "Run shard I/K of the ensemble (bodies, or mechanisms, floor(I*N/K) .. floor((I+1)*N/K) - 1) into a shard file for "
                   "`quatstep merge` (default file: the output's name with .shard-I-of-K)");
   shard_option->excludes(bodies);
   CLI::Option* output_option = run->get_option("--output");
@@ -182,30 +182,37 @@ int main(int argc, char** argv) {
                 << samples - 1 << " and a checkpoint; continue with: quatstep run --resume " << file << "\n";
       return exit_interrupted;
     };
+    const auto shard_of = [&](quatstep::index_t size) {  // --shard I/K of an ensemble of `size`
+#ifdef QUATSTEP_WITH_MPI
+      if (quatstep::launched_by_mpi()) throw std::invalid_argument("--shard under mpirun: the ranks are the shards (drop --shard)");
+#endif
+      return quatstep::parse_shard(shard, size);
+    };
     const bool mechanism_run = resume.empty() ? quatstep::is_mechanism_scenario(scenario_path)
                                               : quatstep::is_mechanism_text(quatstep::read_stored_run(resume).scenario, resume);
     if (mechanism_run) {  // host/mechanism_run.hpp
-      if (!shard.empty()) throw std::invalid_argument("--shard: a mechanism scenario runs in one process (no shards)");
-#ifdef QUATSTEP_WITH_MPI
-      if (quatstep::launched_by_mpi()) throw std::invalid_argument("mpirun: a mechanism scenario runs in one process (no ranks)");
-#endif
-      const quatstep::MechanismScenario mechanisms =
+      quatstep::MechanismScenario mechanisms =
           resume.empty() ? quatstep::load_mechanism_scenario(scenario_path, overrides)
                          : quatstep::load_interrupted_mechanism_scenario(resume, overrides.backend);
+      if (!shard.empty()) {
+        const quatstep::ShardRange range = shard_of(mechanisms.ensemble_size);
+        if (options.output.empty()) options.output = quatstep::shard_file_name(mechanisms.output_file, range);
+        mechanisms = quatstep::shard_scenario(mechanisms, range);
+      }
       stop_on_signals();
+#ifdef QUATSTEP_WITH_MPI
+      if (quatstep::launched_by_mpi() && shard.empty() && resume.empty())  // mpirun -np K: K shards, one file
+        return quatstep::run_mpi_ranks(mechanisms, options, quiet);
+#endif
       const quatstep::MechanismRunResult result = quatstep::run_mechanism_scenario(mechanisms, options);
       if (!quiet) quatstep::print_mechanism_summary(std::cout, mechanisms, result);
-      return result.interrupted ? stopped(result.steps_done, result.steps, result.output_file, result.steps_done / mechanisms.stride + 1)
-                                : 0;
+      return result.interrupted ? stopped(result.steps_done, result.steps, result.output_file, result.samples_written) : 0;
     }
     quatstep::Scenario scenario = resume.empty() ? quatstep::load_scenario(scenario_path, overrides)
                                                  : quatstep::load_interrupted_scenario(resume, overrides.backend);
     for (const std::string& warning : quatstep::scenario_warnings(scenario)) std::cerr << "quatstep: warning: " << warning << "\n";
     if (!shard.empty()) {
-#ifdef QUATSTEP_WITH_MPI
-      if (quatstep::launched_by_mpi()) throw std::invalid_argument("--shard under mpirun: the ranks are the shards (drop --shard)");
-#endif
-      const quatstep::ShardRange range = quatstep::parse_shard(shard, scenario.ensemble_size);
+      const quatstep::ShardRange range = shard_of(scenario.ensemble_size);
       if (options.output.empty()) options.output = quatstep::shard_file_name(scenario.output_file, range);
       scenario = quatstep::shard_scenario(scenario, range);
     }

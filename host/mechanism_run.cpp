@@ -21,6 +21,7 @@
 #include "hdf5_output.hpp"
 #include "mechanism_batch.hpp"
 #include "progress.hpp"
+#include "shard.hpp"
 #include "quatstep/config.hpp"
 #include "quatstep/mechanism/adaptive.hpp"
 #include "quatstep/mechanism/batch.hpp"
@@ -57,19 +58,21 @@ namespace {
 using mechanism::AssemblyReport;
 using mechanism::AssemblySettings;
 
-/// The statistics rows of samples [first, first + count) of a window ([sample][scalar][mechanism]).
-/// A mechanism counts at a sample while that sample is not NaN: a failed mechanism's samples are NaN
-/// from its failure on, whichever the steps (fixed, adaptive) or the backend.
-std::vector<std::vector<statistics::Summary>> summarize(statistics::EnsembleStatistics& stats, index_t first,
-                                                        index_t count, const double* window, int scalars, index_t n) {
+/// The statistics rows of samples [first, first + count) of a window ([sample][scalar][mechanism]),
+/// and with `states` (a shard) the accumulators too. A mechanism counts at a sample while that sample
+/// is not NaN: a failed mechanism's samples are NaN from its failure on, whichever the steps (fixed,
+/// adaptive) or the backend.
+StatisticsRows summarize(statistics::EnsembleStatistics& stats, index_t first, index_t count, const double* window,
+                         int scalars, index_t n, bool states) {
   std::vector<Status> health(std::size_t(n), Status::ok);
   const std::vector<index_t> never(std::size_t(n), -1);  // the NaN says when
-  std::vector<std::vector<statistics::Summary>> rows;
+  StatisticsRows rows;
   for (index_t j = first; j < first + count; ++j) {
     const double* sample = window + (j - first) * scalars * n;
     for (index_t i = 0; i < n; ++i) health[i] = std::isnan(sample[i]) ? Status::non_finite : Status::ok;
     stats.add(j, {sample, n, 0, n, health.data(), never.data()});
-    rows.push_back(stats.summarize(j));
+    rows.summaries.push_back(stats.summarize(j));
+    if (states) rows.states.push_back(stats.states(j));
     stats.release(j);
   }
   return rows;
@@ -252,43 +255,11 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
   }
 
-  std::vector<std::string> docs;
-  OutputLayout layout;
-  layout.bodies = n;
-  layout.samples = r.samples;
-  layout.channels = mechanism_channels(sc.mechanism, docs, sc.method_view());
-  layout.written = sc.channels;
-  int written_scalars = 0;
-  for (const Channel& c : layout.channels)
-    if (std::find(sc.channels.begin(), sc.channels.end(), c.name) != sc.channels.end()) written_scalars += c.size;
-  const TrajectorySelection trajectories = select_trajectories(
-      sc.trajectories, n, [&](index_t i) { return sc.mechanism_index(i); },
-      [&](index_t rows) { return double(r.samples) * double(rows) * double(written_scalars) * sizeof(double); },
-      "mechanism", "mechanisms");
-  r.trajectories = trajectories.description;
-  layout.trajectory_rows = trajectories.rows;
-  if (index_t(trajectories.rows.size()) != n)  // else the row is the mechanism (or /bodies says which)
-    for (index_t i : trajectories.rows) layout.trajectory_bodies.push_back(sc.mechanism_index(i));
-  layout.body_indices = sc.selection;
-  layout.step_records = sc.time.adaptive;
-  if (sc.statistics) add_statistics(*sc.statistics, layout);
+  const MechanismOutput file = mechanism_output(sc, r.backend.description);
+  const OutputLayout& layout = file.layout;
+  r.trajectories = file.trajectories.description;
   const std::vector<std::pair<std::string, int>> varied = varied_keys(sc);
-  for (const auto& [key, size] : varied) layout.parameters.push_back({key, size});
-  OutputAttributes attributes;
-  attributes.scenario = sc.text;
-  attributes.method = std::string(sc.method_view().info.name) + " (" +
-                      settings_summary(sc.method_view().keys, sc.settings) + ")";
-  std::string names;
-  for (const MechanismBodySpec& b : sc.mechanism.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
-  attributes.model = "mechanism: " + std::to_string(r.bodies) + " bodies (" + names + ")";
-  attributes.backend = r.backend.description;
-  attributes.precision = "double";
-  attributes.dt = h;
-  attributes.t_start = t0;
-  attributes.t_end = sc.time.t_end;
-  attributes.stride = sc.stride;
-  attributes.trajectories = trajectories.description;
-  const OpenedOutput opened = open(layout, attributes);
+  const OpenedOutput opened = open(layout, file.attributes);
   RunOutput& out = *opened.output;
   std::optional<statistics::EnsembleStatistics> stats;
   if (sc.statistics) stats.emplace(*sc.statistics, statistics::ChannelLayout::of(layout.channels), r.samples, sc.stride, 0, n);
@@ -307,16 +278,27 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       stats->restore_initial_values(k, c.statistics_initial[k]);
     samples_written = c.steps_done / sc.stride + 1;
     r.first_step = c.steps_done;
+    r.redrawn_bodies = opened.resume->redrawn_bodies;
+    r.redraws = opened.resume->redraws;
   } else {
-    for (std::size_t p = 0; p < varied.size(); ++p) {
-      std::vector<double> values;
-      for (index_t i = 0; i < n; ++i) {
-        MechanismDescription d = mechanism_description(sc, sc.mechanism_index(i));
-        for_each_parameter(d, [&](const std::string& key, double* v, int size) {
-          if (key == varied[p].first) values.insert(values.end(), v, v + size);
-        });
-      }
-      out.write_parameters(int(p), 0, n, values.data());
+    if (sc.shard) write_shard_attributes(*sc.shard, sc.ensemble_size, out);
+    std::vector<std::vector<double>> values(varied.size());
+    std::vector<std::int32_t> redraws(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+      int thrown_away = 0;
+      MechanismDescription d = mechanism_description(sc, sc.mechanism_index(i), &thrown_away);
+      redraws[std::size_t(i)] = thrown_away;
+      for_each_parameter(d, [&](const std::string& key, double* v, int size) {
+        for (std::size_t p = 0; p < varied.size(); ++p)
+          if (key == varied[p].first) values[p].insert(values[p].end(), v, v + size);
+      });
+    }
+    for (std::size_t p = 0; p < varied.size(); ++p) out.write_parameters(int(p), 0, n, values[p].data());
+    if (sc.redraws) {
+      out.write_redraws(0, n, redraws.data());
+      for (std::int32_t k : redraws) r.redrawn_bodies += k > 0, r.redraws += k;
+      out.integer_attribute("redrawn_bodies", r.redrawn_bodies);
+      out.integer_attribute("redraws", r.redraws);
     }
   }
 
@@ -348,7 +330,11 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       for (index_t i = 0; i < n; ++i) stepper.advance(mechs[i], states.data(), record, i, view, r);
     }
     out.write_samples(first, count, buffer.data(), times.data());
-    if (stats) out.write_statistics(first, summarize(*stats, first, count, buffer.data(), scalars, n));
+    if (stats) {
+      const StatisticsRows rows = summarize(*stats, first, count, buffer.data(), scalars, n, layout.shard_statistics);
+      out.write_statistics(first, rows.summaries);
+      if (layout.shard_statistics) out.write_statistics_states(first, rows.states);
+    }
     const bool first_window = first == start_sample;
     samples_written = first + count;
     r.steps_done = (samples_written - 1) * sc.stride;
@@ -389,6 +375,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   out.write_body_values("assembly_position_correction", r.position_correction);
   out.write_body_values("assembly_velocity_correction", r.velocity_correction);
   out.mark_progress(!r.interrupted, samples_written);
+  r.samples_written = samples_written;
   out.close();
   for (index_t it : r.iterations) r.newton_iterations += it;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -396,6 +383,54 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
 }
 
 }  // namespace
+
+TrajectorySelection mechanism_trajectories(const MechanismScenario& sc) {
+  std::vector<std::string> docs;
+  int written_scalars = 0;
+  for (const Channel& c : mechanism_channels(sc.mechanism, docs, sc.method_view()))
+    if (std::find(sc.channels.begin(), sc.channels.end(), c.name) != sc.channels.end()) written_scalars += c.size;
+  return select_trajectories(
+      sc.trajectories, sc.runs(), [&](index_t i) { return sc.mechanism_index(i); },
+      [&](index_t rows) { return double(sc.samples()) * double(rows) * double(written_scalars) * sizeof(double); },
+      "mechanism", "mechanisms");
+}
+
+MechanismOutput mechanism_output(const MechanismScenario& sc, const std::string& backend) {
+  MechanismOutput o;
+  o.trajectories = mechanism_trajectories(sc);
+  OutputLayout& layout = o.layout;
+  const index_t n = sc.runs();
+  layout.bodies = n;
+  layout.samples = sc.samples();
+  layout.channels = mechanism_channels(sc.mechanism, o.channel_docs, sc.method_view());
+  layout.written = sc.channels;
+  layout.trajectory_rows = o.trajectories.rows;
+  if (index_t(o.trajectories.rows.size()) != n)  // else the row is the mechanism (or /bodies says which)
+    for (index_t i : o.trajectories.rows) layout.trajectory_bodies.push_back(sc.mechanism_index(i));
+  if (!sc.shard) layout.body_indices = sc.selection;  // a shard's range: its attributes
+  layout.step_records = sc.time.adaptive;
+  layout.redraws = sc.redraws;
+  layout.body_values = {"assembly_position_correction", "assembly_velocity_correction"};
+  if (sc.statistics) {
+    add_statistics(*sc.statistics, layout);
+    layout.shard_statistics = sc.shard.has_value();
+  }
+  for (const auto& [key, size] : varied_keys(sc)) layout.parameters.push_back({key, size});
+  OutputAttributes& a = o.attributes;
+  a.scenario = sc.text;
+  a.method = std::string(sc.method_view().info.name) + " (" + settings_summary(sc.method_view().keys, sc.settings) + ")";
+  std::string names;
+  for (const MechanismBodySpec& b : sc.mechanism.bodies) names += (names.empty() ? "'" : ", '") + b.name + "'";
+  a.model = "mechanism: " + std::to_string(sc.mechanism.bodies.size()) + " bodies (" + names + ")";
+  a.backend = backend;
+  a.precision = "double";
+  a.dt = sc.time.dt;
+  a.t_start = sc.time.t_start;
+  a.t_end = sc.time.t_end;
+  a.stride = sc.stride;
+  a.trajectories = o.trajectories.description;
+  return o;
+}
 
 BackendChoice mechanism_backend(const MechanismScenario& sc) {
   if (sc.backend != Backend::cpu && sc.time.adaptive) return {Backend::cpu, "cpu (adaptive mechanism steps run on the CPU)"};
@@ -415,7 +450,13 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
         auto file = std::make_unique<Hdf5Output>(path, layout, attributes,
                                                  options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
         std::optional<ResumePoint> resume;
-        if (options.resume) resume = ResumePoint{file->read_checkpoint(), 0, 0};
+        if (options.resume) {
+          resume = ResumePoint{file->read_checkpoint(), 0, 0};
+          if (sc.redraws) {
+            resume->redrawn_bodies = file->read_integer_attribute("redrawn_bodies");
+            resume->redraws = file->read_integer_attribute("redraws");
+          }
+        }
         return OpenedOutput{std::move(file), std::move(resume)};
       });
   r.output_file = path;
@@ -444,7 +485,8 @@ MechanismRunResult run_mechanism_scenario(const MechanismScenario& sc, const Run
 
 MechanismScenario load_interrupted_mechanism_scenario(const std::string& file, std::optional<Backend> backend) {
   const InterruptedRun r = read_interrupted_run(file, backend);
-  return parse_mechanism_scenario(r.run.scenario, file + " (its scenario)", r.overrides);
+  const MechanismScenario sc = parse_mechanism_scenario(r.run.scenario, file + " (its scenario)", r.overrides);
+  return r.run.shard ? shard_scenario(sc, *r.run.shard) : sc;
 }
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
@@ -489,6 +531,8 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
   }
   if (listed) os << (r.failures() > shown ? ", ...)" : ")");
   os << "\n";
+  if (sc.redraws)
+    row("redrawn mechanisms") << r.redrawn_bodies << " (" << r.redraws << " invalid draws thrown away; /redraws)\n";
   row("trajectories") << r.trajectories << "\n";
   row("output") << r.output_file << " (" << r.samples << " samples"
                 << (sc.statistics ? ", /statistics of " + std::to_string(sc.statistics->observables.size()) + " observables"

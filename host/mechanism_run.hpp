@@ -24,12 +24,16 @@
 //   /bodies (N, int64): with --bodies, the ensemble indices of the mechanisms run
 //   /assembly_position_correction, /assembly_velocity_correction (N): the corrections of
 //     assemble = "project" (0 with "reject")
-//   /parameters/<key> (N or N×k): every swept key, per mechanism
+//   /parameters/<key> (N or N×k): every swept or drawn key, per mechanism
+//   /redraws (N, int32) and the root attributes redrawn_bodies, redraws: when a law redraws invalid
+//     inertias (invalid = "redraw"), as for bodies
 //   /statistics/<observable>/… with [output.statistics]: as for bodies (host/statistics.hpp), over
 //     the mechanisms healthy at each sample (a failed mechanism's samples are NaN from its failure on)
 //   root attributes as for bodies; model = "mechanism: B bodies ('name', …)"
 //   /checkpoint/… of an interrupted run (complete = 0): every mechanism's integrator state (its bytes),
 //     records and step records, the drifts' x₀; --resume continues from it
+//   a shard's file (--shard i/K, an mpirun rank; shard.hpp): its mechanisms' rows, with the root
+//     attributes and /shard/statistics of a single-body shard file (hdf5_output.hpp), for quatstep merge
 // Windows of samples of about pacing::chunk_seconds each: a progress bar and interrupts between them.
 #pragma once
 
@@ -52,15 +56,36 @@ struct MechanismRunResult {
   std::vector<Status> status;     ///< per mechanism
   std::vector<index_t> failed_step, iterations;
   std::vector<double> position_correction, velocity_correction;  ///< of the assembly, per mechanism
+  index_t redrawn_bodies = 0;  ///< mechanisms with at least one invalid draw thrown away (invalid = "redraw")
+  index_t redraws = 0;         ///< invalid draws thrown away, all mechanisms
   StepRecords step_records;  ///< [time] adaptive = true: per mechanism (empty with fixed steps)
   std::string trajectories;  ///< TrajectorySelection::description
   bool interrupted = false;  ///< stopped by RunOptions::interrupt before the end (a checkpoint was written)
   index_t first_step = 0;    ///< the step (output interval, adaptive) this process started from: > 0 when resumed
   index_t steps_done = 0;    ///< steps (output intervals) done at the end of this process
+  index_t samples_written = 0;  ///< samples 0 … samples_written − 1 are in the output
   std::string output_file;
 
   index_t failures() const;
 };
+
+/// The mechanisms of `scenario` whose trajectories are written ([output] trajectories).
+TrajectorySelection mechanism_trajectories(const MechanismScenario& scenario);
+
+/// The layout and attributes of a mechanism scenario's result file, as run by `backend` (a merge of
+/// its shards writes the same). Movable, not copyable: the layout's per-body channel descriptions
+/// point into channel_docs.
+struct MechanismOutput {
+  MechanismOutput() = default;
+  MechanismOutput(MechanismOutput&&) = default;
+  MechanismOutput(const MechanismOutput&) = delete;
+  MechanismOutput& operator=(const MechanismOutput&) = delete;
+  std::vector<std::string> channel_docs;
+  TrajectorySelection trajectories;
+  OutputLayout layout;
+  OutputAttributes attributes;
+};
+MechanismOutput mechanism_output(const MechanismScenario& scenario, const std::string& backend);
 
 /// Where a mechanism scenario runs: [run] backend as for bodies (ensemble_factory.hpp's
 /// choose_backend), but runs the GPU does not take — adaptive steps, mechanisms beyond SmallCapacity

@@ -446,11 +446,13 @@ std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& sc
   return keys;
 }
 
-MechanismDescription mechanism_description(const MechanismScenario& sc, index_t i) {
+MechanismDescription mechanism_description(const MechanismScenario& sc, index_t i, int* redraws) {
   MechanismDescription d = sc.mechanism;
+  if (redraws) *redraws = 0;
   if (sc.sweeps.empty() && sc.plan.empty() && sc.overrides.empty()) return d;
   const double f = sc.ensemble_size > 1 ? double(i) / double(sc.ensemble_size - 1) : 0.0;
   const sampling::BodyDraw drawn = sc.plan.empty() ? sampling::BodyDraw{} : sc.plan.draw(i);
+  if (redraws) *redraws = drawn.redraws;
   for_each_parameter(d, [&](const std::string& key, double* value, int size) {
     for (const Sweep& s : sc.sweeps)
       if (s.key == key)

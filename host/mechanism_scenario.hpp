@@ -233,6 +233,7 @@ struct MechanismScenario {
   index_t ensemble_size = 1;  ///< [ensemble] size: the mechanisms the sweeps and overrides index
   /// The mechanisms run (--bodies), as indices of the ensemble, in the order given; empty: all.
   std::vector<index_t> selection;
+  std::optional<ShardRange> shard;  ///< a shard's range (shard.hpp), also the selection; none: not a shard
   std::vector<Sweep> sweeps;  ///< keys of parameter_keys(), from/to sized to them
   /// [[ensemble.random]] and [[ensemble.design]] over keys of parameter_keys(), drawn per mechanism
   /// (of the ensemble) after the sweeps, before the overrides.
@@ -285,8 +286,9 @@ MechanismScenario load_mechanism_scenario(const std::string& path, const Scenari
 std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& scenario);
 
 /// Mechanism i of the ensemble: the file's description with the sweeps, the draws (a law with
-/// invalid = "fail" that draws an invalid inertia: sampling::SamplingError), then the overrides applied.
-MechanismDescription mechanism_description(const MechanismScenario& scenario, index_t i);
+/// invalid = "fail" that draws an invalid inertia: sampling::SamplingError), then the overrides
+/// applied; `redraws` (when given) receives the invalid draws thrown away (invalid = "redraw").
+MechanismDescription mechanism_description(const MechanismScenario& scenario, index_t i, int* redraws = nullptr);
 
 /// A built mechanism and its initial kinematics (not yet assembled), or a ScenarioError naming the
 /// file (and the mechanism, for i ≥ 0 in an ensemble of more than one) and the element.

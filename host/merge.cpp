@@ -10,6 +10,7 @@
 
 #include "hdf5_handle.hpp"
 #include "hdf5_output.hpp"
+#include "mechanism_run.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
 #include "shard.hpp"
@@ -117,10 +118,15 @@ void copy_bodies(Hdf5Output& out, const OutputLayout& layout, const UsableShard&
     for (std::size_t p = 0; p < layout.parameters.size(); ++p)
       out.write_parameters(int(p), first + b, count, f.rows<double>("parameters/" + layout.parameters[p].name, b, count).data());
     if (layout.redraws) out.write_redraws(first + b, count, f.rows<std::int32_t>("redraws", b, count).data());
+    if (layout.step_records)
+      out.write_step_records(first + b, {f.rows<std::int64_t>("accepted_steps", b, count), f.rows<std::int64_t>("rejected_steps", b, count),
+                                         f.rows<double>("smallest_step", b, count), f.rows<double>("largest_step", b, count)});
+    for (const std::string& name : layout.body_values) out.write_body_values(name, first + b, f.rows<double>(name, b, count));
   }
 }
 
-/// The per-body rows of missing bodies [first, end): status −1, parameters NaN (hdf5_output.hpp).
+/// The per-body rows of missing bodies [first, end): status −1, parameters, step sizes and other
+/// values NaN, step counts −1 (hdf5_output.hpp).
 void mark_missing(Hdf5Output& out, const OutputLayout& layout, index_t first, index_t end) {
   for (index_t b = first; b < end; b += block_bodies) {
     const std::size_t count = std::size_t(std::min(block_bodies, end - b));
@@ -129,6 +135,10 @@ void mark_missing(Hdf5Output& out, const OutputLayout& layout, index_t first, in
     for (std::size_t p = 0; p < layout.parameters.size(); ++p)
       out.write_parameters(int(p), b, index_t(count), std::vector<double>(count * std::size_t(layout.parameters[p].size), nan).data());
     if (layout.redraws) out.write_redraws(b, index_t(count), std::vector<std::int32_t>(count, -1).data());
+    if (layout.step_records)
+      out.write_step_records(b, {std::vector<index_t>(count, -1), std::vector<index_t>(count, -1),
+                                 std::vector<double>(count, nan), std::vector<double>(count, nan)});
+    for (const std::string& name : layout.body_values) out.write_body_values(name, b, std::vector<double>(count, nan));
   }
 }
 
@@ -164,13 +174,13 @@ void copy_trajectories(Hdf5Output& out, const OutputLayout& layout, const Usable
 }
 
 /// The statistics of every sample, merged from the shards' accumulators a window of samples at a time.
-void merge_statistics(Hdf5Output& out, const Scenario& sc, const std::vector<UsableShard>& shards) {
-  const statistics::StatisticsSpec& spec = *sc.statistics;
+void merge_statistics(Hdf5Output& out, const statistics::StatisticsSpec& spec, index_t nt, index_t bodies,
+                      const std::vector<UsableShard>& shards) {
   const bool keep = !spec.quantile_levels.empty();
   std::vector<std::shared_ptr<const statistics::Bins>> bins;
   for (const statistics::ObservableSpec& o : spec.observables)
     bins.push_back(o.bins ? std::make_shared<const statistics::Bins>(*o.bins) : nullptr);
-  const index_t nt = sc.samples(), window = std::max<index_t>(1, index_t(window_bytes / 8 / double(std::max<index_t>(sc.ensemble_size, 1))));
+  const index_t window = std::max<index_t>(1, index_t(window_bytes / 8 / double(std::max<index_t>(bodies, 1))));
   const std::size_t limbs = statistics::ExactSum::limbs;
   for (index_t j0 = 0; j0 < nt; j0 += window) {
     const index_t w = std::min(window, nt - j0);
@@ -214,6 +224,47 @@ void merge_statistics(Hdf5Output& out, const Scenario& sc, const std::vector<Usa
     }
     out.write_statistics(j0, rows);
   }
+}
+
+/// What the merged file holds, from the shards' scenario: single bodies' or mechanisms'.
+struct MergedRun {
+  index_t bodies = 0;  ///< the ensemble's
+  std::vector<std::string> channel_docs;  ///< a mechanism layout's channel descriptions point here
+  TrajectorySelection trajectories;
+  OutputLayout layout;
+  OutputAttributes attributes;
+  std::optional<statistics::StatisticsSpec> statistics;
+  bool redraws = false;  ///< the shards count redrawn bodies (root attributes)
+};
+
+/// The single run's file of the reference shard's scenario, as its backend ran it; `source` names the
+/// scenario in messages.
+MergedRun merged_run(const StoredRun& reference, const std::string& source) {
+  ScenarioOverrides o;
+  o.t_end = reference.t_end;
+  o.backend = Backend::cpu;  // nothing runs: no device probed
+  MergedRun m;
+  if (is_mechanism_text(reference.scenario, source)) {
+    const MechanismScenario sc = parse_mechanism_scenario(reference.scenario, source, o);
+    MechanismOutput file = mechanism_output(sc, reference.backend);
+    m.bodies = sc.ensemble_size;
+    m.channel_docs = std::move(file.channel_docs);  // a move keeps the strings where the layout points
+    m.trajectories = std::move(file.trajectories);
+    m.layout = std::move(file.layout);
+    m.attributes = std::move(file.attributes);
+    m.statistics = sc.statistics;
+    m.redraws = sc.redraws;
+    return m;
+  }
+  o.precision = parse_precision(reference.precision);
+  const Scenario sc = parse_scenario(reference.scenario, source, o);
+  m.bodies = sc.ensemble_size;
+  m.trajectories = select_trajectories(sc);
+  m.layout = output_layout(sc, m.trajectories);
+  m.attributes = output_attributes(sc, reference.backend, m.trajectories);
+  m.statistics = sc.statistics;
+  m.redraws = sc.redraws;
+  return m;
 }
 
 }  // namespace
@@ -264,28 +315,27 @@ MergeResult merge_shards(const std::string& output, const std::vector<std::strin
   }
 
   const StoredRun& reference = shards.front().run;
-  ScenarioOverrides o;
-  o.t_end = reference.t_end;
-  o.precision = parse_precision(reference.precision);
-  o.backend = Backend::cpu;  // nothing runs: no device probed
-  const Scenario sc = parse_scenario(reference.scenario, result.shards[shards.front().report].file + " (its scenario)", o);
-  result.bodies = sc.ensemble_size;
-  if (sc.ensemble_size != reference.ensemble_bodies)
-    throw std::runtime_error(result.shards[shards.front().report].file + ": ensemble_bodies " +
-                             std::to_string(reference.ensemble_bodies) + " but its scenario has " + std::to_string(sc.ensemble_size));
+  const std::string& first_file = result.shards[shards.front().report].file;
+  const MergedRun run = merged_run(reference, first_file + " (its scenario)");
+  result.bodies = run.bodies;
+  if (run.bodies != reference.ensemble_bodies)
+    throw std::runtime_error(first_file + ": ensemble_bodies " + std::to_string(reference.ensemble_bodies) +
+                             " but its scenario has " + std::to_string(run.bodies));
   index_t covered = 0;
   for (const UsableShard& s : shards) {
     if (s.run.shard->first > covered) result.missing.emplace_back(covered, s.run.shard->first);
     covered = s.run.shard->end;
   }
-  if (covered < sc.ensemble_size) result.missing.emplace_back(covered, sc.ensemble_size);
+  if (covered < run.bodies) result.missing.emplace_back(covered, run.bodies);
 
-  const TrajectorySelection trajectories = select_trajectories(sc);
-  const std::vector<index_t>& rows = trajectories.rows;
+  const std::vector<index_t>& rows = run.trajectories.rows;
   const auto row_of = [&](index_t body) { return index_t(std::lower_bound(rows.begin(), rows.end(), body) - rows.begin()); };
-  const OutputLayout layout = output_layout(sc, trajectories);
-  Hdf5Output out(output, layout, output_attributes(sc, reference.backend, trajectories));
-  out.write_times(0, layout.samples, sample_times(sc, 0, layout.samples).data());
+  const OutputLayout& layout = run.layout;
+  const OutputAttributes& a = run.attributes;
+  Hdf5Output out(output, layout, a);
+  std::vector<double> times(std::size_t(layout.samples));
+  for (index_t j = 0; j < layout.samples; ++j) times[std::size_t(j)] = a.t_start + double(j * a.stride) * a.dt;  // as the run's
+  out.write_times(0, layout.samples, times.data());
   index_t redrawn_bodies = 0, redraws = 0;
   for (UsableShard& s : shards) {
     const std::string& file = result.shards[s.report].file;
@@ -294,7 +344,7 @@ MergeResult merge_shards(const std::string& output, const std::vector<std::strin
       s.trajectory_rows = row_of(s.run.shard->end) - s.trajectory_row;
       copy_bodies(out, layout, s);
       copy_trajectories(out, layout, s);
-      if (sc.redraws) redrawn_bodies += s.file->integer_attribute("redrawn_bodies"), redraws += s.file->integer_attribute("redraws");
+      if (run.redraws) redrawn_bodies += s.file->integer_attribute("redrawn_bodies"), redraws += s.file->integer_attribute("redraws");
       for (std::int32_t code : s.file->rows<std::int32_t>("status", 0, s.bodies())) result.shards[s.report].failures += code != 0;
     } catch (const std::exception& e) {
       throw std::runtime_error(file + ": " + e.what());
@@ -304,8 +354,8 @@ MergeResult merge_shards(const std::string& output, const std::vector<std::strin
     mark_missing(out, layout, first, end);
     mark_missing_trajectories(out, layout, row_of(first), row_of(end) - row_of(first));
   }
-  if (sc.statistics) merge_statistics(out, sc, shards);
-  if (sc.redraws) {
+  if (run.statistics) merge_statistics(out, *run.statistics, layout.samples, run.bodies, shards);
+  if (run.redraws) {
     out.integer_attribute("redrawn_bodies", redrawn_bodies);
     out.integer_attribute("redraws", redraws);
   }

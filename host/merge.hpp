@@ -2,7 +2,8 @@
 // run writes — every dataset and attribute the same bits (the backend attribute is the first
 // shard's). Per-body datasets and trajectories are copied into place; the statistics are merged
 // from each shard's accumulators (/shard/statistics: exact sums, kept values, histograms), which
-// gives the single run's bits for any split (statistics/accumulator.hpp says why).
+// gives the single run's bits for any split (statistics/accumulator.hpp says why). Shards of a
+// mechanism scenario merge the same way (their per-mechanism datasets: mechanism_run.hpp).
 //
 // Shards of different runs (scenario text, t_end, precision, ensemble size, quatstep version, CPU
 // vs CUDA) or with overlapping bodies are refused: nothing is written. A shard file that is absent,

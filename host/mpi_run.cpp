@@ -4,12 +4,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "ensemble_factory.hpp"
+#include "mechanism_run.hpp"
 #include "merge.hpp"
 #include "shard.hpp"
 
@@ -45,32 +47,31 @@ class MpiSession {
   int rank = 0, size = 1, local_rank = 0;
 };
 
-}  // namespace
+/// What a rank's run of its shard gives.
+struct RankRun {
+  bool interrupted = false;
+  index_t steps_done = 0;
+};
+/// Runs the shard `range` with `options` (their output: the rank's file); prints its summary when asked.
+using RunShard = std::function<RankRun(const ShardRange& range, const RunOptions& options, bool summary)>;
 
-bool launched_by_mpi() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (std::getenv(variable)) return true;
-  return false;
-}
-
-int run_mpi_ranks(const Scenario& sc, RunOptions options, bool quiet) {
+/// Steps 1–3 for an ensemble of `size` whose file is `output_file` (unless options.output says).
+int run_ranks(index_t size, const std::string& output_file, Backend backend, RunOptions options, bool quiet,
+              const RunShard& run_shard) {
   const MpiSession mpi;
-  const std::string output = options.output.empty() ? sc.output_file : options.output;
+  const std::string output = options.output.empty() ? output_file : options.output;
   std::vector<std::string> files;
-  for (int r = 0; r < mpi.size; ++r) files.push_back(shard_file_name(output, shard_range(sc.ensemble_size, r, mpi.size)));
-  const ShardRange range = shard_range(sc.ensemble_size, mpi.rank, mpi.size);
+  for (int r = 0; r < mpi.size; ++r) files.push_back(shard_file_name(output, shard_range(size, r, mpi.size)));
+  const ShardRange range = shard_range(size, mpi.rank, mpi.size);
   const std::string rank_name = "rank " + std::to_string(mpi.rank) + " of " + std::to_string(mpi.size) + " (" + bodies_text(range) + ")";
-  if (sc.backend != Backend::cpu) select_cuda_device(mpi.local_rank);
+  if (backend != Backend::cpu) select_cuda_device(mpi.local_rank);
   options.output = files[std::size_t(mpi.rank)];
   if (mpi.rank != 0) options.progress = ProgressMode::never;
   int code = 0;
   try {
-    const Scenario shard = shard_scenario(sc, range);
-    const RunResult result = run_scenario(shard, options);
-    if (mpi.rank == 0 && !quiet) {
-      std::cout << rank_name << " (each rank's own summary; the merged file's below):\n";
-      print_summary(std::cout, shard, result);
-    }
+    const bool summary = mpi.rank == 0 && !quiet;
+    if (summary) std::cout << rank_name << " (each rank's own summary; the merged file's below):\n";
+    const RankRun result = run_shard(range, options, summary);
     if (result.interrupted) {
       std::cerr << "quatstep: " << rank_name << ": interrupted after step " << result.steps_done << "; "
                 << options.output << " holds a checkpoint (quatstep run --resume " << options.output
@@ -99,6 +100,34 @@ int run_mpi_ranks(const Scenario& sc, RunOptions options, bool quiet) {
     std::cerr << "quatstep: merging the ranks' shard files: " << e.what() << "\n";
     return exit_error;
   }
+}
+
+}  // namespace
+
+bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(variable)) return true;
+  return false;
+}
+
+int run_mpi_ranks(const Scenario& sc, RunOptions options, bool quiet) {
+  return run_ranks(sc.ensemble_size, sc.output_file, sc.backend, std::move(options), quiet,
+                   [&](const ShardRange& range, const RunOptions& o, bool summary) {
+                     const Scenario shard = shard_scenario(sc, range);
+                     const RunResult result = run_scenario(shard, o);
+                     if (summary) print_summary(std::cout, shard, result);
+                     return RankRun{result.interrupted, result.steps_done};
+                   });
+}
+
+int run_mpi_ranks(const MechanismScenario& sc, RunOptions options, bool quiet) {
+  return run_ranks(sc.ensemble_size, sc.output_file, sc.backend, std::move(options), quiet,
+                   [&](const ShardRange& range, const RunOptions& o, bool summary) {
+                     const MechanismScenario shard = shard_scenario(sc, range);
+                     const MechanismRunResult result = run_mechanism_scenario(shard, o);
+                     if (summary) print_mechanism_summary(std::cout, shard, result);
+                     return RankRun{result.interrupted, result.steps_done};
+                   });
 }
 
 }  // namespace quatstep

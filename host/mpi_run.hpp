@@ -1,4 +1,5 @@
-// `mpirun -np K quatstep run S.toml`: the ensemble split into K contiguous shards by rank (shard.hpp:
+// `mpirun -np K quatstep run S.toml`: the ensemble (of bodies or of mechanisms) split into K contiguous
+// shards by rank (shard.hpp:
 // rank r runs shard r/K), one CUDA device per rank chosen by its node-local rank, and ONE result
 // file, the single process's bits (merge.hpp):
 //   1. every rank runs its shard into OUT.shard-r-of-K.h5 beside OUT (the [output] file or --output);
@@ -15,6 +16,7 @@
 // (Debian's libhdf5-dev) serves both; its cost is measured in bench/scaling.md.
 #pragma once
 
+#include "mechanism_scenario.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
 
@@ -27,5 +29,6 @@ bool launched_by_mpi();
 /// Steps 1–3 above; `options.output` empty: the scenario's file. Returns this rank's exit status.
 /// `quiet`: no summary.
 int run_mpi_ranks(const Scenario& scenario, RunOptions options, bool quiet);
+int run_mpi_ranks(const MechanismScenario& scenario, RunOptions options, bool quiet);
 
 }  // namespace quatstep

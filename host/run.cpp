@@ -102,16 +102,6 @@ void write_parameters(const Scenario& sc, RunOutput& out, RunResult& result) {
   }
 }
 
-/// A shard file's range and ensemble size (hdf5_output.hpp).
-void write_shard_attributes(const Scenario& sc, RunOutput& out) {
-  const ShardRange& shard = *sc.shard;
-  out.integer_attribute("shard_index", shard.index);
-  out.integer_attribute("shard_count", shard.count);
-  out.integer_attribute("shard_first", shard.first);
-  out.integer_attribute("shard_end", shard.end);
-  out.integer_attribute("ensemble_bodies", sc.declared_size);
-}
-
 /// The bodies' records after a window: a copy, since the next advance changes them while the
 /// window is written.
 struct Records {
@@ -138,12 +128,6 @@ class WindowWriter {
 
  private:
   std::future<void> pending_;
-};
-
-/// Rows of per-sample statistics: per sample, per observable.
-struct StatisticsRows {
-  std::vector<std::vector<statistics::Summary>> summaries;
-  std::vector<std::vector<statistics::AccumulatorState>> states;  ///< a shard's, to be merged
 };
 
 /// Per sample: summaries reduced where the samples are (cuda::DeviceStatistics).
@@ -424,7 +408,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   OpenedOutput opened = open(file, output_attributes(sc, backend.description, trajectories));
   RunOutput& out = *opened.output;
   if (!opened.resume) {
-    if (sc.shard) write_shard_attributes(sc, out);
+    if (sc.shard) write_shard_attributes(*sc.shard, sc.declared_size, out);
     write_parameters(sc, out, result);
   } else {
     result.redrawn_bodies = opened.resume->redrawn_bodies;

@@ -68,6 +68,12 @@ OutputLayout output_layout(const Scenario& scenario, const TrajectorySelection& 
 void add_statistics(const statistics::StatisticsSpec& spec, OutputLayout& layout);
 OutputAttributes output_attributes(const Scenario& scenario, const std::string& backend,
                                    const TrajectorySelection& trajectories);
+/// Rows of per-sample statistics: per sample, per observable.
+struct StatisticsRows {
+  std::vector<std::vector<statistics::Summary>> summaries;
+  std::vector<std::vector<statistics::AccumulatorState>> states;  ///< a shard's, to be merged
+};
+
 /// The times of samples [first, first + count): t_start + j·stride·dt.
 std::vector<double> sample_times(const Scenario& scenario, index_t first, index_t count);
 

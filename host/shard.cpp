@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "mechanism_run.hpp"
 #include "run.hpp"
 
 namespace quatstep {
@@ -33,23 +34,55 @@ ShardRange parse_shard(const std::string& text, index_t bodies) {
   return shard_range(bodies, i, k);
 }
 
+namespace {
+
+/// Throws unless `shard` lies in an ensemble of `size` run whole (`selection` empty).
+void check_shard(const std::string& source, const std::vector<index_t>& selection, index_t size, const ShardRange& shard) {
+  if (!selection.empty()) throw std::invalid_argument(source + ": a shard of a body selection (--bodies)");
+  if (shard.first < 0 || shard.end > size || shard.first > shard.end)
+    throw std::invalid_argument(source + ": shard bodies " + std::to_string(shard.first) + " … " +
+                                std::to_string(shard.end - 1) + " outside the ensemble of " + std::to_string(size));
+}
+
+/// The shard's range as a selection, and the trajectories `choice` of the full run writes in it
+/// (`rows`: the full run's, ensemble indices), listed — the shard alone would choose others.
+void select_shard(const ShardRange& shard, const std::vector<index_t>& rows, std::vector<index_t>& selection,
+                  TrajectoryChoice& choice) {
+  selection.resize(std::size_t(shard.end - shard.first));
+  for (index_t i = shard.first; i < shard.end; ++i) selection[std::size_t(i - shard.first)] = i;
+  choice.kind = Trajectories::list;
+  choice.listed.assign(std::lower_bound(rows.begin(), rows.end(), shard.first),
+                       std::lower_bound(rows.begin(), rows.end(), shard.end));
+}
+
+}  // namespace
+
 Scenario shard_scenario(const Scenario& full, const ShardRange& shard) {
-  if (!full.selection.empty()) throw std::invalid_argument(full.source + ": a shard of a body selection (--bodies)");
-  if (shard.first < 0 || shard.end > full.ensemble_size || shard.first > shard.end)
-    throw std::invalid_argument(full.source + ": shard bodies " + std::to_string(shard.first) + " … " +
-                                std::to_string(shard.end - 1) + " outside the ensemble of " +
-                                std::to_string(full.ensemble_size));
+  check_shard(full.source, full.selection, full.ensemble_size, shard);
   Scenario sc = full;
-  sc.selection.resize(std::size_t(shard.end - shard.first));
-  for (index_t i = shard.first; i < shard.end; ++i) sc.selection[std::size_t(i - shard.first)] = i;
+  TrajectoryChoice choice;
+  select_shard(shard, select_trajectories(full).rows, sc.selection, choice);
   sc.ensemble_size = shard.end - shard.first;
   sc.shard = shard;
-  // The full run's trajectory bodies in the range, listed (the shard alone would choose others).
-  const std::vector<index_t> rows = select_trajectories(full).rows;
-  sc.trajectories = Trajectories::list;
-  sc.trajectory_bodies.assign(std::lower_bound(rows.begin(), rows.end(), shard.first),
-                              std::lower_bound(rows.begin(), rows.end(), shard.end));
+  sc.trajectories = choice.kind;
+  sc.trajectory_bodies = choice.listed;
   return sc;
+}
+
+MechanismScenario shard_scenario(const MechanismScenario& full, const ShardRange& shard) {
+  check_shard(full.source, full.selection, full.ensemble_size, shard);
+  MechanismScenario sc = full;
+  select_shard(shard, mechanism_trajectories(full).rows, sc.selection, sc.trajectories);
+  sc.shard = shard;
+  return sc;
+}
+
+void write_shard_attributes(const ShardRange& shard, index_t ensemble_bodies, RunOutput& out) {
+  out.integer_attribute("shard_index", shard.index);
+  out.integer_attribute("shard_count", shard.count);
+  out.integer_attribute("shard_first", shard.first);
+  out.integer_attribute("shard_end", shard.end);
+  out.integer_attribute("ensemble_bodies", ensemble_bodies);
 }
 
 std::string bodies_text(const ShardRange& shard) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hdf5_read.hpp"
+#include "torqued_pendulums.hpp"
 
 using quatstep::testing::datasets;
 using quatstep::testing::read_string_attribute;
@@ -68,48 +69,6 @@ trajectory_every = 10
 observables = ["energy", "energy_drift", "nutation", "angular_momentum_drift", "newton_iterations"]
 )";
 
-/// 16 pendulums with a swept hinge torque, modified HHT, statistics with an energy drift, every
-/// 4th mechanism's trajectory: a mechanism run of a few seconds, long enough to be interrupted.
-const char* const mechanisms = R"(
-[mechanism]
-gravity = [0.0, 0.0, -9.81]
-[[mechanism.body]]
-name = "bob"
-mass = 1.0
-inertia = [0.1, 0.1, 0.02]
-position = [0.0, 0.0, -1.0]
-omega = [1.0, 0.0, 0.0]
-velocity = [0.0, 1.0, 0.0]
-[[mechanism.joint]]
-name = "hinge"
-type = "revolute"
-body_i = "ground"
-body_j = "bob"
-axis = [1.0, 0.0, 0.0]
-[[mechanism.load]]
-body = "bob"
-kind = "body_torque"
-value = [0.0, 0.0, 0.0]
-[integrator]
-method = "modified_hht"
-alpha = -0.1
-inertia_shift = true
-[time]
-dt = 1e-4
-t_end = 1.2
-[ensemble]
-size = 16
-[[ensemble.sweep]]
-key = "load.0.value"
-from = 0.0
-to = 0.5
-[output]
-stride = 50
-trajectories = "every"
-trajectory_every = 4
-[output.statistics]
-observables = ["energy", "energy_drift", "velocity_residual"]
-)";
 
 struct Outcome {
   int exit_code = -1;
@@ -246,7 +205,7 @@ TEST(Interrupt, SigtermStopsLikeSigint) {
 // of an uninterrupted run, bit for bit.
 TEST(Interrupt, MechanismRunsResumeBitIdentical) {
   ScratchDirectory dir;
-  std::ofstream(dir.file("pendulums.toml")) << mechanisms;
+  std::ofstream(dir.file("pendulums.toml")) << quatstep::testing::torqued_pendulums;
   const std::string file = dir.file("interrupted.h5"), reference = dir.file("reference.h5");
   const Outcome stopped = run_quatstep(
       {"run", dir.file("pendulums.toml"), "--backend", "cpu", "--threads", "2", "--progress", "--output", file}, 10);
@@ -268,8 +227,4 @@ TEST(Interrupt, MechanismRunsResumeBitIdentical) {
   EXPECT_EQ(datasets(file), names) << "the same datasets (the checkpoint removed)";
   for (const std::string& name : names) EXPECT_TRUE(raw(file, name) == raw(reference, name)) << name << " differs";
   EXPECT_GE(names.size(), 25u);
-
-  const Outcome sharded = run_quatstep({"run", dir.file("pendulums.toml"), "--shard", "0/2", "--quiet"});
-  EXPECT_EQ(sharded.exit_code, 1);
-  EXPECT_NE(sharded.err.find("--shard: a mechanism scenario runs in one process"), std::string::npos) << sharded.err;
 }

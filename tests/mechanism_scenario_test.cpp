@@ -9,18 +9,21 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "hdf5_read.hpp"
 #include "sampling.hpp"
+#include "torqued_pendulums.hpp"
 #include "mechanism_reference.hpp"
 #include "mechanism_run.hpp"
 #include "mechanisms.hpp"
@@ -693,7 +696,8 @@ TEST(MechanismScenario, StatisticsEqualThoseOfTheTrajectoriesAndDropAFailedMecha
 // [[ensemble.random]] and [[ensemble.design]] over a mechanism's keys, as for bodies: each
 // mechanism's values are the sampling library's draws for (seed, mechanism, key) — recomputed here —
 // written to /parameters, the same when the mechanism runs alone (--bodies); a body inertia is kept
-// physical (invalid = "redraw"); a Latin hypercube puts one mechanism in each stratum.
+// physical (invalid = "redraw", the draws thrown away counted in /redraws and the root attributes);
+// a Latin hypercube puts one mechanism in each stratum.
 TEST(MechanismScenario, DrawsReachEachMechanismAsForBodies) {
   ScratchDirectory dir;
   const index_t n = 8;
@@ -726,6 +730,23 @@ TEST(MechanismScenario, DrawsReachEachMechanismAsForBodies) {
     EXPECT_EQ(mechanism_description(sc, i).bodies[0].mass, mass.values[i]);
   }
   EXPECT_EQ(std::count(strata.begin(), strata.end(), true), n) << "one mechanism per stratum";
+  // The invalid inertias thrown away: per mechanism the plan's count, recomputed; their sums in the
+  // root attributes and the result.
+  const auto redraws = read_dataset(dir.file("all.h5"), "redraws");
+  ASSERT_EQ(redraws.values.size(), std::size_t(n));
+  double redrawn = 0, total = 0;
+  for (index_t i = 0; i < n; ++i) {
+    int expected_redraws = -1;
+    mechanism_description(sc, i, &expected_redraws);
+    EXPECT_EQ(redraws.values[i], expected_redraws) << "mechanism " << i;
+    EXPECT_EQ(expected_redraws, sc.plan.draw(i).redraws) << "mechanism " << i;
+    redrawn += redraws.values[i] > 0, total += redraws.values[i];
+  }
+  EXPECT_GT(total, 0) << "a normal law of stddev 0.05 about [0.1, 0.1, 0.02] draws invalid inertias";
+  EXPECT_EQ(r.redrawn_bodies, redrawn);
+  EXPECT_EQ(r.redraws, total);
+  EXPECT_EQ(testing::read_string_attribute(dir.file("all.h5"), "redrawn_bodies"), std::to_string(index_t(redrawn)));
+  EXPECT_EQ(testing::read_string_attribute(dir.file("all.h5"), "redraws"), std::to_string(index_t(total)));
   ScenarioOverrides alone;
   alone.bodies = {5};
   run(parse_mechanism_scenario(pendulum(int(n), 1.0) + draws, "draws.toml", alone), dir.file("five.h5"));
@@ -883,5 +904,45 @@ TEST(MechanismScenario, AdaptiveStepsNeedAnHhtMethodAndValidKeys) {
   EXPECT_EQ(problem(bounds), "bad.toml: key 'time.h_initial': 2, must be in [h_min, h_max]");
 }
 
+// A pendulum on a hinge under a body torque has out-of-plane components that the scheme's numerical
+// damping lets decay geometrically from round-off: without include/quatstep/subnormals.hpp they
+// stuck at the smallest subnormal (4.9e-324) and the run stepped up to 3x slower (docs/mechanisms.md).
+// The 16 pendulums of tests/torqued_pendulums.hpp, 12000 steps of each HHT scheme: some state
+// component decays from a non-zero value to exactly zero, and none is ever subnormal after a step.
+// (Sampled channels computed from the state may still be: only the state is stepped with.)
+TEST(MechanismScenario, DecayingStateComponentsBecomeZeroNeverSubnormal) {
+  using Cap = mechanism::SmallCapacity;
+  using Mech = mechanism::Mechanism<double, Cap>;
+  const MechanismScenario sc = parse_mechanism_scenario(testing::torqued_pendulums, "pendulums.toml");
+  const auto check = [&](const auto& integrator, const char* name) {
+    SCOPED_TRACE(name);
+    int decayed = 0, subnormal = 0;
+    for (index_t i = 0; i < sc.ensemble_size; ++i) {
+      BuiltMechanism<Cap> built = build_mechanism<Cap>(mechanism_description(sc, i), "");
+      ASSERT_EQ(mechanism::assemble(built.mech, built.initial, 0.0).status, Status::ok);
+      typename std::decay_t<decltype(integrator)>::State s;
+      ASSERT_EQ(integrator.initialize(built.mech, built.initial, 0.0, s), Status::ok);
+      constexpr int n = decltype(s)::size;
+      std::array<bool, n> was_nonzero{};
+      for (index_t k = 0; k < sc.time.steps; ++k) {
+        ASSERT_EQ(integrator.step(built.mech, s, double(k) * sc.time.dt, sc.time.dt).status, Status::ok) << "step " << k;
+        for (int c = 0; c < n; ++c) {
+          subnormal += s[c] != 0.0 && std::abs(s[c]) < std::numeric_limits<double>::min();
+          decayed += was_nonzero[c] && s[c] == 0.0;
+          was_nonzero[c] = was_nonzero[c] || s[c] != 0.0;
+          if (s[c] == 0.0) was_nonzero[c] = false;  // counted once
+        }
+      }
+    }
+    std::printf("%s: %d state components decayed to exactly zero, %d subnormal after a step\n", name, decayed, subnormal);
+    EXPECT_EQ(subnormal, 0);
+    EXPECT_GT(decayed, 0) << "no component decayed through the subnormal range: the test would not see them";
+  };
+  mechanism::MechanismHhtSettings<double> settings;
+  settings.alpha = -0.1;
+  settings.inertia_shift = true;
+  check(mechanism::MechanismModifiedHht<Mech>(settings), "modified HHT with the inertia shift");
+  check(mechanism::MechanismHht<Mech>(settings), "classical HHT with the inertia shift");
+}
 }  // namespace
 }  // namespace quatstep

@@ -2,7 +2,9 @@
 // run's file byte for byte — every dataset (trajectories, status, parameters, redraws, statistics
 // with quantiles and histograms) and every root attribute; a missing or interrupted shard gives a
 // file that names the missing bodies and whose statistics count the others only; shards of other
-// runs and overlapping shards are refused.
+// runs and overlapping shards are refused. The same for adaptive steps (the step records) and for
+// mechanism scenarios (their assembly corrections, statistics and checkpoints), by the library, the
+// command line and mpirun.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -18,6 +20,7 @@
 
 #include "hdf5_read.hpp"
 #include "heavy_top_study.hpp"
+#include "mechanism_run.hpp"
 #include "merge.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
@@ -74,10 +77,10 @@ std::vector<std::string> run_shards(const Scenario& sc, int count, const Scratch
 }
 
 /// Every dataset and root attribute of `expected` in `actual`, the same bytes; no other dataset.
-void expect_same_file(const std::string& expected, const std::string& actual) {
+void expect_same_file(const std::string& expected, const std::string& actual, std::size_t at_least = 20) {
   const std::vector<std::string> names = datasets(expected);
   EXPECT_EQ(datasets(actual), names);
-  ASSERT_GT(names.size(), 20u) << "trajectories, body results, parameters and statistics";
+  ASSERT_GT(names.size(), at_least) << "trajectories, body results, parameters and statistics";
   for (const std::string& name : names) EXPECT_TRUE(raw_bytes(expected, name) == raw_bytes(actual, name)) << name;
   EXPECT_EQ(attribute_names(actual), attribute_names(expected));
   for (const std::string& name : attribute_names(expected))
@@ -211,6 +214,141 @@ TEST(Shards, ShardsOfOtherRunsAndOverlapsAreRefused) {
   refused({halves[0], other}, "the scenario (TOML text) differs");
 }
 
+// ---------------------------------------------------------------- adaptive steps, mechanisms
+namespace {
+
+/// The adaptive heavy tops of examples/adaptive_heavy_tops.toml, 13 of them over 0.05 s: their own
+/// step records per body.
+Scenario adaptive_tops() {
+  ScenarioOverrides o;
+  o.backend = Backend::cpu;
+  o.t_end = 0.05;
+  std::string text = quatstep::testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/adaptive_heavy_tops.toml");
+  text.replace(text.find("size = 64"), 9, "size = 13");
+  return parse_scenario(text, "adaptive_heavy_tops.toml", o);
+}
+
+/// 7 slider-cranks of examples/slider_crank_sweep.toml (swept spring stiffness, the slider's inertia
+/// drawn with invalid draws redrawn, the slider given a velocity across its cylinder: assembled by
+/// projection, non-zero corrections) over 0.1 s, every 3rd mechanism's trajectory, the example's
+/// statistics (quantiles, a histogram, the drifts); with `adaptive`, each its own steps.
+MechanismScenario slider_cranks(bool adaptive) {
+  const std::string example = quatstep::testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/slider_crank_sweep.toml");
+  const std::string time = adaptive ? "[time]\ndt = 0.01\nt_end = 0.1\nadaptive = true\nrotation_atol = 1e-6\n"
+                                      "translation_atol = 1e-6\nh_initial = 1e-4\n"
+                                    : "[time]\ndt = 0.001\nt_end = 0.1\n";
+  std::string head = example.substr(0, example.find("[time]"));
+  head.replace(head.find("position = [0.5, 0.0, 0.0]"), 26, "position = [0.5, 0.0, 0.0]\nvelocity = [0.0, 0.05, 0.0]");
+  const std::string text = head + time +
+                           "[ensemble]\nsize = 7\n[[ensemble.sweep]]\nkey = \"spring.return spring.stiffness\"\n"
+                           "from = 50.0\nto = 5000.0\n[[ensemble.random]]\nkey = \"body.slider.inertia\"\n"
+                           "distribution = \"normal\"\nmean = [0.001, 0.001, 0.001]\nstddev = 0.0008\n"
+                           "invalid = \"redraw\"\nseed = 2\n[output]\nstride = " + (adaptive ? "1" : "10") +
+                           "\ntrajectories = \"every\"\ntrajectory_every = 3\n" +
+                           example.substr(example.find("[output.statistics]"));
+  ScenarioOverrides o;
+  o.backend = Backend::cpu;
+  return parse_mechanism_scenario(text, "slider_cranks.toml", o);
+}
+
+MechanismRunResult run(const MechanismScenario& sc, const std::string& file,
+                       const volatile std::sig_atomic_t* interrupt = nullptr) {
+  RunOptions options;
+  options.threads = 2;
+  options.output = file;
+  options.progress = ProgressMode::never;
+  options.max_chunk_steps = 2 * sc.stride;  // several windows; interrupted runs stop after the first
+  options.interrupt = interrupt;
+  return run_mechanism_scenario(sc, options);
+}
+
+/// The files of `sc` (either kind) run as `count` shards.
+template <class S>
+std::vector<std::string> shard_files(const S& sc, index_t size, int count, const ScratchDirectory& dir) {
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) {
+    files.push_back(dir.file("shard-" + std::to_string(i) + "-of-" + std::to_string(count) + ".h5"));
+    run(shard_scenario(sc, shard_range(size, i, count)), files.back());
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST(Shards, AdaptiveShardsMergeTheirStepRecords) {
+  ScratchDirectory dir;
+  const Scenario sc = adaptive_tops();
+  run(sc, dir.file("single.h5"));
+  for (int k : {2, 3}) {
+    SCOPED_TRACE(std::to_string(k) + " shards");
+    const std::string merged = dir.file("merged-" + std::to_string(k) + ".h5");
+    EXPECT_TRUE(merge_shards(merged, shard_files(sc, 13, k, dir)).missing.empty());
+    expect_same_file(dir.file("single.h5"), merged, 10);
+  }
+  const std::vector<double> accepted = read_dataset(dir.file("single.h5"), "accepted_steps").values;
+  EXPECT_GT(*std::min_element(accepted.begin(), accepted.end()), 5) << "every body took its own steps";
+}
+
+TEST(Shards, MechanismShardsMergedAreTheSingleRunByteForByte) {
+  for (bool adaptive : {false, true}) {
+    SCOPED_TRACE(adaptive ? "adaptive steps" : "fixed steps");
+    ScratchDirectory dir;
+    const MechanismScenario sc = slider_cranks(adaptive);
+    const MechanismRunResult single = run(sc, dir.file("single.h5"));
+    ASSERT_EQ(single.failures(), 0);
+    EXPECT_GT(*std::max_element(single.velocity_correction.begin(), single.velocity_correction.end()), 0.0);
+    EXPECT_GT(single.redraws, 0) << "/redraws and its attributes are merged too";
+    for (int k : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(k) + " shards");
+      std::vector<std::string> shards = shard_files(sc, 7, k, dir);
+      std::reverse(shards.begin(), shards.end());
+      const std::string merged = dir.file("merged-" + std::to_string(k) + ".h5");
+      const MergeResult r = merge_shards(merged, shards);
+      EXPECT_TRUE(r.missing.empty());
+      EXPECT_EQ(r.bodies, 7);
+      expect_same_file(dir.file("single.h5"), merged);
+    }
+    // A missing shard: its mechanisms' records and corrections NaN or −1, the others' unchanged.
+    const std::vector<std::string> thirds = shard_files(sc, 7, 3, dir);
+    const std::string partial = dir.file("partial.h5");
+    const MergeResult r = merge_shards(partial, {thirds[0], thirds[2]});
+    const ShardRange gap = shard_range(7, 1, 3);
+    ASSERT_EQ(r.missing, (std::vector<std::pair<index_t, index_t>>{{gap.first, gap.end}}));
+    const std::vector<double> correction = read_dataset(partial, "assembly_velocity_correction").values,
+                              full = read_dataset(dir.file("single.h5"), "assembly_velocity_correction").values;
+    for (index_t i = 0; i < 7; ++i) {
+      const bool missing = i >= gap.first && i < gap.end;
+      EXPECT_EQ(std::isnan(correction[i]), missing) << "mechanism " << i;
+      if (!missing) EXPECT_EQ(correction[i], full[i]) << "mechanism " << i;
+    }
+    if (adaptive) EXPECT_EQ(read_dataset(partial, "accepted_steps").values[gap.first], -1);
+    const std::vector<double> count = read_dataset(partial, "statistics/energy/count").values;
+    EXPECT_EQ(count.back(), 7 - (gap.end - gap.first)) << "the statistics count the mechanisms present";
+  }
+}
+
+TEST(Shards, InterruptedMechanismShardResumesToTheSingleRun) {
+  ScratchDirectory dir;
+  const MechanismScenario sc = slider_cranks(false);
+  run(sc, dir.file("single.h5"));
+  const std::vector<std::string> halves = shard_files(sc, 7, 2, dir);
+  const std::string interrupted = dir.file("interrupted.h5");
+  const volatile std::sig_atomic_t stop = 1;
+  ASSERT_TRUE(run(shard_scenario(sc, shard_range(7, 1, 2)), interrupted, &stop).interrupted);
+  const MergeResult r = merge_shards(dir.file("partial.h5"), {halves[0], interrupted});
+  EXPECT_NE(r.shards[1].problem.find("incomplete"), std::string::npos) << r.shards[1].problem;
+  const MechanismScenario again = load_interrupted_mechanism_scenario(interrupted);
+  ASSERT_TRUE(again.shard.has_value()) << "the file's shard range comes back";
+  EXPECT_EQ(again.shard->first, 3);
+  RunOptions resume;
+  resume.output = interrupted;
+  resume.resume = true;
+  resume.progress = ProgressMode::never;
+  EXPECT_FALSE(run_mechanism_scenario(again, resume).interrupted);
+  EXPECT_TRUE(merge_shards(dir.file("merged.h5"), {halves[0], interrupted}).missing.empty());
+  expect_same_file(dir.file("single.h5"), dir.file("merged.h5"));
+}
+
 #ifdef QUATSTEP_EXE
 namespace {
 using Outcome = quatstep::testing::CommandOutcome;
@@ -252,6 +390,32 @@ TEST(Shards, CommandLineShardsAndMerge) {
   EXPECT_NE(bad.err.find("--shard 3/3"), std::string::npos) << bad.err;
 }
 
+/// examples/slider_crank_sweep.toml over 0.05 s, writing cranks.h5, in `dir`; and its single run.
+void single_mechanism_run(const ScratchDirectory& dir) {
+  std::string text = quatstep::testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/slider_crank_sweep.toml");
+  text.replace(text.find("t_end = 2.0"), 11, "t_end = 0.05");
+  text.replace(text.find("[output]\n"), 9, "[output]\nfile = \"cranks.h5\"\n");
+  std::ofstream(dir.file("cranks.toml")) << text;
+  ASSERT_EQ(quatstep_cli("run cranks.toml --backend cpu --quiet", dir).exit_code, 0);
+}
+
+TEST(Shards, CommandLineMechanismShardsAndMerge) {
+  ScratchDirectory dir;
+  single_mechanism_run(dir);
+  std::string shards;
+  for (int i = 0; i < 3; ++i) {
+    const Outcome o = quatstep_cli("run cranks.toml --backend cpu --shard " + std::to_string(i) + "/3", dir);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("mechanisms"), std::string::npos) << "the mechanism summary: " << o.out;
+    shards += " cranks.shard-" + std::to_string(i) + "-of-3.h5";
+  }
+  const Outcome merged = quatstep_cli("merge all.h5" + shards, dir);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  expect_same_file(dir.file("cranks.h5"), dir.file("all.h5"));
+  const Outcome bodies = quatstep_cli("run cranks.toml --shard 0/2 --bodies 1", dir);
+  EXPECT_NE(bodies.exit_code, 0) << "--shard with --bodies";
+}
+
 // ---------------------------------------------------------------- mpirun -np K quatstep run
 namespace {
 #ifdef QUATSTEP_MPIEXEC
@@ -286,6 +450,16 @@ TEST(MpiRanks, OneTwoThreeRanksWriteTheSingleRunByteForByte) {
                                           std::to_string(ranks) + ".h5")))
           << "a complete merge removes the shard files";
   }
+}
+
+TEST(MpiRanks, MechanismRanksWriteTheSingleRunByteForByte) {
+  SKIP_WITHOUT_MPI();
+  ScratchDirectory dir;
+  single_mechanism_run(dir);
+  const Outcome o = shell(mpirun(3) + quatstep_exe + " run cranks.toml --backend cpu --threads 1 --output mpi.h5", dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  expect_same_file(dir.file("cranks.h5"), dir.file("mpi.h5"));
+  EXPECT_NE(o.out.find("shard 2/3, bodies 5 … 7, 0 failed bodies"), std::string::npos) << o.out;
 }
 
 TEST(MpiRanks, KilledRankEndsTheJobAndMergeNamesItsBodies) {

@@ -62,15 +62,20 @@ def test_four_bar_with_livens_em_conserves_and_is_the_commands_file(tmp_path):
                                rtol=0, atol=1e-9)
 
 
-def test_swept_and_overridden_keys_are_the_files_parameters(tmp_path):
-    # 8 slider-cranks over 0.1 s: the spring's stiffness swept, mechanism 5's crank mass and the spring's
-    # damping of mechanism 2 overridden, each a /parameters dataset
+def test_swept_drawn_and_overridden_keys_are_the_files_parameters(tmp_path):
+    # 8 slider-cranks over 0.1 s: the spring's stiffness swept, the slider's inertia drawn (invalid draws
+    # redrawn and counted), mechanism 5's crank mass and the spring's damping of mechanism 2 overridden,
+    # each a /parameters dataset
     text = example("slider_crank_sweep.toml").replace("t_end = 2.0", "t_end = 0.1") + (
+        '\n[[ensemble.random]]\nkey = "body.slider.inertia"\ndistribution = "normal"\n'
+        'mean = [0.001, 0.001, 0.001]\nstddev = 0.0008\ninvalid = "redraw"\nseed = 2\n'
         '\n[[ensemble.override]]\nmechanism = 5\n"body.crank.mass" = 1.5\n'
         '\n[[ensemble.override]]\nmechanism = 2\n"spring.return spring.damping" = 0.25\n')
     r = assert_is_the_command(tmp_path, text, CHANNELS)
-    assert sorted(r.parameters) == ["body.crank.mass", "spring.return spring.damping",
+    assert sorted(r.parameters) == ["body.crank.mass", "body.slider.inertia", "spring.return spring.damping",
                                     "spring.return spring.stiffness"]
+    assert r.redraws.shape == (8,) and r.redraw_count == r.redraws.sum() > 0
+    assert r.redrawn_bodies == (r.redraws > 0).sum()
     assert_bitwise(r.parameters["spring.return spring.stiffness"], 50.0 + 750.0 * (np.arange(8) / 7), "stiffness")
     assert r.parameters["body.crank.mass"].tolist() == [1.0] * 5 + [1.5] + [1.0] * 2
     assert r.parameters["spring.return spring.damping"].tolist() == [0.5] * 2 + [0.25] + [0.5] * 5
