@@ -20,6 +20,7 @@
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
 #include "mechanism_batch.hpp"
+#include "mechanism_ensemble.hpp"
 #include "progress.hpp"
 #include "shard.hpp"
 #include "quatstep/config.hpp"
@@ -188,57 +189,27 @@ void restore_states(const std::vector<double>& words, std::vector<State>& states
   if (!states.empty()) std::memcpy(static_cast<void*>(states.data()), words.data(), states.size() * sizeof(State));
 }
 
-template <class Cap, class Stepper>
-MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
-                                const Stepper& stepper);
-
-/// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>: adaptive steps
-/// with [time] adaptive = true (the HHT family), fixed ones otherwise.
-template <class Cap, class Entry>
-MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
-  using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;
-  typename Entry::Settings settings;
-  KeyAssigner assign(sc.settings);
-  settings.describe(assign);
-  const Integrator integrator(settings);
-  if constexpr (takes_adaptive_steps<Integrator>::value)
-    if (sc.time.adaptive)
-      return run_ensemble<Cap>(sc, options, open, AdaptiveSteps<Integrator>{{integrator, sc.time.step_control}, sc.time.t_start, sc.time.dt});
-  return run_ensemble<Cap>(sc, options, open, FixedSteps<Integrator>{integrator, sc.time.t_start, sc.time.dt});
-}
-
-/// The run on Mechanism<double, Cap>, advanced by Stepper (FixedSteps or AdaptiveSteps).
-template <class Cap, class Stepper>
-MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
-                                const Stepper& stepper) {
-  using Mech = mechanism::Mechanism<double, Cap>;
-  using State = typename Stepper::State;
-  const auto start = std::chrono::steady_clock::now();
-  const index_t n = sc.runs();
-  const double t0 = sc.time.t_start, h = sc.time.dt;
+/// n mechanisms built from describe(i) — a description and where it comes from, for messages —,
+/// assembled by the scenario's policy and given consistent initial accelerations and multipliers by
+/// `stepper`: r's per-mechanism status, failed step and assembly corrections are set. A mechanism that
+/// cannot be assembled is a ScenarioError naming it, the joint and the violation.
+template <class Cap, class Stepper, class Describe>
+void prepare_mechanisms(const MechanismScenario& sc, index_t n, const Describe& describe, const Stepper& stepper,
+                        std::vector<mechanism::Mechanism<double, Cap>>& mechs,
+                        std::vector<typename Stepper::State>& states, MechanismRunResult& r) {
+  const double t0 = sc.time.t_start;
   const AssemblySettings<double> assembly{sc.mechanism.spec.assembly_tolerance, int(sc.mechanism.spec.assembly_iterations),
                                           sc.mechanism.spec.max_correction};
-
-  MechanismRunResult r;
-  r.mechanisms = n;
-  r.bodies = int(sc.mechanism.bodies.size());
-  r.steps = sc.time.steps;
-  r.samples = sc.samples();
-  r.backend = mechanism_backend(sc);
   r.status.assign(std::size_t(n), Status::ok);
   r.failed_step.assign(std::size_t(n), -1);
   r.iterations.assign(std::size_t(n), 0);
   r.position_correction.assign(std::size_t(n), 0.0);
   r.velocity_correction.assign(std::size_t(n), 0.0);
-  if (sc.time.adaptive) r.step_records = StepRecords::before_first_step(n);
-
-  // Build, assemble, initialise: every error before the file is created.
-  std::vector<Mech> mechs(static_cast<std::size_t>(n));
-  std::vector<State> states(static_cast<std::size_t>(n));
+  mechs.resize(std::size_t(n));
+  states.resize(std::size_t(n));
   for (index_t i = 0; i < n; ++i) {
-    const index_t j = sc.mechanism_index(i);
-    const std::string where = sc.source + ": " + (sc.ensemble_size > 1 ? "mechanism " + std::to_string(j) + ": " : "");
-    BuiltMechanism<Cap> built = build_mechanism<Cap>(mechanism_description(sc, j), where);
+    const auto [description, where] = describe(i);
+    BuiltMechanism<Cap> built = build_mechanism<Cap>(description, where);
     mechanism::MechanismKinematics<double, Cap::bodies> k = built.initial;
     if (sc.mechanism.spec.assemble == AssemblyPolicy::project) {
       const AssemblyReport<double> report = mechanism::assemble(built.mech, k, t0, assembly);
@@ -254,6 +225,62 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     const Status s = stepper.initialize(mechs[i], k, states[i]);
     if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
   }
+}
+
+template <class Cap, class Stepper>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
+                                const Stepper& stepper);
+
+/// Method Entry (a mechanism registry entry) on Mechanism<double, Cap> with the scenario's settings.
+template <class Cap, class Entry>
+typename Entry::template Integrator<mechanism::Mechanism<double, Cap>> scenario_integrator(const MechanismScenario& sc) {
+  typename Entry::Settings settings;
+  KeyAssigner assign(sc.settings);
+  settings.describe(assign);
+  return typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>(settings);
+}
+
+/// The run with method Entry (a mechanism registry entry) on Mechanism<double, Cap>: adaptive steps
+/// with [time] adaptive = true (the HHT family), fixed ones otherwise.
+template <class Cap, class Entry>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open) {
+  using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;
+  const Integrator integrator = scenario_integrator<Cap, Entry>(sc);
+  if constexpr (takes_adaptive_steps<Integrator>::value)
+    if (sc.time.adaptive)
+      return run_ensemble<Cap>(sc, options, open, AdaptiveSteps<Integrator>{{integrator, sc.time.step_control}, sc.time.t_start, sc.time.dt});
+  return run_ensemble<Cap>(sc, options, open, FixedSteps<Integrator>{integrator, sc.time.t_start, sc.time.dt});
+}
+
+/// The run on Mechanism<double, Cap>, advanced by Stepper (FixedSteps or AdaptiveSteps).
+template <class Cap, class Stepper>
+MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& options, const OpenOutput& open,
+                                const Stepper& stepper) {
+  using Mech = mechanism::Mechanism<double, Cap>;
+  using State = typename Stepper::State;
+  const auto start = std::chrono::steady_clock::now();
+  const index_t n = sc.runs();
+  const double t0 = sc.time.t_start, h = sc.time.dt;
+
+  MechanismRunResult r;
+  r.mechanisms = n;
+  r.bodies = int(sc.mechanism.bodies.size());
+  r.steps = sc.time.steps;
+  r.samples = sc.samples();
+  r.backend = mechanism_backend(sc);
+  if (sc.time.adaptive) r.step_records = StepRecords::before_first_step(n);
+
+  // Build, assemble, initialise: every error before the file is created.
+  std::vector<Mech> mechs;
+  std::vector<State> states;
+  prepare_mechanisms(
+      sc, n,
+      [&](index_t i) {
+        const index_t j = sc.mechanism_index(i);
+        return std::pair{mechanism_description(sc, j),
+                         sc.source + ": " + (sc.ensemble_size > 1 ? "mechanism " + std::to_string(j) + ": " : "")};
+      },
+      stepper, mechs, states, r);
 
   const MechanismOutput file = mechanism_output(sc, r.backend.description);
   const OutputLayout& layout = file.layout;
@@ -382,7 +409,134 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   return r;
 }
 
+/// The ensemble of make_mechanism_ensemble on Mechanism<double, Cap> with method Integrator.
+template <class Cap, class Integrator>
+class MechanismEnsembleOf final : public MechanismEnsemble {
+ public:
+  using Mech = mechanism::Mechanism<double, Cap>;
+
+  template <class Describe>
+  MechanismEnsembleOf(const MechanismScenario& sc, index_t n, const Describe& describe, const Integrator& integrator)
+      : stepper_{integrator, sc.time.t_start, sc.time.dt},
+        bodies_(int(sc.mechanism.bodies.size())),
+        channels_(mechanism_channels(sc.mechanism, docs_, sc.method_view())),
+        latest_(std::size_t(n), 0) {
+    prepare_mechanisms(sc, n, describe, stepper_, mechs_, states_, r_);
+  }
+
+  index_t mechanisms() const override { return index_t(mechs_.size()); }
+  int bodies() const override { return bodies_; }
+  index_t steps_done() const override { return steps_; }
+  double t_start() const override { return stepper_.t0; }
+  double dt() const override { return stepper_.h; }
+  const std::vector<Channel>& channels() const override { return channels_; }
+
+  void advance(index_t steps, const SampleView<double>& out) override {
+    const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
+    const index_t n = mechanisms();
+#pragma omp parallel for schedule(dynamic, 16)
+    for (index_t i = 0; i < n; ++i) {
+      const index_t before = r_.iterations[i];
+      mechanism::advance_mechanism(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0, stepper_.h,
+                                   steps_, steps, out);
+      latest_[i] = r_.iterations[i] - before;
+    }
+    steps_ += steps;
+  }
+  void observe(const SampleView<double>& out) const override {
+    const double t = stepper_.t0 + double(steps_) * stepper_.h;
+    const index_t n = mechanisms();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i)
+      mechanism::write_mechanism_sample(out, out.first_sample, i, stepper_.method, mechs_[i], states_[i], t,
+                                        latest_[i], r_.status[i] == Status::ok);
+  }
+
+  const std::vector<Status>& status() const override { return r_.status; }
+  const std::vector<index_t>& newton_iterations() const override { return r_.iterations; }
+  const std::vector<index_t>& failed_step() const override { return r_.failed_step; }
+  const std::vector<double>& position_correction() const override { return r_.position_correction; }
+  const std::vector<double>& velocity_correction() const override { return r_.velocity_correction; }
+
+ private:
+  FixedSteps<Integrator> stepper_;
+  int bodies_;
+  std::vector<std::string> docs_;  ///< the per-body channels' descriptions (channels_ points into them)
+  std::vector<Channel> channels_;
+  std::vector<Mech> mechs_;
+  std::vector<typename FixedSteps<Integrator>::State> states_;
+  MechanismRunResult r_;        ///< the records and the assembly corrections
+  std::vector<index_t> latest_;  ///< Newton iterations of the latest advance, per mechanism
+  index_t steps_ = 0;
+};
+
+/// The spec's arrays checked against the scenario's keys and applied to mechanism i's description.
+class MechanismArrays {
+ public:
+  MechanismArrays(const MechanismScenario& sc, const MechanismEnsembleSpec& spec) : spec_(spec) {
+    const std::vector<std::pair<std::string, int>> keys = parameter_keys(sc.mechanism);
+    for (const MechanismArray& a : spec.arrays) {
+      const auto found = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == a.key; });
+      if (found == keys.end()) {
+        std::string names;
+        for (const auto& k : keys) names += (names.empty() ? "" : ", ") + k.first;
+        throw ScenarioError(sc.source + ": parameters: '" + a.key + "' is not a numeric key of the mechanism (its keys: " +
+                            names + ")");
+      }
+      if (a.values.size() != std::size_t(spec.mechanisms) * std::size_t(found->second))
+        throw ScenarioError(sc.source + ": parameters: key '" + a.key + "': " + std::to_string(a.values.size()) +
+                            " values, expected " + std::to_string(found->second) + " per mechanism for " +
+                            std::to_string(spec.mechanisms) + " mechanisms");
+    }
+  }
+  void apply(MechanismDescription& d, index_t i) const {
+    for_each_parameter(d, [&](const std::string& key, double* value, int size) {
+      for (const MechanismArray& a : spec_.arrays)
+        if (a.key == key) std::copy_n(a.values.begin() + std::ptrdiff_t(i) * size, size, value);
+    });
+  }
+
+ private:
+  const MechanismEnsembleSpec& spec_;
+};
+
 }  // namespace
+
+std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenario& sc, const MechanismEnsembleSpec& spec) {
+  if (sc.time.adaptive)
+    throw ScenarioError(sc.source + ": key 'time.adaptive': a mechanism ensemble takes fixed steps (quatstep.run and "
+                                    "`quatstep run` take adaptive ones)");
+  if (sc.backend == Backend::cuda)
+    throw ScenarioError(sc.source + ": key 'run.backend': a mechanism ensemble runs on the CPU (\"cuda\" is for "
+                                    "quatstep.run and `quatstep run`)");
+  const bool arrays = !spec.arrays.empty();
+  const index_t n = arrays ? spec.mechanisms : sc.runs();
+  if (arrays && sc.runs() > 1 && n != sc.runs())
+    throw ScenarioError(sc.source + ": parameters: " + std::to_string(n) + " rows, but the scenario has " +
+                        std::to_string(sc.runs()) + " mechanisms (arrays give one row per mechanism, or any number "
+                        "for a scenario of one)");
+  if (n < 1) throw ScenarioError(sc.source + ": parameters: no mechanisms (arrays of 0 rows)");
+  const MechanismArrays given(sc, spec);
+  const auto describe = [&](index_t i) {
+    const index_t j = sc.mechanism_index(sc.runs() > 1 ? i : 0);
+    const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(arrays ? i : j) + ": " : "");
+    MechanismDescription d = mechanism_description(sc, j);
+    if (arrays) {
+      given.apply(d, i);
+      check_mechanism_values(d, sc.source + (n > 1 ? ": mechanism " + std::to_string(i) : ""));
+    }
+    return std::pair{std::move(d), where};
+  };
+  return with_type(mechanism::MechanismMethods{}, sc.method, [&](auto tag) -> std::unique_ptr<MechanismEnsemble> {
+    using Entry = tag_type<decltype(tag)>;
+    const auto make = [&](auto capacity) -> std::unique_ptr<MechanismEnsemble> {
+      using Cap = decltype(capacity);
+      using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;
+      return std::make_unique<MechanismEnsembleOf<Cap, Integrator>>(sc, n, describe, scenario_integrator<Cap, Entry>(sc));
+    };
+    return fits_small_capacity(sc.mechanism) ? make(mechanism::SmallCapacity{}) : make(mechanism::LargeCapacity{});
+  });
+}
 
 TrajectorySelection mechanism_trajectories(const MechanismScenario& sc) {
   std::vector<std::string> docs;

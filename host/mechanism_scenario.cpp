@@ -329,21 +329,24 @@ void check_members(const MechanismScenario& sc) {
     } catch (const sampling::SamplingError& e) {  // a draw with invalid = "fail"
       throw ScenarioError(source + ": " + e.what());
     }
-    if (varied)
-      check_values(d, source, [&d](const char* table, std::size_t k, const std::string& field) {
-        const std::string t(table);
-        const std::string name = t == "body" ? d.bodies[k].name
-                                 : t == "joint" ? d.joints[k].name
-                                 : t == "spring" ? d.springs[k].name
-                                 : std::to_string(k);
-        return t + "." + name + "." + field;
-      });
+    if (varied) check_mechanism_values(d, source);
     if (small) build_mechanism<mechanism::SmallCapacity>(d, source + ": ");
     else build_mechanism<mechanism::LargeCapacity>(d, source + ": ");
   }
 }
 
 }  // namespace
+
+void check_mechanism_values(const MechanismDescription& d, const std::string& source) {
+  check_values(d, source, [&d](const char* table, std::size_t k, const std::string& field) {
+    const std::string t(table);
+    const std::string name = t == "body" ? d.bodies[k].name
+                             : t == "joint" ? d.joints[k].name
+                             : t == "spring" ? d.springs[k].name
+                             : std::to_string(k);
+    return t + "." + name + "." + field;
+  });
+}
 
 const std::vector<MechanismMethodView>& mechanism_method_views() {
   static const std::vector<MechanismMethodView> views = [] {

@@ -281,6 +281,11 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
 /// Read `path`, then parse_mechanism_scenario.
 MechanismScenario load_mechanism_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
 
+/// The values a varied mechanism may have got wrong (masses, inertias, quaternions, joint axes, springs,
+/// load windows) checked as the file's are: a ScenarioError naming `source` and the key as
+/// for_each_parameter names it ("body.crank.mass").
+void check_mechanism_values(const MechanismDescription& d, const std::string& source);
+
 /// The keys the [ensemble] tables vary (swept or overridden), once each, in file order, with their
 /// sizes: the /parameters datasets.
 std::vector<std::pair<std::string, int>> varied_keys(const MechanismScenario& scenario);

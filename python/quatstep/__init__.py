@@ -1,6 +1,6 @@
 """quatstep from Python: thousands to millions of rigid bodies integrated at once, on the CPU or a GPU.
 
-Three ways in, all on the same compiled core as the ``quatstep`` command:
+Four ways in, all on the same compiled core as the ``quatstep`` command:
 
 * :func:`run` — a scenario (a path, a TOML string or a dict) run to its end by the command's run loop;
   the results come back as NumPy arrays (:class:`Result`): every dataset ``quatstep run`` writes to its
@@ -14,10 +14,15 @@ Three ways in, all on the same compiled core as the ``quatstep`` command:
   caller's torques and forces as CUDA arrays (CuPy, PyTorch, JAX; DLPack), on the caller's stream, the
   kinematics written into arrays the caller owns (CUDA builds).
 
+* :class:`MechanismEnsemble` — a mechanism scenario's mechanisms, with arrays over any of their numeric
+  keys ("body.crank.mass", "spring.s.stiffness"), advanced step by step on the CPU: ``advance(steps)``
+  gives the command's run bit for bit, however the steps are split.
+
 Models and methods are those of the registry (:func:`registry`, ``quatstep docs scenario``); a new
 model registered in C++ is reachable here by its name, with its keys as parameters. Mechanisms are
-not in the registry, so :class:`Ensemble` and :class:`BatchStepper` do not make them; :func:`run`
-runs them from a scenario.
+described by their scenario's tables (bodies, joints, springs, loads), not by a registered model:
+:func:`run` runs them as the command does, :class:`MechanismEnsemble` steps them from Python, and
+:class:`BatchStepper` (single bodies with the caller's loads) does not take them.
 
 Every problem with the input raises :class:`ScenarioError` (a ValueError) with the command's message,
 e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
@@ -48,7 +53,7 @@ except ImportError as _error:  # the plots (quatstep.plot) work without the comp
     class ScenarioError(ValueError):
         """A problem with a scenario or an ensemble's input (the compiled module is missing here)."""
 
-__all__ = ["run", "load", "Result", "Ensemble", "BatchStepper", "ScenarioError", "registry", "models",
+__all__ = ["run", "load", "Result", "Ensemble", "MechanismEnsemble", "BatchStepper", "ScenarioError", "registry", "models",
            "methods", "to_toml", "STATUS"]
 
 def _status_codes() -> dict:
@@ -442,6 +447,144 @@ class Ensemble:
     def __repr__(self):
         return (f"Ensemble({self.model!r}, {self.method!r}, {self.bodies} bodies, {self.precision}, "
                 f"step {self.steps_done})")
+
+
+# ---------------------------------------------------------------- mechanisms from a scenario
+def _mechanism_arrays(owner, keys, parameters, mechanisms):
+    """(mechanisms, [key], [flat float64 array]) from {key: value}: a value is one for every mechanism
+    (scalar or (size,)) or one row per mechanism ((mechanisms,) for a scalar key, (mechanisms, size));
+    ``mechanisms`` sets the count when every value is shared."""
+    rows, resolved = mechanisms, {}
+    for key, value in dict(parameters or {}).items():
+        a = np.asarray(value, dtype=np.float64)
+        size = keys.get(key)
+        if size is None:  # the core names the mechanism's keys in its message
+            resolved[key] = (a, False)
+            continue
+        per_row = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
+        if not per_row and a.shape not in ((), (size,)):
+            raise ScenarioError(f"{owner}: key '{key}': expected one value of shape ({size},) or one per mechanism "
+                                f"(mechanisms, {size}), got an array of shape {a.shape}")
+        if per_row:
+            if rows is not None and a.shape[0] != rows:
+                raise ScenarioError(f"{owner}: key '{key}': {a.shape[0]} rows, but {rows} mechanisms")
+            rows = a.shape[0]
+        resolved[key] = (a, per_row)
+    if not resolved:
+        return 0, [], []
+    rows = 1 if rows is None else int(rows)
+    values = [np.ascontiguousarray((a if per_row else np.broadcast_to(a, (rows,) + a.shape)).reshape(-1))
+              for a, per_row in resolved.values()]
+    return rows, list(resolved), values
+
+
+class MechanismEnsemble:
+    """A mechanism scenario's mechanisms advanced step by step (CPU, double, fixed steps).
+
+    ``MechanismEnsemble("slider_crank.toml", parameters={"spring.return spring.stiffness": k})``
+
+    ``scenario``: a path, a TOML string, a dict or a :class:`MechanismScenario` (:func:`load`) with
+    ``[mechanism]`` tables. Its mechanisms are built, assembled and initialised as ``quatstep run`` does
+    them: the ensemble's sweeps, draws and overrides included. ``parameters`` replaces values of any
+    numeric key of the mechanism (:attr:`MechanismScenario.parameter_keys`: "body.crank.mass",
+    "joint.hinge.driver.ramp", "spring.s.stiffness", "load.0.value", "gravity", …) per mechanism: a value
+    is one for every mechanism or one row per mechanism; with arrays there is one mechanism per row (the
+    scenario's mechanisms one for one, or its single mechanism repeated), ``mechanisms`` sets the count
+    when every value is shared. Every value is checked as the file's are (:class:`ScenarioError` naming
+    the mechanism and the key). The scenario's ``[time] dt`` and ``t_start`` are the steps'.
+
+    ``advance(n)`` takes n steps of every mechanism (the GIL is released); n steps, however split into
+    calls, give the state of ``quatstep run`` after n steps, bit for bit. :meth:`observe` gives the
+    channels of the run's file ({"quaternion": (mechanisms, 4·bodies), "energy": (mechanisms,), …}),
+    :meth:`kinematics` the per-body ones as (mechanisms, bodies, k), :meth:`body` one body's.
+    :attr:`status`, :attr:`newton_iterations`, :attr:`failed_step` and the assembly corrections are
+    read-only views of the ensemble's records (no copy). Adaptive steps and the GPU are
+    :func:`run`'s (the ensemble refuses such scenarios, naming the key).
+    """
+
+    def __init__(self, scenario, *, parameters: Mapping | None = None, mechanisms: int | None = None):
+        core = _require_core()
+        sc = scenario if isinstance(scenario, MechanismScenario) else load(scenario)
+        if not isinstance(sc, MechanismScenario):
+            raise ScenarioError(f"{sc.source}: quatstep.MechanismEnsemble: not a mechanism scenario (it has no "
+                                "[mechanism] table; quatstep.Ensemble makes single bodies)")
+        rows, keys, values = _mechanism_arrays(f"{sc.source}: quatstep.MechanismEnsemble", sc.parameter_keys,
+                                               parameters, mechanisms)
+        self._core = core.make_mechanism_ensemble(sc, rows, keys, values)
+        self.scenario = sc
+
+    def advance(self, steps: int, stride: int | None = None) -> Result | None:
+        """Advance every mechanism by ``steps`` steps (the GIL is released meanwhile). With ``stride``,
+        every stride-th state's channels come back as a :class:`Result` (time and channels, the file's
+        shapes); ``steps`` and the steps done so far must then be multiples of ``stride``."""
+        if stride is None:
+            self._core.advance(int(steps))
+            return None
+        r = self._core.advance_sampled(int(steps), int(stride))
+        return Result(r["time"], r["channels"], backend="cpu", scenario=self.scenario)
+
+    def observe(self) -> dict:
+        """The channels of the current state, as a sample of the run's file: ``{name: (mechanisms,) or
+        (mechanisms, k)}``, the per-body ones with every body's components in turn, NaN for failed
+        mechanisms; ``sample_newton_iterations`` are those of the latest :meth:`advance`."""
+        return self._core.observe()
+
+    def kinematics(self) -> dict:
+        """Quaternion (mechanisms, bodies, 4), position, omega_body and velocity (mechanisms, bodies, 3)
+        of every body, in the ``[[mechanism.body]]`` order (:attr:`body_names`): copies."""
+        values = self._core.observe()
+        return {name: values[name].reshape(self.mechanisms, self.bodies, k) for name, k in _BODY_CHANNELS.items()}
+
+    def body(self, name: str) -> dict:
+        """One body's quaternion (mechanisms, 4), position, omega_body and velocity (mechanisms, 3)."""
+        if name not in self.body_names:
+            raise ValueError(f"body(): no body '{name}' in the mechanism (its bodies: {self.body_names})")
+        b = self.body_names.index(name)
+        return {channel: values[:, b] for channel, values in self.kinematics().items()}
+
+    @property
+    def status(self) -> np.ndarray:
+        """Per-mechanism status codes (:data:`STATUS`), int32, a read-only view."""
+        return self._core.status()
+
+    @property
+    def newton_iterations(self) -> np.ndarray:
+        """Per-mechanism Newton iterations over all steps, int64, a read-only view."""
+        return self._core.newton_iterations()
+
+    @property
+    def failed_step(self) -> np.ndarray:
+        """Per-mechanism step of failure (−1: none), int64, a read-only view."""
+        return self._core.failed_step()
+
+    @property
+    def assembly_position_correction(self) -> np.ndarray:
+        """What assembly moved each mechanism's positions (0 with ``assemble = "reject"``), a read-only view."""
+        return self._core.assembly_corrections()[0]
+
+    @property
+    def assembly_velocity_correction(self) -> np.ndarray:
+        """What assembly changed each mechanism's velocities, a read-only view."""
+        return self._core.assembly_corrections()[1]
+
+    mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
+    bodies = property(lambda self: self._core.bodies, doc="Bodies per mechanism.")
+    body_names = property(lambda self: self.scenario.body_names, doc="The bodies, in the channels' order.")
+    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken since the start.")
+    time = property(lambda self: self._core.time, doc="t_start + steps_done·dt.")
+    dt = property(lambda self: self._core.dt, doc="The step, the scenario's [time] dt.")
+    channels = property(lambda self: self._core.channels, doc="The channel names of observe() and samples.")
+    method = property(lambda self: self.scenario.method, doc="The scenario's [integrator] method.")
+    backend = "cpu"
+
+    @property
+    def failures(self) -> int:
+        """Mechanisms whose status is not ok."""
+        return int(np.count_nonzero(self.status))
+
+    def __repr__(self):
+        return (f"MechanismEnsemble({self.scenario.source!r}, {self.mechanisms} mechanisms of {self.bodies} bodies, "
+                f"{self.method}, step {self.steps_done})")
 
 
 # ---------------------------------------------------------------- the coupled-step API (GPU)

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "host/mechanism_ensemble.hpp"
 #include "host/mechanism_run.hpp"
 #include "host/run.hpp"
 #include "host/session.hpp"
@@ -301,6 +302,77 @@ SettingValue setting_value(nb::handle v) {
   return s;
 }
 
+/// The rows of an ensemble's arrays: its bodies or its mechanisms.
+index_t rows(const BodyEnsemble& e) { return e.bodies(); }
+index_t rows(const MechanismEnsemble& e) { return e.mechanisms(); }
+
+/// What both ensembles (bodies, mechanisms) do alike: advance, advance_sampled, observe and the
+/// per-row records as zero-copy views.
+template <class E>
+void def_stepping(nb::class_<E>& c) {
+  c.def(
+       "advance",
+       [](E& e, index_t steps) {
+         if (steps < 0) throw std::invalid_argument("advance: steps must be >= 0");
+         nb::gil_scoped_release release;
+         e.advance(steps, SampleView<double>{nullptr, rows(e), 0, 0, 1, 0});
+       },
+       "steps"_a, "Advance every row by `steps` steps (the GIL is released meanwhile).")
+      .def(
+          "advance_sampled",
+          [](E& e, index_t steps, index_t stride) {
+            if (steps < 0 || stride < 1) throw std::invalid_argument("advance: steps >= 0 and stride >= 1 required");
+            if (e.steps_done() % stride != 0 || steps % stride != 0)
+              throw std::invalid_argument("advance: steps and the steps done so far must be multiples of stride");
+            const index_t first = e.steps_done() / stride + 1, count = steps / stride;
+            auto* buffer = new SampleBuffer(e.channels(), rows(e), first, count, stride, e.t_start(), e.dt());
+            {
+              nb::gil_scoped_release release;
+              e.advance(steps, buffer->view());
+            }
+            return samples_dict(buffer, names_of_channels(e.channels()));
+          },
+          "steps"_a, "stride"_a,
+          "Advance by `steps` steps keeping every stride-th state's channels: {'time', 'channels'}.")
+      .def(
+          "observe",
+          [](const E& e) {
+            auto* buffer = new SampleBuffer(e.channels(), rows(e), e.steps_done(), 1, 1, e.time(), 0.0);
+            const nb::capsule owner = owning(buffer);
+            {
+              nb::gil_scoped_release release;
+              e.observe(buffer->view());
+            }
+            return channel_views(*buffer, names_of_channels(e.channels()), owner, true);
+          },
+          "The channels of the current state: {name: array (rows[, k])} (NaN for failed rows).")
+      .def(
+          "status",
+          [](nb::handle self) {
+            const E& e = nb::cast<const E&>(self);
+            return view(codes(e.status()), {std::size_t(rows(e))}, {1}, self);
+          },
+          "Per-row status codes (int32, read-only view, no copy).")
+      .def(
+          "newton_iterations",
+          [](nb::handle self) {
+            const E& e = nb::cast<const E&>(self);
+            return view(e.newton_iterations().data(), {std::size_t(rows(e))}, {1}, self);
+          },
+          "Per-row Newton iterations in all (int64, read-only view, no copy).")
+      .def(
+          "failed_step",
+          [](nb::handle self) {
+            const E& e = nb::cast<const E&>(self);
+            return view(e.failed_step().data(), {std::size_t(rows(e))}, {1}, self);
+          },
+          "Per-row step of failure, -1 for none (int64, read-only view, no copy).")
+      .def_prop_ro("steps_done", &E::steps_done)
+      .def_prop_ro("time", &E::time)
+      .def_prop_ro("dt", &E::dt)
+      .def_prop_ro("channels", [](const E& e) { return names_of_channels(e.channels()); });
+}
+
 }  // namespace
 
 BodyEnsembleSpec ensemble_spec(const std::string& model, const std::string& method, const std::string& variant,
@@ -385,7 +457,16 @@ NB_MODULE(_quatstep, m) {
       .def_prop_ro("t_end", [](const MechanismScenario& s) { return s.time.t_end; })
       .def_prop_ro("channels", [](const MechanismScenario& s) { return s.channels; },
                    "The [output] channels (the datasets of a run's trajectories), in sample order.")
-      .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; });
+      .def_prop_ro("output_file", [](const MechanismScenario& s) { return s.output_file; })
+      .def_prop_ro(
+          "parameter_keys",
+          [](const MechanismScenario& s) {
+            nb::dict keys;
+            for (const auto& [key, size] : parameter_keys(s.mechanism)) keys[key.c_str()] = size;
+            return keys;
+          },
+          "{key: size} of every numeric key of the mechanism ('body.crank.mass': 1, 'body.crank.inertia': 3, …): "
+          "what [ensemble] tables and quatstep.MechanismEnsemble's parameters may vary.");
 
   m.def("is_mechanism_text", &is_mechanism_text, "text"_a, "source"_a,
         "Whether a TOML text describes mechanisms (has a [mechanism] table).");
@@ -425,16 +506,13 @@ NB_MODULE(_quatstep, m) {
       m, [](const MechanismScenario& sc, const RunOptions& o) { return run_mechanism_scenario(sc, o).output_file; },
       "Run a mechanism scenario as `quatstep run` does, writing its HDF5 file; returns the file's path.");
 
-  nb::class_<BodyEnsemble>(m, "BodyEnsemble",
+  nb::class_<BodyEnsemble> body_ensemble(m, "BodyEnsemble",
                            "An ensemble made from arrays (quatstep.Ensemble wraps it); the state lives in the ensemble, "
-                           "the views below read it without a copy.")
-      .def_prop_ro("bodies", &BodyEnsemble::bodies)
-      .def_prop_ro("steps_done", &BodyEnsemble::steps_done)
-      .def_prop_ro("time", &BodyEnsemble::time)
+                           "the views below read it without a copy.");
+  body_ensemble.def_prop_ro("bodies", &BodyEnsemble::bodies)
       .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(to_string(e.precision())); })
       .def_prop_ro("translates", &BodyEnsemble::translates)
       .def_prop_ro("backend", [](const BodyEnsemble& e) { return e.backend().description; })
-      .def_prop_ro("channels", [](const BodyEnsemble& e) { return names_of_channels(e.channels()); })
       .def_prop_ro("state_size", &BodyEnsemble::state_size)
       .def_prop_ro(
           "layout",
@@ -491,65 +569,8 @@ NB_MODULE(_quatstep, m) {
             }
             return d;
           },
-          "Orientation, body angular velocity (and position, velocity) of every body, computed from the state: copies.")
-      .def(
-          "advance",
-          [](BodyEnsemble& e, index_t steps) {
-            if (steps < 0) throw std::invalid_argument("advance: steps must be >= 0");
-            nb::gil_scoped_release release;
-            e.advance(steps, SampleView<double>{nullptr, e.bodies(), 0, 0, 1, 0});
-          },
-          "steps"_a, "Advance every body by `steps` steps (the GIL is released meanwhile).")
-      .def(
-          "advance_sampled",
-          [](BodyEnsemble& e, index_t steps, index_t stride) {
-            if (steps < 0 || stride < 1) throw std::invalid_argument("advance: steps >= 0 and stride >= 1 required");
-            if (e.steps_done() % stride != 0 || steps % stride != 0)
-              throw std::invalid_argument("advance: steps and the steps done so far must be multiples of stride");
-            const index_t first = e.steps_done() / stride + 1, count = steps / stride;
-            auto* buffer = new SampleBuffer(e.channels(), e.bodies(), first, count, stride,
-                                            e.t_start(), e.dt());
-            {
-              nb::gil_scoped_release release;
-              e.advance(steps, buffer->view());
-            }
-            return samples_dict(buffer, names_of_channels(e.channels()));
-          },
-          "steps"_a, "stride"_a,
-          "Advance by `steps` steps keeping every stride-th state's channels: {'time', 'channels'}.")
-      .def(
-          "observe",
-          [](const BodyEnsemble& e) {
-            auto* buffer = new SampleBuffer(e.channels(), e.bodies(), e.steps_done(), 1, 1, e.time(), 0.0);
-            const nb::capsule owner = owning(buffer);
-            {
-              nb::gil_scoped_release release;
-              e.observe(buffer->view());
-            }
-            return channel_views(*buffer, names_of_channels(e.channels()), owner, true);
-          },
-          "The channels of the current state: {name: array (bodies[, k])} (NaN for failed bodies).")
-      .def(
-          "status",
-          [](nb::handle self) {
-            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
-            return view(codes(e.status()), {std::size_t(e.bodies())}, {1}, self);
-          },
-          "Per-body status codes (int32, read-only view, no copy).")
-      .def(
-          "newton_iterations",
-          [](nb::handle self) {
-            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
-            return view(e.newton_iterations().data(), {std::size_t(e.bodies())}, {1}, self);
-          },
-          "Per-body Newton iterations in all (int64, read-only view, no copy).")
-      .def(
-          "failed_step",
-          [](nb::handle self) {
-            const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
-            return view(e.failed_step().data(), {std::size_t(e.bodies())}, {1}, self);
-          },
-          "Per-body step of failure, -1 for none (int64, read-only view, no copy).");
+          "Orientation, body angular velocity (and position, velocity) of every body, computed from the state: copies.");
+  def_stepping(body_ensemble);
 
   m.def(
       "make_ensemble",
@@ -564,6 +585,37 @@ NB_MODULE(_quatstep, m) {
       "model"_a, "method"_a, "variant"_a, "settings"_a, "precision"_a, "backend"_a, "dt"_a, "t_start"_a,
       "parameters"_a, "given"_a,
       "The core of quatstep.Ensemble: `parameters` (bodies, flat parameters of the model), `given` the keys set.");
+
+  nb::class_<MechanismEnsemble> mechanism_ensemble(
+      m, "MechanismEnsembleCore",
+      "A mechanism scenario's mechanisms advanced step by step (quatstep.MechanismEnsemble wraps it).");
+  mechanism_ensemble.def_prop_ro("mechanisms", &MechanismEnsemble::mechanisms)
+      .def_prop_ro("bodies", &MechanismEnsemble::bodies, "Bodies per mechanism.")
+      .def(
+          "assembly_corrections",
+          [](nb::handle self) {
+            const MechanismEnsemble& e = nb::cast<const MechanismEnsemble&>(self);
+            const std::size_t n = std::size_t(e.mechanisms());
+            return nb::make_tuple(view(e.position_correction().data(), {n}, {1}, self),
+                                  view(e.velocity_correction().data(), {n}, {1}, self));
+          },
+          "What assembly moved per mechanism: (position, velocity) corrections, read-only views.");
+  def_stepping(mechanism_ensemble);
+  m.def(
+      "make_mechanism_ensemble",
+      [](const MechanismScenario& sc, index_t mechanisms, const std::vector<std::string>& keys,
+         const std::vector<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>& values) {
+        if (keys.size() != values.size()) throw std::invalid_argument("make_mechanism_ensemble: one array per key");
+        MechanismEnsembleSpec spec;
+        spec.mechanisms = mechanisms;
+        for (std::size_t k = 0; k < keys.size(); ++k)
+          spec.arrays.push_back({keys[k], std::vector<double>(values[k].data(), values[k].data() + values[k].size())});
+        nb::gil_scoped_release release;
+        return make_mechanism_ensemble(sc, spec);
+      },
+      "scenario"_a, "mechanisms"_a, "keys"_a, "values"_a,
+      "The core of quatstep.MechanismEnsemble: the scenario's mechanisms, `values[k]` (mechanisms × size of "
+      "keys[k], flat) replacing key k.");
 
   bind_device_stepper(m);
 }

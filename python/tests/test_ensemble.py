@@ -1,15 +1,16 @@
 """quatstep.Ensemble: bodies from arrays give exactly the scenario's run; the state views are the
 ensemble's storage (pointer identity, no copy); bad input raises the parser's messages; the GIL is
-released while it advances; every registered method runs on every model it declares, in both
-precisions."""
+released while it (and quatstep.MechanismEnsemble) advances; every registered method runs on every
+model it declares, in both precisions."""
 
+import os
 import threading
 import time
 
 import numpy as np
 import pytest
 
-from support import EXAMPLES, assert_bitwise, pointer, quatstep
+from support import EXAMPLES, assert_bitwise, pointer, quatstep, toml_loads
 
 HEAVY_TOP = {"inertia": [0.234375, 0.46875, 0.234375], "mass": 15.0, "center_of_mass": [0, 1, 0],
              "gravity": [0, 0, -9.81], "omega_body": [0, 150, -4.61538]}
@@ -143,11 +144,21 @@ def test_the_same_messages_as_a_scenario():
     assert str(from_file.value).split(": ", 1)[1] == str(from_arrays.value).split(": ", 1)[1]
 
 
-def test_gil_is_released_while_advancing():
+def slider_cranks(n):
+    """n slider-cranks of examples/slider_crank_sweep.toml (its one mechanism, repeated) to step from Python."""
+    with open(os.path.join(EXAMPLES, "slider_crank_sweep.toml")) as f:
+        d = toml_loads(f.read())
+    del d["ensemble"]
+    return quatstep.MechanismEnsemble(d, parameters={"spring.return spring.stiffness": np.linspace(50, 800, n)})
+
+
+@pytest.mark.parametrize("make", [
+    lambda: quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, bodies=4000, parameters=HEAVY_TOP),
+    lambda: slider_cranks(400)], ids=["bodies", "mechanisms"])
+def test_gil_is_released_while_advancing(make):
     """A Python thread keeps running while another advances: the longest pause between its ticks
     is a small part of the advance (with the GIL held it would stall for the whole advance)."""
-    n = 4000
-    ens = quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, bodies=n, parameters=HEAVY_TOP)
+    ens = make()
     ens.advance(20)
     t0 = time.perf_counter()
     ens.advance(20)

@@ -1,5 +1,5 @@
-"""examples/python: the Monte-Carlo study runs and draws its figure; the DEM loop runs on a GPU or
-says why it skipped."""
+"""examples/python: the Monte-Carlo studies (bodies, mechanisms) run and draw their figures; the DEM loop
+runs on a GPU or says why it skipped."""
 
 import os
 import subprocess
@@ -30,3 +30,13 @@ def test_monte_carlo(tmp_path):
 def test_dem_loop(tmp_path):
     out = run_example("dem_loop.py", "1000", "50", cwd=tmp_path)
     assert "skipped, " in out or ("body-steps/s" in out and "failed bodies: 0" in out), out
+
+
+def test_mechanism_study(tmp_path):
+    out = run_example("mechanism_study.py", str(tmp_path / "mech.png"), cwd=tmp_path)
+    assert "300 mechanisms, 1000 steps, failures: 0, largest position residual" in out
+    residual = float(out.rsplit(" ", 1)[1])
+    assert residual < 1e-9  # on the constraints
+    image = matplotlib.image.imread(tmp_path / "mech.png")
+    grey = image[..., :3].mean(axis=-1)
+    assert image.shape[0] >= 300 and np.mean(grey < 0.9) > 0.01  # bands and axes drawn

@@ -1,7 +1,8 @@
 // A mechanism's life in one window of samples, the counterpart of a single body's advance_body
 // (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps: the
 // CPU from its OpenMP loop (host/mechanism_run.cpp), the GPU one thread per mechanism
-// (kernels/mechanism_kernels.cuh). Load state → steps → samples → store; nothing of it depends on
+// (kernels/mechanism_kernels.cuh); its step-range form advances a mechanism ensemble made from a
+// scenario by any number of steps (host/mechanism_ensemble.hpp). Load state → steps → samples → store; nothing of it depends on
 // where it runs, so strict-mode builds agree bit for bit.
 //
 // A sample of mechanism i is the mechanism's channels (channels.hpp: every body's kinematics, the
@@ -33,29 +34,47 @@ QS_HD void write_mechanism_sample(const SampleView<typename Mech::Scalar>& out, 
   if constexpr (has_integrator_channels<Integrator>::value) integrator.observe(m, s, w);
 }
 
-/// Mechanism i (its state states[i], its record) through the samples of `out`'s window with fixed
-/// steps of size h: step k goes from t0 + k·h to t0 + (k + 1)·h (exact products, no accumulated
-/// sums), sample j follows step j·stride − 1 (sample 0 is the initial state). A failed mechanism
-/// stops with its status and failed step and its samples are NaN; no other is touched.
+/// Mechanism i (its state states[i], its record) from step `first_step` by `steps` steps of size h
+/// (step k goes from t0 + k·h to t0 + (k + 1)·h: exact products, no accumulated sums), writing each
+/// sample that falls into `out`'s window (sample j follows step j·stride − 1) with the Newton
+/// iterations since the previous sample time or since first_step, whichever is later. A failed
+/// mechanism stops with its status and failed step and its samples are NaN; no other is touched.
+template <class Integrator>
+QS_HD void advance_mechanism(const Integrator& integrator, const typename Integrator::ModelType& m,
+                             typename Integrator::State* states, const BodyRecord& record, index_t i,
+                             typename Integrator::Scalar t0, typename Integrator::Scalar h, index_t first_step,
+                             index_t steps, const SampleView<typename Integrator::Scalar>& out) {
+  using S = typename Integrator::Scalar;
+  typename Integrator::State s = states[i];
+  Status status = record.status[i];
+  index_t iterations = 0, at_sample = 0;
+  for (index_t k = first_step; k < first_step + steps; ++k) {
+    step_body(integrator, m, s, status, iterations, record, i, k, t0 + S(k) * h, h);
+    if ((k + 1) % out.stride != 0) continue;
+    if (out.holds(k + 1))
+      write_mechanism_sample(out, (k + 1) / out.stride, i, integrator, m, s, t0 + S(k + 1) * h,
+                             iterations - at_sample, status == Status::ok);
+    at_sample = iterations;
+  }
+  states[i] = s;
+  record.status[i] = status;
+  record.newton_iterations[i] += iterations;
+}
+
+/// Mechanism i through the samples of `out`'s window, the steps between them included: sample 0 is
+/// the state as it is (no steps), sample j ≥ 1 follows step j·stride − 1.
 template <class Integrator>
 QS_HD void advance_mechanism(const Integrator& integrator, const typename Integrator::ModelType& m,
                              typename Integrator::State* states, const BodyRecord& record, index_t i,
                              typename Integrator::Scalar t0, typename Integrator::Scalar h,
                              const SampleView<typename Integrator::Scalar>& out) {
   using S = typename Integrator::Scalar;
-  typename Integrator::State s = states[i];
-  Status status = record.status[i];
-  index_t iterations = 0;
-  for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
-    const index_t before = iterations;
-    for (index_t k = j > 0 ? (j - 1) * out.stride : 0; k < j * out.stride; ++k)
-      step_body(integrator, m, s, status, iterations, record, i, k, t0 + S(k) * h, h);
-    write_mechanism_sample(out, j, i, integrator, m, s, t0 + S(j * out.stride) * h, iterations - before,
-                           status == Status::ok);
-  }
-  states[i] = s;
-  record.status[i] = status;
-  record.newton_iterations[i] += iterations;
+  if (out.samples == 0) return;
+  if (out.first_sample == 0)
+    write_mechanism_sample(out, 0, i, integrator, m, states[i], t0 + S(0) * h, 0, record.status[i] == Status::ok);
+  const index_t first_step = out.first_sample > 0 ? (out.first_sample - 1) * out.stride : 0;
+  advance_mechanism(integrator, m, states, record, i, t0, h, first_step,
+                    (out.first_sample + out.samples - 1) * out.stride - first_step, out);
 }
 
 }  // namespace quatstep::mechanism

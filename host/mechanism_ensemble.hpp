@@ -1,0 +1,71 @@
+// Mechanisms made into an ensemble that the caller advances step by step (the Python module's
+// quatstep.MechanismEnsemble): a mechanism scenario's mechanisms — with its sweeps, draws and
+// overrides — and, replacing those values, per-mechanism arrays over any of its numeric keys
+// (for_each_parameter's "body.crank.mass", "spring.s.stiffness", …), built, assembled and initialised
+// as `quatstep run` does them (mechanism_run.hpp), then stepped with fixed steps on the CPU by the
+// run's own per-mechanism function (include/quatstep/mechanism/batch.hpp): n steps, however split into
+// calls, give the state of the run after n steps, bit for bit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mechanism_scenario.hpp"
+#include "quatstep/channels.hpp"
+#include "quatstep/ensemble.hpp"
+
+namespace quatstep {
+
+/// One numeric mechanism key set per mechanism: `values` holds the mechanisms' rows of the key's size.
+struct MechanismArray {
+  std::string key;
+  std::vector<double> values;
+};
+
+/// What the ensemble is made of beyond the scenario: without arrays the scenario's mechanisms (its
+/// ensemble, or its --bodies selection); with them `mechanisms` rows — the scenario's mechanisms one
+/// for one, or its one mechanism repeated when it has a single one — each with the arrays' values
+/// over its own.
+struct MechanismEnsembleSpec {
+  index_t mechanisms = 0;  ///< rows of every array (ignored without arrays)
+  std::vector<MechanismArray> arrays;
+};
+
+class MechanismEnsemble {
+ public:
+  virtual ~MechanismEnsemble() = default;
+
+  virtual index_t mechanisms() const = 0;
+  virtual int bodies() const = 0;  ///< per mechanism
+  virtual index_t steps_done() const = 0;
+  virtual double t_start() const = 0;
+  virtual double dt() const = 0;
+  double time() const { return t_start() + double(steps_done()) * dt(); }
+  /// A sample's channels, in buffer order: the run's (mechanism_channels).
+  virtual const std::vector<Channel>& channels() const = 0;
+
+  /// Every mechanism by `steps` fixed steps, writing the samples that fall into `out`'s window (none
+  /// when out.samples is 0), each with the Newton iterations since the previous sample time (or this
+  /// call's start, whichever is later).
+  virtual void advance(index_t steps, const SampleView<double>& out) = 0;
+  /// The channels of the current state into sample `out.first_sample` of `out`; its
+  /// sample_newton_iterations are those of the latest advance (0 before any).
+  virtual void observe(const SampleView<double>& out) const = 0;
+
+  virtual const std::vector<Status>& status() const = 0;
+  virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< all steps
+  virtual const std::vector<index_t>& failed_step() const = 0;        ///< −1 if none
+  virtual const std::vector<double>& position_correction() const = 0;  ///< of the assembly
+  virtual const std::vector<double>& velocity_correction() const = 0;
+};
+
+/// The ensemble of `scenario` and `spec`, or a ScenarioError naming the scenario's source, the
+/// mechanism and the key: an array over a key the mechanism does not have, of the wrong length, a
+/// value the file could not hold (a mass ≤ 0, inertias off the triangle inequality, …), a mechanism
+/// that cannot be assembled; a scenario with adaptive steps or backend = "cuda" (the ensemble takes
+/// fixed steps on the CPU; `quatstep run` and quatstep.run take those).
+std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenario& scenario,
+                                                           const MechanismEnsembleSpec& spec);
+
+}  // namespace quatstep

@@ -1,0 +1,125 @@
+"""quatstep.MechanismEnsemble: a mechanism scenario's mechanisms advanced step by step from Python give the
+command's run bit for bit, however the steps are split; arrays over a key are the mechanisms a sweep makes;
+the records are views of the ensemble's storage; bad arrays raise naming the mechanism and the key."""
+
+import os
+
+import numpy as np
+import pytest
+
+from support import EXAMPLES, assert_bitwise, pointer, quatstep, toml_loads
+
+STIFFNESS = "spring.return spring.stiffness"
+
+
+def sweep_text(t_end="0.1"):
+    """The eight slider-cranks of examples/slider_crank_sweep.toml (stiffness 50 … 800) over 0.1 s: 100
+    steps, a sample every 10, on the CPU."""
+    with open(os.path.join(EXAMPLES, "slider_crank_sweep.toml")) as f:
+        return f.read().replace("t_end = 2.0", f"t_end = {t_end}") + '\n[run]\nbackend = "cpu"\n'
+
+
+def single(text):
+    """The scenario as a dict with its one mechanism (stiffness 200): no [ensemble] table."""
+    d = toml_loads(text)
+    del d["ensemble"]
+    return d
+
+
+def test_steps_give_the_commands_samples_bit_for_bit():
+    text = sweep_text()
+    r = quatstep.run(text)
+    e = quatstep.MechanismEnsemble(text)
+    assert (e.mechanisms, e.bodies, e.dt, e.steps_done, e.backend) == (8, 3, 0.001, 0, "cpu")
+    assert e.channels == list(r.channels) and e.body_names == ["crank", "conrod", "slider"]
+    for j in range(11):  # one output interval per call
+        if j:
+            e.advance(10)
+        now = e.observe()
+        for name in e.channels:
+            assert_bitwise(now[name], r[name][j], f"{name} at sample {j}")
+        assert e.time == r.time[j]
+    assert_bitwise(e.newton_iterations, r.newton_iterations, "newton_iterations")
+    assert_bitwise(e.assembly_position_correction, r.assembly_position_correction, "assembly correction")
+    assert e.failures == 0 and e.failed_step.tolist() == [-1] * 8
+    # the samples kept by advance(steps, stride), in two calls
+    f = quatstep.MechanismEnsemble(text)
+    first, rest = f.advance(40, stride=10), f.advance(60, stride=10)
+    assert_bitwise(np.concatenate([first.time, rest.time]), r.time[1:], "time")
+    for name in e.channels:
+        assert_bitwise(np.concatenate([first[name], rest[name]]), r[name][1:], name)
+    # uneven calls end in the same state
+    g = quatstep.MechanismEnsemble(quatstep.load(text))
+    for steps in (3, 17, 1, 29, 50):
+        g.advance(steps)
+    assert_bitwise(g.observe()["quaternion"], r["quaternion"][-1], "quaternion after uneven calls")
+
+
+def test_arrays_over_a_key_are_the_sweeps_mechanisms():
+    text = sweep_text()
+    r = quatstep.run(text)
+    k = 50.0 + (800.0 - 50.0) * (np.arange(8) / 7.0)  # the sweep's values
+    e = quatstep.MechanismEnsemble(single(text), parameters={STIFFNESS: k})
+    assert e.mechanisms == 8
+    e.advance(90)
+    e.advance(10)  # observe() counts the Newton iterations of the latest advance: the last output interval's
+    for name in e.channels:
+        assert_bitwise(e.observe()[name], r[name][-1], name)
+    # a shared value is every mechanism's; `mechanisms` sets the count; the file's keys are listed
+    sc = quatstep.load(single(text))
+    assert sc.parameter_keys[STIFFNESS] == 1 and sc.parameter_keys["body.crank.inertia"] == 3
+    heavy = quatstep.MechanismEnsemble(sc, parameters={"body.slider.mass": 2.0, STIFFNESS: k})
+    heavier = quatstep.MechanismEnsemble(sc, parameters={"body.slider.mass": np.full(8, 2.0), STIFFNESS: k})
+    shared = quatstep.MechanismEnsemble(sc, parameters={"body.crank.inertia": [0.001, 0.001, 0.0005]}, mechanisms=5)
+    assert (heavy.mechanisms, shared.mechanisms, quatstep.MechanismEnsemble(sc).mechanisms) == (8, 5, 1)
+    for ens in (heavy, heavier, e):
+        ens.advance(50)
+    assert_bitwise(heavy.observe()["position"], heavier.observe()["position"], "shared and per-row values")
+    assert not np.array_equal(heavy.observe()["position"], e.observe()["position"])  # the mass reached the run
+
+
+def test_kinematics_per_body_and_records_are_views():
+    e = quatstep.MechanismEnsemble(sweep_text())
+    status, iterations = e.status, e.newton_iterations
+    assert not status.flags.writeable and status.dtype == np.int32 and iterations.dtype == np.int64
+    e.advance(20)
+    assert pointer(e.status) == pointer(status) and pointer(e.newton_iterations) == pointer(iterations)
+    assert (iterations > 0).all()  # the view made before the steps shows them
+    k = e.kinematics()
+    now = e.observe()
+    assert k["quaternion"].shape == (8, 3, 4) and k["velocity"].shape == (8, 3, 3)
+    assert_bitwise(k["position"].reshape(8, 9), now["position"], "position")
+    slider = e.body("slider")
+    assert_bitwise(slider["position"], now["position"][:, 6:9], "slider position")
+    assert np.abs(slider["position"][:, 1:]).max() < 1e-9  # on its guide, the x axis
+    with pytest.raises(ValueError, match="no body 'piston'"):
+        e.body("piston")
+
+
+@pytest.mark.parametrize("parameters, message", [
+    ({STIFFNESS: [100.0, 200.0, -1.0, 300.0]},
+     "mechanism 2: key 'spring.return spring.stiffness': -1, must be >= 0"),
+    ({"body.crank.inertia": [[1.0, 1.0, 3.0]]}, "key 'body.crank.inertia'"),
+    ({"spring.return.stiffness": 1.0}, "'spring.return.stiffness' is not a numeric key of the mechanism"),
+    ({"body.crank.inertia": np.ones((2, 2))}, "key 'body.crank.inertia': expected one value of shape \\(3,\\)"),
+    ({STIFFNESS: [1.0, 2.0], "body.crank.mass": [1.0, 2.0, 3.0]}, "3 rows, but 2 mechanisms"),
+])
+def test_bad_arrays_raise_naming_the_key(parameters, message):
+    with pytest.raises(quatstep.ScenarioError, match=message):
+        quatstep.MechanismEnsemble(single(sweep_text()), parameters=parameters)
+
+
+def test_scenarios_it_does_not_take_say_why():
+    with pytest.raises(quatstep.ScenarioError, match="3 rows, but the scenario has 8 mechanisms"):
+        quatstep.MechanismEnsemble(sweep_text(), parameters={STIFFNESS: [1.0, 2.0, 3.0]})
+    adaptive = single(sweep_text())
+    adaptive["time"]["adaptive"] = True
+    with pytest.raises(quatstep.ScenarioError, match="key 'time.adaptive': a mechanism ensemble takes fixed steps"):
+        quatstep.MechanismEnsemble(adaptive)
+    with open(os.path.join(EXAMPLES, "heavy_top.toml")) as f:
+        with pytest.raises(quatstep.ScenarioError, match="not a mechanism scenario"):
+            quatstep.MechanismEnsemble(f.read())
+    e = quatstep.MechanismEnsemble(sweep_text())
+    e.advance(5)
+    with pytest.raises(ValueError, match="multiples of stride"):
+        e.advance(10, stride=10)
