@@ -333,7 +333,47 @@ def _parameters(owner, model, parameters, bodies):
     return np.ascontiguousarray(flat), given
 
 
-class Ensemble:
+class _Stepped:
+    """What :class:`Ensemble` and :class:`MechanismEnsemble` share: their rows (bodies, mechanisms) stepped
+    by the compiled ensemble ``self._core``, and the per-row records as read-only views of its storage."""
+
+    def advance(self, steps: int, stride: int | None = None) -> Result | None:
+        """Advance every row by ``steps`` steps (the GIL is released meanwhile). With ``stride``, every
+        stride-th state's channels come back as a :class:`Result` (time and channels, the file's shapes);
+        ``steps`` and the steps done so far must then be multiples of ``stride``."""
+        if stride is None:
+            self._core.advance(int(steps))
+            return None
+        r = self._core.advance_sampled(int(steps), int(stride))
+        return Result(r["time"], r["channels"], backend=self.backend, scenario=getattr(self, "scenario", None))
+
+    @property
+    def status(self) -> np.ndarray:
+        """Per-row status codes (:data:`STATUS`), int32, a read-only view."""
+        return self._core.status()
+
+    @property
+    def newton_iterations(self) -> np.ndarray:
+        """Per-row Newton iterations over all steps, int64, a read-only view."""
+        return self._core.newton_iterations()
+
+    @property
+    def failed_step(self) -> np.ndarray:
+        """Per-row step of failure (−1: none), int64, a read-only view."""
+        return self._core.failed_step()
+
+    @property
+    def failures(self) -> int:
+        """Rows whose status is not ok."""
+        return int(np.count_nonzero(self.status))
+
+    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken since the start.")
+    time = property(lambda self: self._core.time, doc="t_start + steps_done·dt.")
+    dt = property(lambda self: self._core.dt, doc="The step.")
+    channels = property(lambda self: self._core.channels, doc="The channel names of observe() and samples.")
+
+
+class Ensemble(_Stepped):
     """Bodies made from arrays, advanced step by step (CPU).
 
     ``Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters={"inertia": I, "mass": 1.0,
@@ -363,16 +403,6 @@ class Ensemble:
         self._core = _require_core().make_ensemble(model, method, variant or "", settings, precision, backend,
                                                    float(dt), float(t_start), flat, given)
         self.model, self.method = model, method
-
-    # -- stepping
-    def advance(self, steps: int, stride: int | None = None) -> Result | None:
-        """Advance every body by ``steps`` steps (the GIL is released meanwhile). With ``stride``, every
-        stride-th state's channels come back as a :class:`Result` (time and channels only)."""
-        if stride is None:
-            self._core.advance(int(steps))
-            return None
-        r = self._core.advance_sampled(int(steps), int(stride))
-        return Result(r["time"], r["channels"], backend=self.backend)
 
     def observe(self) -> dict:
         """The channels of the current state, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies)."""
@@ -425,23 +455,8 @@ class Ensemble:
         """(bodies, 3) velocity of the centre of mass (free bodies)."""
         return self._kinematic("velocity", 3)
 
-    @property
-    def status(self) -> np.ndarray:
-        return self._core.status()
-
-    @property
-    def newton_iterations(self) -> np.ndarray:
-        return self._core.newton_iterations()
-
-    @property
-    def failed_step(self) -> np.ndarray:
-        return self._core.failed_step()
-
     bodies = property(lambda self: self._core.bodies, doc="Number of bodies.")
-    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken since the start.")
-    time = property(lambda self: self._core.time, doc="t_start + steps_done·dt.")
     precision = property(lambda self: self._core.precision, doc='"double" or "float".')
-    channels = property(lambda self: self._core.channels, doc="The channel names of observe() and samples.")
     backend = property(lambda self: self._core.backend, doc="What runs the bodies.")
 
     def __repr__(self):
@@ -478,7 +493,7 @@ def _mechanism_arrays(owner, keys, parameters, mechanisms):
     return rows, list(resolved), values
 
 
-class MechanismEnsemble:
+class MechanismEnsemble(_Stepped):
     """A mechanism scenario's mechanisms advanced step by step (CPU, double, fixed steps).
 
     ``MechanismEnsemble("slider_crank.toml", parameters={"spring.return spring.stiffness": k})``
@@ -513,16 +528,6 @@ class MechanismEnsemble:
         self._core = core.make_mechanism_ensemble(sc, rows, keys, values)
         self.scenario = sc
 
-    def advance(self, steps: int, stride: int | None = None) -> Result | None:
-        """Advance every mechanism by ``steps`` steps (the GIL is released meanwhile). With ``stride``,
-        every stride-th state's channels come back as a :class:`Result` (time and channels, the file's
-        shapes); ``steps`` and the steps done so far must then be multiples of ``stride``."""
-        if stride is None:
-            self._core.advance(int(steps))
-            return None
-        r = self._core.advance_sampled(int(steps), int(stride))
-        return Result(r["time"], r["channels"], backend="cpu", scenario=self.scenario)
-
     def observe(self) -> dict:
         """The channels of the current state, as a sample of the run's file: ``{name: (mechanisms,) or
         (mechanisms, k)}``, the per-body ones with every body's components in turn, NaN for failed
@@ -543,21 +548,6 @@ class MechanismEnsemble:
         return {channel: values[:, b] for channel, values in self.kinematics().items()}
 
     @property
-    def status(self) -> np.ndarray:
-        """Per-mechanism status codes (:data:`STATUS`), int32, a read-only view."""
-        return self._core.status()
-
-    @property
-    def newton_iterations(self) -> np.ndarray:
-        """Per-mechanism Newton iterations over all steps, int64, a read-only view."""
-        return self._core.newton_iterations()
-
-    @property
-    def failed_step(self) -> np.ndarray:
-        """Per-mechanism step of failure (−1: none), int64, a read-only view."""
-        return self._core.failed_step()
-
-    @property
     def assembly_position_correction(self) -> np.ndarray:
         """What assembly moved each mechanism's positions (0 with ``assemble = "reject"``), a read-only view."""
         return self._core.assembly_corrections()[0]
@@ -570,17 +560,8 @@ class MechanismEnsemble:
     mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
     bodies = property(lambda self: self._core.bodies, doc="Bodies per mechanism.")
     body_names = property(lambda self: self.scenario.body_names, doc="The bodies, in the channels' order.")
-    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken since the start.")
-    time = property(lambda self: self._core.time, doc="t_start + steps_done·dt.")
-    dt = property(lambda self: self._core.dt, doc="The step, the scenario's [time] dt.")
-    channels = property(lambda self: self._core.channels, doc="The channel names of observe() and samples.")
     method = property(lambda self: self.scenario.method, doc="The scenario's [integrator] method.")
     backend = "cpu"
-
-    @property
-    def failures(self) -> int:
-        """Mechanisms whose status is not ok."""
-        return int(np.count_nonzero(self.status))
 
     def __repr__(self):
         return (f"MechanismEnsemble({self.scenario.source!r}, {self.mechanisms} mechanisms of {self.bodies} bodies, "

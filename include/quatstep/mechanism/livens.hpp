@@ -27,7 +27,9 @@
 //                 a on every φ; 14×6) and Δq the two bodies' increment:
 //                   - point rows, c = p_i − p_j (a vector, equivariant: ∇c(q)Ξ = −[c(q)]×, ∇c T = 0):
 //                     + C with C Δq = 0, C Ξ = −[δ]× and C T = 0, δ = ½(c⁰ + c¹) − c(q^{n+½}):
-//                     C = [−[δ]× 0] (ΓᵀPΓ)⁻¹ΓᵀP, P = I − ΔqΔqᵀ/|Δq|²; then ∇̄c Ξ = −[½(c⁰ + c¹)]× = 0.
+//                     C = [−[δ]× 0] (ΓᵀPΓ)⁻¹ΓᵀP, P = I − ΔqΔqᵀ/|Δq|², evaluated in the closed form
+//                     of joint_discrete_gradient (no singular solve when the step is nearly rigid);
+//                     then ∇̄c Ξ = −[½(c⁰ + c¹)]× = 0.
 //                   - dot and offset rows (invariant: ∇c(q)Γ = 0): + ε w/(w·Δq), ε = c¹ − c⁰ −
 //                     ∇c(q^{n+½})·Δq, w = Δq less its part in span Γ (Gonzalez's correction, in a
 //                     direction that the rigid motions do not see).
@@ -122,40 +124,48 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
     out[0].row(r) += g.template head<7>().transpose();
     out[1].row(r) += g.template tail<7>().transpose();
   };
-  // Gonzalez's correction of the non-quadratic rows, along w = (I − Γ(ΓᵀΓ)⁻¹Γᵀ)Δq.
+  // The step split into its rigid part Γu, u = G⁻¹ΓᵀΔq with G = ΓᵀΓ, and w = Δq − Γu, normal to it.
+  Vec14 w = d;
+  Vec<S, 6> u = Vec<S, 6>::Zero();
+  const Lu<S, 6> g_lu(invariant ? Mat<S, 6, 6>(gamma.transpose() * gamma) : Mat<S, 6, 6>::Identity());
+  if (invariant) {
+    u = g_lu.solve(Vec<S, 6>(gamma.transpose() * d));
+    w -= gamma * u;
+  }
+  const S ww = w.dot(d);  // = |w|², as w ⊥ span Γ
+  // Below |w|² ≈ √ε a correction divided by |w|² is the round-off of what it divides, or (point rows
+  // of a near-rigid step) no consistent correction exists: τ² = √ε marks that scale.
+  const S tau2 = std::sqrt(std::numeric_limits<S>::epsilon());
+  // Gonzalez's correction of the non-quadratic rows, along w.
   bool point = false, quartic = false;
   for (int r = 0; r < rows; ++r) {
     const RowKind kind = row_geometry(joint, r, t_mid).kind;
     point = point || kind == RowKind::point;
     quartic = quartic || kind == RowKind::offset || (kind == RowKind::dot && invariant);
   }
-  if (quartic) {
-    Vec14 w = d;
-    if (invariant) w -= gamma * Lu<S, 6>(gamma.transpose() * gamma).solve(Vec<S, 6>(gamma.transpose() * d));
-    const S wd = w.dot(d);
-    // Below |w|² ≈ √ε the correction ε/(w·Δq) = O(|Δq|) is smaller than the round-off it divides.
-    if (wd > std::sqrt(std::numeric_limits<S>::epsilon()))
-      for (int r = 0; r < rows; ++r) {
-        const RowKind kind = row_geometry(joint, r, t_mid).kind;
-        if (kind == RowKind::offset || (kind == RowKind::dot && invariant))
-          add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / wd) * w);
-      }
-  }
+  if (quartic && ww > tau2)
+    for (int r = 0; r < rows; ++r) {
+      const RowKind kind = row_geometry(joint, r, t_mid).kind;
+      if (kind == RowKind::offset || (kind == RowKind::dot && invariant))
+        add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / ww) * w);
+    }
   if (!point || !invariant) return;
-  // Point rows 0–2 (axis = row): C = X M⁻¹ΓᵀP with X = [−[δ]×  0], M = ΓᵀPΓ, P = I − ΔqΔqᵀ/|Δq|²;
-  // as M is symmetric, C = Wᵀ(Γᵀ − Γᵀd dᵀ/|d|²) with W = M⁻¹Xᵀ (three solves, no inverse).
+  // Point rows 0–2 (axis = row): C = X M⁻¹ΓᵀP with X = [−[δ]×  0], M = ΓᵀPΓ, P = I − ΔqΔqᵀ/|Δq|²,
+  // which by Sherman–Morrison (M = G − ΓᵀΔq ΔqᵀΓ/|Δq|², |Δq|² − ΔqᵀΓG⁻¹ΓᵀΔq = |w|²) is
+  //   C = X G⁻¹Γᵀ − (X u) wᵀ/|w|²:   C Γ = X (wᵀΓ = 0) and C Δq = X u − X u = 0.
+  // M, singular as w → 0, is never formed: G is the well-conditioned Gram matrix of the group's
+  // generators. As w → 0 (the two bodies move rigidly together) the two conditions are inconsistent
+  // unless X u = 0, and X u/|w| grows without bound: 1/|w|² becomes κ = |w|²/(|w|⁴ + τ⁴), which keeps
+  // C Γ = X exactly — the equivariance, and so the angular momentum — and leaves
+  // C Δq = X u τ⁴/(|w|⁴ + τ⁴), a discrete-gradient defect of O(|Δq|³) (δ = O(|Δq|²), u = O(|Δq|)) on
+  // the steps that are rigid to |w|² ≲ τ² alone (docs/mechanisms.md).
   Vec3<S> delta;
   for (int a = 0; a < 3; ++a) delta[a] = S(0.5) * (c0[a] + c1[a]) - jm.value(a);
-  const Vec<S, 6> gd = gamma.transpose() * d;
-  const Mat<S, 6, 6> m = gamma.transpose() * gamma - gd * gd.transpose() / dd;
   Mat<S, 6, 3> xt = Mat<S, 6, 3>::Zero();
   xt.template topRows<3>() = skew(delta);  // Xᵀ = [−[δ]×  0]ᵀ = [[δ]×; 0]
-  const Lu<S, 6> lu(m);  // Eigen's LDLT is host-only; the joint gradients run on the GPU too
-  Mat<S, 6, 3> w;
-  for (int a = 0; a < 3; ++a) w.col(a) = lu.solve(xt.col(a));
-  const Mat<S, 14, 3> gw = gamma * w;
-  const Vec3<S> wg = w.transpose() * gd;
-  for (int a = 0; a < 3; ++a) add(a, Vec14(gw.col(a) - (wg[a] / dd) * d));
+  const Vec3<S> xu = xt.transpose() * u;
+  const S kappa = ww / (ww * ww + tau2 * tau2);
+  for (int a = 0; a < 3; ++a) add(a, Vec14(gamma * g_lu.solve(Vec<S, 6>(xt.col(a))) - (xu[a] * kappa) * w));
 }
 
 template <class Mech, LivensRule Rule>
