@@ -23,12 +23,12 @@ struct MechanismArray {
   std::vector<double> values;
 };
 
-/// What the ensemble is made of beyond the scenario: without arrays the scenario's mechanisms (its
-/// ensemble, or its --bodies selection); with them `mechanisms` rows — the scenario's mechanisms one
+/// What the ensemble is made of beyond the scenario: `mechanisms` rows — the scenario's mechanisms one
 /// for one, or its one mechanism repeated when it has a single one — each with the arrays' values
-/// over its own.
+/// over its own; with mechanisms = 0 (no arrays then) the scenario's mechanisms (its ensemble, or its
+/// --bodies selection) as they are.
 struct MechanismEnsembleSpec {
-  index_t mechanisms = 0;  ///< rows of every array (ignored without arrays)
+  index_t mechanisms = 0;  ///< rows, and rows of every array; 0: the scenario's
   std::vector<MechanismArray> arrays;
 };
 

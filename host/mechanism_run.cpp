@@ -509,17 +509,17 @@ std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenar
   if (sc.backend == Backend::cuda)
     throw ScenarioError(sc.source + ": key 'run.backend': a mechanism ensemble runs on the CPU (\"cuda\" is for "
                                     "quatstep.run and `quatstep run`)");
-  const bool arrays = !spec.arrays.empty();
-  const index_t n = arrays ? spec.mechanisms : sc.runs();
-  if (arrays && sc.runs() > 1 && n != sc.runs())
+  const bool rows = spec.mechanisms > 0, arrays = !spec.arrays.empty();
+  const index_t n = rows ? spec.mechanisms : sc.runs();
+  if (rows && sc.runs() > 1 && n != sc.runs())
     throw ScenarioError(sc.source + ": parameters: " + std::to_string(n) + " rows, but the scenario has " +
-                        std::to_string(sc.runs()) + " mechanisms (arrays give one row per mechanism, or any number "
-                        "for a scenario of one)");
-  if (n < 1) throw ScenarioError(sc.source + ": parameters: no mechanisms (arrays of 0 rows)");
+                        std::to_string(sc.runs()) + " mechanisms (one row per mechanism, or any number for a "
+                        "scenario of one)");
+  if (arrays && !rows) throw ScenarioError(sc.source + ": parameters: arrays without their number of rows");
   const MechanismArrays given(sc, spec);
   const auto describe = [&](index_t i) {
     const index_t j = sc.mechanism_index(sc.runs() > 1 ? i : 0);
-    const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(arrays ? i : j) + ": " : "");
+    const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(rows ? i : j) + ": " : "");
     MechanismDescription d = mechanism_description(sc, j);
     if (arrays) {
       given.apply(d, i);

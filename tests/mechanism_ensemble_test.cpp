@@ -126,8 +126,9 @@ TEST(MechanismEnsemble, ArraysOverAKeyAreTheSweepsMechanisms) {
   e->advance(10, SampleView<double>{nullptr, 8, 0, 0, 1, 0});  // the last output interval's iterations
   expect_sample(*e, file, 10, true);
 
-  // Without arrays the single mechanism stays one; a scenario of 8 takes 8 rows only.
+  // Without rows the single mechanism stays one, with rows it is repeated; a scenario of 8 takes 8 only.
   EXPECT_EQ(make_mechanism_ensemble(one, {})->mechanisms(), 1);
+  EXPECT_EQ(make_mechanism_ensemble(one, {5, {}})->mechanisms(), 5);
   MechanismEnsembleSpec three = spec;
   three.mechanisms = 3;
   three.arrays[0].values.resize(3);

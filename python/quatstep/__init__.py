@@ -465,10 +465,10 @@ class Ensemble(_Stepped):
 
 
 # ---------------------------------------------------------------- mechanisms from a scenario
-def _mechanism_arrays(owner, keys, parameters, mechanisms):
-    """(mechanisms, [key], [flat float64 array]) from {key: value}: a value is one for every mechanism
-    (scalar or (size,)) or one row per mechanism ((mechanisms,) for a scalar key, (mechanisms, size));
-    ``mechanisms`` sets the count when every value is shared."""
+def _mechanism_arrays(owner, keys, parameters, mechanisms, scenario_rows):
+    """(rows, [key], [flat float64 array]) from {key: value}: a value is one for every mechanism (scalar or
+    (size,)) or one row per mechanism ((mechanisms,) for a scalar key, (mechanisms, size)); the rows are
+    ``mechanisms``, else the per-row values', else the scenario's (``scenario_rows``; 0 without values)."""
     rows, resolved = mechanisms, {}
     for key, value in dict(parameters or {}).items():
         a = np.asarray(value, dtype=np.float64)
@@ -486,8 +486,8 @@ def _mechanism_arrays(owner, keys, parameters, mechanisms):
             rows = a.shape[0]
         resolved[key] = (a, per_row)
     if not resolved:
-        return 0, [], []
-    rows = 1 if rows is None else int(rows)
+        return int(rows or 0), [], []
+    rows = int(scenario_rows if rows is None else rows)
     values = [np.ascontiguousarray((a if per_row else np.broadcast_to(a, (rows,) + a.shape)).reshape(-1))
               for a, per_row in resolved.values()]
     return rows, list(resolved), values
@@ -503,9 +503,9 @@ class MechanismEnsemble(_Stepped):
     them: the ensemble's sweeps, draws and overrides included. ``parameters`` replaces values of any
     numeric key of the mechanism (:attr:`MechanismScenario.parameter_keys`: "body.crank.mass",
     "joint.hinge.driver.ramp", "spring.s.stiffness", "load.0.value", "gravity", …) per mechanism: a value
-    is one for every mechanism or one row per mechanism; with arrays there is one mechanism per row (the
-    scenario's mechanisms one for one, or its single mechanism repeated), ``mechanisms`` sets the count
-    when every value is shared. Every value is checked as the file's are (:class:`ScenarioError` naming
+    is one for every mechanism or one row per mechanism. There is one mechanism per row — the scenario's
+    mechanisms one for one, or its single mechanism repeated — and ``mechanisms`` sets their number
+    where no value does (``MechanismEnsemble(one_mechanism, mechanisms=1000)``). Every value is checked as the file's are (:class:`ScenarioError` naming
     the mechanism and the key). The scenario's ``[time] dt`` and ``t_start`` are the steps'.
 
     ``advance(n)`` takes n steps of every mechanism (the GIL is released); n steps, however split into
@@ -524,7 +524,7 @@ class MechanismEnsemble(_Stepped):
             raise ScenarioError(f"{sc.source}: quatstep.MechanismEnsemble: not a mechanism scenario (it has no "
                                 "[mechanism] table; quatstep.Ensemble makes single bodies)")
         rows, keys, values = _mechanism_arrays(f"{sc.source}: quatstep.MechanismEnsemble", sc.parameter_keys,
-                                               parameters, mechanisms)
+                                               parameters, mechanisms, sc.mechanisms)
         self._core = core.make_mechanism_ensemble(sc, rows, keys, values)
         self.scenario = sc
 

@@ -325,12 +325,12 @@ void def_stepping(nb::class_<E>& c) {
             if (e.steps_done() % stride != 0 || steps % stride != 0)
               throw std::invalid_argument("advance: steps and the steps done so far must be multiples of stride");
             const index_t first = e.steps_done() / stride + 1, count = steps / stride;
-            auto* buffer = new SampleBuffer(e.channels(), rows(e), first, count, stride, e.t_start(), e.dt());
+            auto buffer = std::make_unique<SampleBuffer>(e.channels(), rows(e), first, count, stride, e.t_start(), e.dt());
             {
               nb::gil_scoped_release release;
               e.advance(steps, buffer->view());
             }
-            return samples_dict(buffer, names_of_channels(e.channels()));
+            return samples_dict(buffer.release(), names_of_channels(e.channels()));
           },
           "steps"_a, "stride"_a,
           "Advance by `steps` steps keeping every stride-th state's channels: {'time', 'channels'}.")

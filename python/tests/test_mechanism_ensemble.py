@@ -72,6 +72,16 @@ def test_arrays_over_a_key_are_the_sweeps_mechanisms():
     heavier = quatstep.MechanismEnsemble(sc, parameters={"body.slider.mass": np.full(8, 2.0), STIFFNESS: k})
     shared = quatstep.MechanismEnsemble(sc, parameters={"body.crank.inertia": [0.001, 0.001, 0.0005]}, mechanisms=5)
     assert (heavy.mechanisms, shared.mechanisms, quatstep.MechanismEnsemble(sc).mechanisms) == (8, 5, 1)
+    assert quatstep.MechanismEnsemble(sc, mechanisms=6).mechanisms == 6  # the one mechanism, repeated
+    # a shared value reaches every mechanism of a scenario of eight: the same as those values per row
+    g = [0.0, -9.0, 0.0]
+    both = [quatstep.MechanismEnsemble(text, parameters={"gravity": v}) for v in (g, np.tile(g, (8, 1)))]
+    assert [b.mechanisms for b in both] == [8, 8]
+    for b in both:
+        b.advance(20)
+    assert_bitwise(both[0].observe()["position"], both[1].observe()["position"], "shared and per-row gravity")
+    with pytest.raises(quatstep.ScenarioError, match="5 rows, but the scenario has 8 mechanisms"):
+        quatstep.MechanismEnsemble(text, mechanisms=5)
     for ens in (heavy, heavier, e):
         ens.advance(50)
     assert_bitwise(heavy.observe()["position"], heavier.observe()["position"], "shared and per-row values")

@@ -154,11 +154,12 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   // which by Sherman–Morrison (M = G − ΓᵀΔq ΔqᵀΓ/|Δq|², |Δq|² − ΔqᵀΓG⁻¹ΓᵀΔq = |w|²) is
   //   C = X G⁻¹Γᵀ − (X u) wᵀ/|w|²:   C Γ = X (wᵀΓ = 0) and C Δq = X u − X u = 0.
   // M, singular as w → 0, is never formed: G is the well-conditioned Gram matrix of the group's
-  // generators. As w → 0 (the two bodies move rigidly together) the two conditions are inconsistent
-  // unless X u = 0, and X u/|w| grows without bound: 1/|w|² becomes κ = |w|²/(|w|⁴ + τ⁴), which keeps
-  // C Γ = X exactly — the equivariance, and so the angular momentum — and leaves
-  // C Δq = X u τ⁴/(|w|⁴ + τ⁴), a discrete-gradient defect of O(|Δq|³) (δ = O(|Δq|²), u = O(|Δq|)) on
-  // the steps that are rigid to |w|² ≲ τ² alone (docs/mechanisms.md).
+  // generators. When the two bodies move rigidly together by a rotation θ per step, X u and w are both
+  // O(θ³) (a finite rotation is not exactly in the range of the generators at the midpoint): the
+  // second term stays O(1) but its derivative in q¹ is O(θ⁻³), which Newton — its matrix leaves the
+  // corrections out — cannot follow. So 1/|w|² becomes κ = |w|²/(|w|⁴ + τ⁴), which keeps C Γ = X
+  // exactly — the equivariance, and so the angular momentum — and leaves C Δq = X u τ⁴/(|w|⁴ + τ⁴), a
+  // discrete-gradient defect of O(θ³) on the steps that are rigid to |w|² ≲ τ² alone (docs/mechanisms.md).
   Vec3<S> delta;
   for (int a = 0; a < 3; ++a) delta[a] = S(0.5) * (c0[a] + c1[a]) - jm.value(a);
   Mat<S, 6, 3> xt = Mat<S, 6, 3>::Zero();
