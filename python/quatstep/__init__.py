@@ -294,6 +294,21 @@ def _model_keys(model):
     return None if info is None else info
 
 
+def _rows_of(owner, key, a, size, rows, row, rows_name):
+    """Whether the value `a` of a key of `size` scalars is one per row ((rows, size), or (rows,) for a
+    scalar key) rather than one for all ((size,) or a scalar), and the rows known after it (`rows`, or
+    its row count); ScenarioError for any other shape or a row count that disagrees with `rows`."""
+    per_row = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
+    if not per_row and a.shape not in ((), (size,)):
+        raise ScenarioError(f"{owner}: key '{key}': expected one value of shape ({size},) or one per {row} "
+                            f"({rows_name}, {size}), got an array of shape {a.shape}")
+    if per_row:
+        if rows is not None and a.shape[0] != rows:
+            raise ScenarioError(f"{owner}: key '{key}': {a.shape[0]} rows, but {rows} {rows_name}")
+        rows = a.shape[0]
+    return per_row, rows
+
+
 def _parameters(owner, model, parameters, bodies):
     """(bodies, P) float64 rows of the model's flat parameters from {key: array}, and the keys given.
     A key is the scenario's full name ("model.inertia", "initial.quaternion") or, when unambiguous, its
@@ -316,15 +331,7 @@ def _parameters(owner, model, parameters, bodies):
             resolved[full] = np.asarray(value, dtype=np.float64)
     n = bodies
     for full, a in resolved.items():
-        size = keys[full]["size"]
-        per_body = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
-        if not per_body and a.shape not in ((), (size,)):
-            raise ScenarioError(f"{owner}: key '{full}': expected one value of shape ({size},) or one per body "
-                                f"(bodies, {size}), got an array of shape {a.shape}")
-        if per_body:
-            if n is not None and a.shape[0] != n:
-                raise ScenarioError(f"{owner}: key '{full}': {a.shape[0]} rows, but {n} bodies")
-            n = a.shape[0]
+        n = _rows_of(owner, full, a, keys[full]["size"], n, "body", "bodies")[1]
     n = 1 if n is None else int(n)
     flat = np.tile(np.asarray(info["defaults"], dtype=np.float64), (n, 1))
     for full, a in resolved.items():
@@ -476,14 +483,7 @@ def _mechanism_arrays(owner, keys, parameters, mechanisms, scenario_rows):
         if size is None:  # the core names the mechanism's keys in its message
             resolved[key] = (a, False)
             continue
-        per_row = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
-        if not per_row and a.shape not in ((), (size,)):
-            raise ScenarioError(f"{owner}: key '{key}': expected one value of shape ({size},) or one per mechanism "
-                                f"(mechanisms, {size}), got an array of shape {a.shape}")
-        if per_row:
-            if rows is not None and a.shape[0] != rows:
-                raise ScenarioError(f"{owner}: key '{key}': {a.shape[0]} rows, but {rows} mechanisms")
-            rows = a.shape[0]
+        per_row, rows = _rows_of(owner, key, a, size, rows, "mechanism", "mechanisms")
         resolved[key] = (a, per_row)
     if not resolved:
         return int(rows or 0), [], []
