@@ -4,7 +4,8 @@
 // (for_each_parameter's "body.crank.mass", "spring.s.stiffness", …), built, assembled and initialised
 // as `quatstep run` does them (mechanism_run.hpp), then stepped with fixed steps on the CPU by the
 // run's own per-mechanism function (include/quatstep/mechanism/batch.hpp): n steps, however split into
-// calls, give the state of the run after n steps, bit for bit.
+// calls, give the state of the run after n steps, bit for bit. A coupled code steps it one step at a
+// time with its own loads on every body (step(MechanismLoads)).
 #pragma once
 
 #include <memory>
@@ -32,6 +33,16 @@ struct MechanismEnsembleSpec {
   std::vector<MechanismArray> arrays;
 };
 
+/// A caller's loads on every body of every mechanism (MechanismEnsemble::step, initialize):
+/// each null (none of that kind) or mechanisms × bodies × 3 doubles, [mechanism][body][component],
+/// the bodies in the `[[mechanism.body]]` order. They add to the scenario's own loads, as a
+/// `[[mechanism.load]]` of the same kind would.
+struct MechanismLoads {
+  const double* force = nullptr;           ///< at the centre of mass, spatial axes
+  const double* body_torque = nullptr;     ///< body axes
+  const double* spatial_torque = nullptr;  ///< spatial axes
+};
+
 class MechanismEnsemble {
  public:
   virtual ~MechanismEnsemble() = default;
@@ -49,6 +60,19 @@ class MechanismEnsemble {
   /// when out.samples is 0), each with the Newton iterations since the previous sample time (or this
   /// call's start, whichever is later).
   virtual void advance(index_t steps, const SampleView<double>& out) = 0;
+  /// One step of every mechanism with `loads` acting over it besides the scenario's (zero-order hold,
+  /// the coupled-step API's rule for single bodies): a constant load passed every step gives the run
+  /// with that load in the scenario bit for bit, and the Livens schemes, which evaluate the loads at
+  /// the step's midpoint, the run with a load profile when it is passed at t_n + h/2. The loads act on
+  /// this step only. A value that is not finite is a ScenarioError naming the mechanism, the body and
+  /// the load, and then no mechanism is stepped.
+  virtual void step(const MechanismLoads& loads) = 0;
+  /// Before the first step: the initial accelerations and multipliers made consistent with `loads`
+  /// acting at t_start besides the scenario's, as the scenario's own loads make them (the HHT family
+  /// keeps the accelerations in its state: with the loads of t_start given here, constant loads
+  /// passed to step() are the scenario's run bit for bit). A mechanism whose initial state has no
+  /// solution fails at step 0. std::logic_error after a step; loads checked as step() checks them.
+  virtual void initialize(const MechanismLoads& loads) = 0;
   /// The channels of the current state into sample `out.first_sample` of `out`; its
   /// sample_newton_iterations are those of the latest advance (0 before any).
   virtual void observe(const SampleView<double>& out) const = 0;

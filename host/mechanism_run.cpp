@@ -191,12 +191,14 @@ void restore_states(const std::vector<double>& words, std::vector<State>& states
 
 /// n mechanisms built from describe(i) — a description and where it comes from, for messages —,
 /// assembled by the scenario's policy and given consistent initial accelerations and multipliers by
-/// `stepper`: r's per-mechanism status, failed step and assembly corrections are set. A mechanism that
-/// cannot be assembled is a ScenarioError naming it, the joint and the violation.
+/// `stepper`: r's per-mechanism status, failed step and assembly corrections are set, and the assembled
+/// kinematics kept in `assembled` when given. A mechanism that cannot be assembled is a ScenarioError
+/// naming it, the joint and the violation.
 template <class Cap, class Stepper, class Describe>
 void prepare_mechanisms(const MechanismScenario& sc, index_t n, const Describe& describe, const Stepper& stepper,
                         std::vector<mechanism::Mechanism<double, Cap>>& mechs,
-                        std::vector<typename Stepper::State>& states, MechanismRunResult& r) {
+                        std::vector<typename Stepper::State>& states, MechanismRunResult& r,
+                        std::vector<mechanism::MechanismKinematics<double, Cap::bodies>>* assembled = nullptr) {
   const double t0 = sc.time.t_start;
   const AssemblySettings<double> assembly{sc.mechanism.spec.assembly_tolerance, int(sc.mechanism.spec.assembly_iterations),
                                           sc.mechanism.spec.max_correction};
@@ -222,6 +224,7 @@ void prepare_mechanisms(const MechanismScenario& sc, index_t n, const Describe& 
       if (!problem.empty()) throw ScenarioError(where + problem);
     }
     mechs[i] = built.mech;
+    if (assembled) assembled->push_back(k);
     const Status s = stepper.initialize(mechs[i], k, states[i]);
     if (s != Status::ok) r.status[i] = s, r.failed_step[i] = 0;
   }
@@ -421,7 +424,8 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
         bodies_(int(sc.mechanism.bodies.size())),
         channels_(mechanism_channels(sc.mechanism, docs_, sc.method_view())),
         latest_(std::size_t(n), 0) {
-    prepare_mechanisms(sc, n, describe, stepper_, mechs_, states_, r_);
+    for (const MechanismBodySpec& b : sc.mechanism.bodies) body_names_.push_back(b.name);
+    prepare_mechanisms(sc, n, describe, stepper_, mechs_, states_, r_, &assembled_);
   }
 
   index_t mechanisms() const override { return index_t(mechs_.size()); }
@@ -435,13 +439,36 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
     const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
     const index_t n = mechanisms();
 #pragma omp parallel for schedule(dynamic, 16)
-    for (index_t i = 0; i < n; ++i) {
-      const index_t before = r_.iterations[i];
-      mechanism::advance_mechanism(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0, stepper_.h,
-                                   steps_, steps, out);
-      latest_[i] = r_.iterations[i] - before;
-    }
+    for (index_t i = 0; i < n; ++i) advance_one(i, steps, out, record);
     steps_ += steps;
+  }
+  void step(const MechanismLoads& loads) override {
+    check_finite(loads);
+    const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
+    const index_t n = mechanisms();
+    const SampleView<double> none{nullptr, n, 0, 0, 1, 0};
+#pragma omp parallel for schedule(dynamic, 16)
+    for (index_t i = 0; i < n; ++i) {
+      hold(mechs_[i], loads, i);
+      advance_one(i, 1, none, record);
+      hold(mechs_[i], MechanismLoads{}, i);
+    }
+    steps_ += 1;
+  }
+  void initialize(const MechanismLoads& loads) override {
+    if (steps_ != 0)
+      throw std::logic_error("MechanismEnsemble.initialize: after " + std::to_string(steps_) +
+                             " steps (the initial state is made consistent before the first step only)");
+    check_finite(loads);
+    const index_t n = mechanisms();
+#pragma omp parallel for schedule(dynamic, 16)
+    for (index_t i = 0; i < n; ++i) {
+      r_.status[i] = Status::ok, r_.failed_step[i] = -1;
+      hold(mechs_[i], loads, i);
+      const Status s = stepper_.initialize(mechs_[i], assembled_[std::size_t(i)], states_[i]);
+      if (s != Status::ok) r_.status[i] = s, r_.failed_step[i] = 0;
+      hold(mechs_[i], MechanismLoads{}, i);
+    }
   }
   void observe(const SampleView<double>& out) const override {
     const double t = stepper_.t0 + double(steps_) * stepper_.h;
@@ -459,12 +486,46 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   const std::vector<double>& velocity_correction() const override { return r_.velocity_correction; }
 
  private:
+  void advance_one(index_t i, index_t steps, const SampleView<double>& out, const BodyRecord& record) {
+    const index_t before = r_.iterations[i];
+    mechanism::advance_mechanism(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0, stepper_.h,
+                                 steps_, steps, out);
+    latest_[i] = r_.iterations[i] - before;
+  }
+  /// Mechanism i's loads of `loads` as its bodies' constant force and torques, which the mechanism
+  /// keeps zero otherwise (Mechanism::bodies_at adds the timed loads to them); zero for none.
+  void hold(Mech& m, const MechanismLoads& loads, index_t i) const {
+    for (int b = 0; b < bodies_; ++b) {
+      const auto value = [&](const double* a) {
+        return a ? Vec3<double>(Eigen::Map<const Vec3<double>>(a + 3 * (std::size_t(i) * bodies_ + b)))
+                 : Vec3<double>::Zero();
+      };
+      m.bodies[b].force_profile.constant = value(loads.force);
+      m.bodies[b].loads.body_torque.constant = value(loads.body_torque);
+      m.bodies[b].loads.spatial_torque.constant = value(loads.spatial_torque);
+    }
+  }
+  void check_finite(const MechanismLoads& loads) const {
+    const std::pair<const double*, const char*> kinds[] = {
+        {loads.force, "force"}, {loads.body_torque, "body_torque"}, {loads.spatial_torque, "spatial_torque"}};
+    for (const auto& [a, name] : kinds)
+      for (std::size_t k = 0; a && k < std::size_t(mechanisms()) * bodies_ * 3; ++k)
+        if (!std::isfinite(a[k])) {
+          const std::size_t i = k / (3 * bodies_), b = k / 3 % bodies_;
+          throw ScenarioError("MechanismEnsemble: mechanism " + std::to_string(i) + ", body '" + body_names_[b] +
+                              "': " + name + "[" + std::to_string(k % 3) + "] = " + std::to_string(a[k]) +
+                              " is not finite (no mechanism was changed)");
+        }
+  }
+
   FixedSteps<Integrator> stepper_;
   int bodies_;
+  std::vector<std::string> body_names_;
   std::vector<std::string> docs_;  ///< the per-body channels' descriptions (channels_ points into them)
   std::vector<Channel> channels_;
   std::vector<Mech> mechs_;
   std::vector<typename FixedSteps<Integrator>::State> states_;
+  std::vector<mechanism::MechanismKinematics<double, Cap::bodies>> assembled_;  ///< the initial states
   MechanismRunResult r_;        ///< the records and the assembly corrections
   std::vector<index_t> latest_;  ///< Newton iterations of the latest advance, per mechanism
   index_t steps_ = 0;

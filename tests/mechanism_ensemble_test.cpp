@@ -1,15 +1,21 @@
 // Mechanism ensembles advanced step by step (host/mechanism_ensemble.hpp): however the steps are split
 // into calls, the state and every channel are those of `quatstep run` of the same scenario bit for
 // bit; arrays over a key replace the scenario's values as a sweep would; bad arrays and scenarios the
-// ensemble does not take are refused naming the source, the mechanism and the key.
+// ensemble does not take are refused naming the source, the mechanism and the key. A coupled code's
+// loads passed to step() are the scenario's own loads bit for bit (held constants with every method,
+// a profile sampled at the midpoints with the Livens schemes; those of t_start given to initialize()),
+// act on their mechanism only, and a value that is not finite changes nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "hdf5_read.hpp"
 #include "mechanism_ensemble.hpp"
 #include "mechanism_run.hpp"
+#include "quatstep/models/torque_profile.hpp"
 
 namespace quatstep {
 namespace {
@@ -180,6 +186,181 @@ TEST(MechanismEnsemble, BadArraysAndScenariosItDoesNotTakeAreRefusedNamingTheKey
   MechanismScenario gpu = one;
   gpu.backend = Backend::cuda;
   EXPECT_NE(refusal([&] { make_mechanism_ensemble(gpu, {}); }).find("key 'run.backend'"), std::string::npos);
+}
+
+/// The 3-D double pendulum of examples/double_pendulum.toml, 60 steps of 1e-3 with `method` (the
+/// [integrator] table's lines) and the `loads` tables.
+MechanismScenario pendulum(const std::string& method, const std::string& loads) {
+  const std::string text = R"(
+[mechanism]
+gravity = [0.0, 0.0, -9.81]
+[[mechanism.body]]
+name = "upper"
+mass = 1.0
+inertia = [0.09083333333333334, 0.08666666666666667, 0.010833333333333334]
+position = [0.0, 0.0, -0.5]
+omega = [2.0, 0.0, 0.0]
+velocity = [0.0, 1.0, 0.0]
+[[mechanism.body]]
+name = "lower"
+mass = 1.0
+inertia = [0.09083333333333334, 0.08666666666666667, 0.010833333333333334]
+position = [0.0, 0.0, -1.5]
+omega = [0.0, 3.0, 1.0]
+velocity = [-1.5, 2.0, 0.0]
+[[mechanism.joint]]
+name = "pivot"
+type = "spherical"
+body_i = "ground"
+body_j = "upper"
+origin = [0.0, 0.0, 0.0]
+[[mechanism.joint]]
+name = "elbow"
+type = "spherical"
+body_i = "upper"
+body_j = "lower"
+origin = [0.0, 0.0, -1.0]
+)" + loads + "\n[integrator]\n" + method + R"(
+[time]
+dt = 0.001
+t_end = 0.06
+)";
+  MechanismScenario sc = parse_mechanism_scenario(text, "pendulum.toml");
+  sc.backend = Backend::cpu;
+  return sc;
+}
+
+/// Every channel of the ensemble's current state, [scalar][mechanism].
+std::vector<double> channels_now(const MechanismEnsemble& e) {
+  std::vector<double> now(std::size_t(channel_scalars(e.channels()) * e.mechanisms()));
+  e.observe(SampleView<double>{now.data(), e.mechanisms(), 0, 1, 1, channel_scalars(e.channels())});
+  return now;
+}
+
+/// Mechanism i's channels of two observations, scalar by scalar, bit for bit (but the Newton
+/// iterations of the latest call, which count different calls).
+void expect_same_mechanism(const MechanismEnsemble& a, const std::vector<double>& of_a, index_t i,
+                           const MechanismEnsemble& b, const std::vector<double>& of_b, index_t j,
+                           const std::string& what) {
+  int c = 0;
+  for (const Channel& channel : a.channels())
+    for (int k = 0; k < channel.size; ++k, ++c)
+      if (channel.name != "sample_newton_iterations")
+        ASSERT_TRUE(same_bits(of_a[std::size_t(c * a.mechanisms() + i)], of_b[std::size_t(c * b.mechanisms() + j)]))
+            << what << ": " << channel.name << "[" << k << "]: " << of_a[std::size_t(c * a.mechanisms() + i)]
+            << " vs " << of_b[std::size_t(c * b.mechanisms() + j)];
+}
+
+const char* const methods[] = {"method = \"hht\"\nalpha = -0.1", "method = \"modified_hht\"\nalpha = -0.1",
+                               "method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true",
+                               "method = \"livens_em\"", "method = \"livens_midpoint\""};
+
+TEST(MechanismEnsembleStep, HeldLoadsAreTheScenariosConstantLoadsBitForBit) {
+  const std::string loads = R"(
+[[mechanism.load]]
+body = "upper"
+kind = "force"
+value = [1.5, -2.0, 0.75]
+[[mechanism.load]]
+body = "lower"
+kind = "body_torque"
+value = [0.3, 0.125, -0.2]
+[[mechanism.load]]
+body = "upper"
+kind = "spatial_torque"
+value = [0.0, 0.4, 0.1]
+)";
+  // [mechanism][body][3]: mechanism 0 the file's loads, mechanism 1 none.
+  const double force[] = {1.5, -2.0, 0.75, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double body_torque[] = {0, 0, 0, 0.3, 0.125, -0.2, 0, 0, 0, 0, 0, 0};
+  const double spatial_torque[] = {0.0, 0.4, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (const char* method : methods) {
+    SCOPED_TRACE(method);
+    const auto loaded = make_mechanism_ensemble(pendulum(method, loads), {});
+    const auto free = make_mechanism_ensemble(pendulum(method, ""), {});
+    const auto coupled = make_mechanism_ensemble(pendulum(method, ""), {2, {}});
+    loaded->advance(60, SampleView<double>{nullptr, 1, 0, 0, 1, 0});
+    free->advance(60, SampleView<double>{nullptr, 1, 0, 0, 1, 0});
+    coupled->initialize({force, body_torque, spatial_torque});
+    for (int k = 0; k < 60; ++k) coupled->step({force, body_torque, spatial_torque});
+    ASSERT_EQ(coupled->steps_done(), 60);
+    const std::vector<double> a = channels_now(*loaded), b = channels_now(*free), c = channels_now(*coupled);
+    expect_same_mechanism(*coupled, c, 0, *loaded, a, 0, "with the loads");
+    expect_same_mechanism(*coupled, c, 1, *free, b, 0, "without");
+    // The loads act: the loaded pendulum is elsewhere by far more than round-off.
+    const int position = 4 * 2;  // the channels start with the quaternions, then the positions
+    EXPECT_GT(std::abs(a[std::size_t(position)] - b[std::size_t(position)]), 1e-6);
+    EXPECT_EQ(coupled->status()[0], Status::ok);
+    EXPECT_EQ(coupled->status()[1], Status::ok);
+    // Without the loads of t_start in the initial accelerations the HHT family differs (it keeps
+    // them in its state); the Livens schemes only start Newton from the multipliers there.
+    const auto uninitialized = make_mechanism_ensemble(pendulum(method, ""), {});
+    for (int k = 0; k < 60; ++k) uninitialized->step({force, body_torque, spatial_torque});
+    const double q0 = channels_now(*uninitialized)[0];
+    if (std::string(method).find("hht") != std::string::npos) EXPECT_GT(std::abs(q0 - a[0]), 1e-9);
+    else EXPECT_LT(std::abs(q0 - a[0]), 1e-13);
+  }
+}
+
+TEST(MechanismEnsembleStep, LivensSchemesTakeAProfileSampledAtTheMidpointsBitForBit) {
+  const std::string profiled = R"(
+[[mechanism.load]]
+body = "lower"
+kind = "spatial_torque"
+value = [0.2, -0.1, 0.05]
+profile.ramp = [0.5, 0.0, 1.0]
+profile.amplitude = [0.3, 0.2, -0.4]
+profile.frequency = 40.0
+profile.phase = 0.7
+)";
+  TimeProfile<double> p;
+  p.constant = {0.2, -0.1, 0.05};
+  p.ramp = {0.5, 0.0, 1.0};
+  p.amplitude = {0.3, 0.2, -0.4};
+  p.frequency = 40.0;
+  p.phase = 0.7;
+  for (const char* method : {methods[3], methods[4]}) {
+    SCOPED_TRACE(method);
+    const auto model = make_mechanism_ensemble(pendulum(method, profiled), {});
+    const auto coupled = make_mechanism_ensemble(pendulum(method, ""), {});
+    model->advance(60, SampleView<double>{nullptr, 1, 0, 0, 1, 0});
+    double torque[6] = {};
+    std::copy_n(p(coupled->t_start()).data(), 3, torque + 3);
+    coupled->initialize({nullptr, nullptr, torque});
+    for (int k = 0; k < 60; ++k) {
+      const double t = coupled->t_start() + double(k) * coupled->dt();  // the step's start, as batch.hpp has it
+      const Vec3<double> value = p(t + 0.5 * coupled->dt());
+      std::copy_n(value.data(), 3, torque + 3);
+      coupled->step({nullptr, nullptr, torque});
+    }
+    expect_same_mechanism(*coupled, channels_now(*coupled), 0, *model, channels_now(*model), 0, "profile");
+  }
+}
+
+TEST(MechanismEnsembleStep, ALoadThatIsNotFiniteChangesNoMechanism) {
+  const auto e = make_mechanism_ensemble(pendulum(methods[2], ""), {3, {}});
+  e->advance(5, SampleView<double>{nullptr, 3, 0, 0, 1, 0});
+  const std::vector<double> before = channels_now(*e);
+  std::vector<double> torque(3 * 2 * 3, 0.1);
+  torque[3 * (2 * 1 + 1) + 2] = NAN;  // mechanism 1, body 'lower', component 2
+  const std::string message =
+      "MechanismEnsemble: mechanism 1, body 'lower': body_torque[2] = nan is not finite (no mechanism was changed)";
+  EXPECT_EQ(refusal([&] { e->step({nullptr, torque.data(), nullptr}); }), message);
+  EXPECT_EQ(e->steps_done(), 5);
+  const std::vector<double> after = channels_now(*e);
+  for (index_t i = 0; i < 3; ++i) expect_same_mechanism(*e, before, i, *e, after, i, "untouched");
+  torque[3 * (2 * 1 + 1) + 2] = 0.1;
+  e->step({nullptr, torque.data(), nullptr});
+  EXPECT_EQ(e->steps_done(), 6);
+  for (Status s : e->status()) EXPECT_EQ(s, Status::ok);
+  EXPECT_THROW(e->initialize({}), std::logic_error);  // after steps
+
+  const auto fresh = make_mechanism_ensemble(pendulum(methods[2], ""), {3, {}});
+  torque[0] = NAN;
+  const std::vector<double> initial = channels_now(*fresh);
+  EXPECT_NE(refusal([&] { fresh->initialize({nullptr, torque.data(), nullptr}); }).find("mechanism 0, body 'upper'"),
+            std::string::npos);
+  for (index_t i = 0; i < 3; ++i) expect_same_mechanism(*fresh, initial, i, *fresh, channels_now(*fresh), i, "initial");
 }
 
 }  // namespace

@@ -513,8 +513,9 @@ class MechanismEnsemble(_Stepped):
     channels of the run's file ({"quaternion": (mechanisms, 4·bodies), "energy": (mechanisms,), …}),
     :meth:`kinematics` the per-body ones as (mechanisms, bodies, k), :meth:`body` one body's.
     :attr:`status`, :attr:`newton_iterations`, :attr:`failed_step` and the assembly corrections are
-    read-only views of the ensemble's records (no copy). Adaptive steps and the GPU are
-    :func:`run`'s (the ensemble refuses such scenarios, naming the key).
+    read-only views of the ensemble's records (no copy). :meth:`step` takes one step with a coupled
+    code's loads on every body. Adaptive steps and the GPU are :func:`run`'s (the ensemble refuses
+    such scenarios, naming the key).
     """
 
     def __init__(self, scenario, *, parameters: Mapping | None = None, mechanisms: int | None = None):
@@ -527,6 +528,40 @@ class MechanismEnsemble(_Stepped):
                                                parameters, mechanisms, sc.mechanisms)
         self._core = core.make_mechanism_ensemble(sc, rows, keys, values)
         self.scenario = sc
+
+    def step(self, force=None, body_torque=None, spatial_torque=None) -> None:
+        """One step of every mechanism with a coupled code's loads held over it (zero-order hold), added to
+        the scenario's own: ``force`` at each body's centre of mass and ``spatial_torque`` in spatial
+        axes, ``body_torque`` in body axes; each ``(mechanisms, bodies, 3)``, or ``(bodies, 3)`` for every
+        mechanism, the bodies in :attr:`body_names` order; None is no load. The loads act on this step
+        only. A constant load passed every step (and to :meth:`initialize`) gives the run with that
+        ``[[mechanism.load]]`` bit for bit; the Livens schemes, which evaluate loads at the step's
+        midpoint, give the run with a load profile bit for bit when it is passed at ``time + dt/2``. A
+        value that is not finite raises :class:`ScenarioError` naming the mechanism, the body and the
+        load, and no mechanism steps."""
+        self._core.step(*self._loads("step", force, body_torque, spatial_torque))
+
+    def initialize(self, force=None, body_torque=None, spatial_torque=None) -> None:
+        """Before the first step: make the initial accelerations and Lagrange multipliers consistent with
+        these loads acting at ``t_start`` besides the scenario's (arrays as for :meth:`step`). The HHT
+        family keeps the accelerations in its state, so a coupled run starts as the scenario with those
+        loads would; the Livens schemes start Newton from the multipliers. ``RuntimeError`` after a step."""
+        self._core.initialize(*self._loads("initialize", force, body_torque, spatial_torque))
+
+    def _loads(self, call, *arrays):
+        """The loads of step() and initialize() as C-ordered float64 (mechanisms, bodies, 3) arrays or None."""
+        shape = (self.mechanisms, self.bodies, 3)
+
+        def rows(name, a):
+            if a is None:
+                return None
+            a = np.asarray(a, dtype=np.float64)
+            if a.shape not in (shape, shape[1:]):
+                raise ValueError(f"{call}(): {name}: expected shape {shape} or {shape[1:]} (every mechanism), "
+                                 f"got {a.shape}")
+            return np.ascontiguousarray(np.broadcast_to(a, shape))
+
+        return [rows(name, a) for name, a in zip(("force", "body_torque", "spatial_torque"), arrays)]
 
     def observe(self) -> dict:
         """The channels of the current state, as a sample of the run's file: ``{name: (mechanisms,) or

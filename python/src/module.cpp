@@ -31,6 +31,8 @@ namespace {
 
 using Array = nb::ndarray<nb::numpy>;
 using ReadOnlyArray = nb::ndarray<nb::numpy, nb::ro>;
+/// Per-mechanism, per-body loads: (mechanisms, bodies, 3) float64 in host memory.
+using BodyLoads = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
 
 /// A NumPy view of `data` (shape, strides in elements) kept alive by `owner`.
 template <class T, class A = std::conditional_t<std::is_const_v<T>, ReadOnlyArray, Array>>
@@ -308,6 +310,21 @@ index_t rows(const MechanismEnsemble& e) { return e.mechanisms(); }
 
 /// What both ensembles (bodies, mechanisms) do alike: advance, advance_sampled, observe and the
 /// per-row records as zero-copy views.
+/// The arrays of MechanismEnsemble.step and initialize as MechanismLoads, each checked for the shape
+/// (mechanisms, bodies, 3).
+MechanismLoads mechanism_loads(const MechanismEnsemble& e, const std::optional<BodyLoads>& force,
+                               const std::optional<BodyLoads>& body_torque,
+                               const std::optional<BodyLoads>& spatial_torque) {
+  const auto data = [&](const std::optional<BodyLoads>& a, const char* name) -> const double* {
+    if (!a) return nullptr;
+    if (a->shape(0) != std::size_t(e.mechanisms()) || a->shape(1) != std::size_t(e.bodies()) || a->shape(2) != 3)
+      throw std::invalid_argument(std::string(name) + " must have the shape (mechanisms, bodies, 3) = (" +
+                                  std::to_string(e.mechanisms()) + ", " + std::to_string(e.bodies()) + ", 3)");
+    return a->data();
+  };
+  return {data(force, "force"), data(body_torque, "body_torque"), data(spatial_torque, "spatial_torque")};
+}
+
 template <class E>
 void def_stepping(nb::class_<E>& c) {
   c.def(
@@ -599,7 +616,27 @@ NB_MODULE(_quatstep, m) {
             return nb::make_tuple(view(e.position_correction().data(), {n}, {1}, self),
                                   view(e.velocity_correction().data(), {n}, {1}, self));
           },
-          "What assembly moved per mechanism: (position, velocity) corrections, read-only views.");
+          "What assembly moved per mechanism: (position, velocity) corrections, read-only views.")
+      .def(
+          "step",
+          [](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
+             std::optional<BodyLoads> spatial_torque) {
+            const MechanismLoads loads = mechanism_loads(e, force, body_torque, spatial_torque);
+            nb::gil_scoped_release release;
+            e.step(loads);
+          },
+          "force"_a = nb::none(), "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
+          "One step of every mechanism with these loads (float64, (mechanisms, bodies, 3), C order) held over it.")
+      .def(
+          "initialize",
+          [](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
+             std::optional<BodyLoads> spatial_torque) {
+            const MechanismLoads loads = mechanism_loads(e, force, body_torque, spatial_torque);
+            nb::gil_scoped_release release;
+            e.initialize(loads);
+          },
+          "force"_a = nb::none(), "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
+          "Before the first step: the initial accelerations and multipliers consistent with these loads at t_start.");
   def_stepping(mechanism_ensemble);
   m.def(
       "make_mechanism_ensemble",

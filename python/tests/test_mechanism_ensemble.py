@@ -133,3 +133,52 @@ def test_scenarios_it_does_not_take_say_why():
     e.advance(5)
     with pytest.raises(ValueError, match="multiples of stride"):
         e.advance(10, stride=10)
+
+
+def test_step_with_a_coupled_codes_loads_is_the_scenarios_loads_bit_for_bit():
+    """step(): loads held over each step (and given to initialize()) are the file's constant
+    [[mechanism.load]] tables bit for bit, shared ((bodies, 3)) or per mechanism ((mechanisms, bodies,
+    3)); mechanism 0 without them stays the unloaded one; bad shapes and values that are not finite
+    raise, and then nothing is stepped."""
+    plain = single(sweep_text())
+    loaded = single(sweep_text())
+    loaded["mechanism"]["load"] = [
+        {"body": "crank", "kind": "body_torque", "value": [0.0, 0.0, 0.8]},
+        {"body": "slider", "kind": "force", "value": [-3.0, 0.0, 0.0]},
+        {"body": "conrod", "kind": "spatial_torque", "value": [0.0, 0.1, 0.2]},
+    ]
+    force, body_torque, spatial_torque = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3))
+    body_torque[0] = [0.0, 0.0, 0.8]
+    force[2] = [-3.0, 0.0, 0.0]
+    spatial_torque[1] = [0.0, 0.1, 0.2]
+    reference, unloaded = quatstep.MechanismEnsemble(loaded), quatstep.MechanismEnsemble(plain)
+    reference.advance(50)
+    unloaded.advance(50)
+    shared = quatstep.MechanismEnsemble(plain, mechanisms=2)
+    rows = quatstep.MechanismEnsemble(plain, mechanisms=2)
+    on = np.array([0.0, 1.0])[:, None, None]  # mechanism 0 unloaded, mechanism 1 loaded
+    shared.initialize(force=force, body_torque=body_torque, spatial_torque=spatial_torque)
+    rows.initialize(force * on, body_torque * on, spatial_torque * on)
+    for _ in range(50):
+        shared.step(force=force, body_torque=body_torque, spatial_torque=spatial_torque)
+        rows.step(force * on, body_torque * on, spatial_torque * on)
+    assert shared.steps_done == 50 and shared.failures == 0
+    want, free = reference.observe(), unloaded.observe()
+    for name in set(reference.channels) - {"sample_newton_iterations"}:  # those of the latest call
+        assert_bitwise(shared.observe()[name][1], want[name][0], f"{name}, shared loads")
+        assert_bitwise(rows.observe()[name][1], want[name][0], f"{name}, per-mechanism loads")
+        assert_bitwise(rows.observe()[name][0], free[name][0], f"{name}, the unloaded mechanism")
+    assert np.abs(want["position"] - free["position"]).max() > 1e-4  # the loads act
+
+    before = rows.observe()["position"].copy()
+    with pytest.raises(ValueError, match=r"force: expected shape \(2, 3, 3\) or \(3, 3\)"):
+        rows.step(force=np.zeros((2, 3)))
+    bad = np.zeros((2, 3, 3))
+    bad[1, 2, 0] = np.inf
+    with pytest.raises(quatstep.ScenarioError,
+                       match=r"mechanism 1, body 'slider': body_torque\[0\] = inf is not finite"):
+        rows.step(body_torque=bad)
+    assert rows.steps_done == 50
+    assert_bitwise(rows.observe()["position"], before, "positions after refused steps")
+    with pytest.raises(RuntimeError, match="initialize: after 50 steps"):
+        rows.initialize()
