@@ -32,6 +32,14 @@ def test_dem_loop(tmp_path):
     assert "skipped, " in out or ("body-steps/s" in out and "failed bodies: 0" in out), out
 
 
+def test_mechanism_coupling(tmp_path):
+    out = run_example("mechanism_coupling.py", cwd=tmp_path)
+    assert "200 mechanisms, 1000 steps, failures: 0, struck the bumper: " in out, out
+    struck = int(out.split("struck the bumper: ")[1].split(",")[0])
+    depth = float(out.split("deepest penetration ")[1].split(" ")[0])
+    assert struck > 150 and 0 < depth < 0.02  # the contact force acts: most strike it, none goes through
+
+
 def test_mechanism_study(tmp_path):
     out = run_example("mechanism_study.py", str(tmp_path / "mech.png"), cwd=tmp_path)
     assert "300 mechanisms, 1000 steps, failures: 0, largest position residual" in out
