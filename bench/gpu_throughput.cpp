@@ -13,7 +13,8 @@
 // The peers (bench/peers_gpu.cu) are linked into the same program and run in the same invocation.
 // mechanism/…: Kinon's four-bar (problems/mechanisms.hpp), spinning, on the GPU mechanism batch
 // (kernels/cuda_mechanisms.cuh) with issue 15's two methods at h = 1e-3, one launch per 100 steps
-// with one sample copied back; body_steps/s counts mechanism-steps there.
+// with one sample copied back; body_steps/s counts mechanism-steps there, flops/step is the
+// mechanism step's (mechanism_step_flops.hpp) and peak_fraction the FP64 one.
 // Without a usable GPU the CUDA benchmarks report the reason and the CPU ones still run.
 #include <benchmark/benchmark.h>
 
@@ -29,6 +30,7 @@
 #include "host/ensemble_builder.hpp"
 #include "kernels/cuda_device.hpp"
 #include "kernels/cuda_mechanisms.hpp"
+#include "mechanism_step_flops.hpp"
 #include "mechanisms.hpp"
 #include "quatstep/mechanism/channels.hpp"
 #include "quatstep/mechanism/registry.hpp"
@@ -95,9 +97,9 @@ void throughput(benchmark::State& state, const IntegratorCase& c, Backend backen
 }
 
 /// n copies of the four-bar spinning at `spin` rad/s from its consistent initial state, 100 steps
-/// of 1e-3 per launch.
+/// of 1e-3 per launch; `flops` per mechanism-step.
 template <class Integrator>
-void mechanism_throughput(benchmark::State& state, const Integrator& integrator, double spin) {
+void mechanism_throughput(benchmark::State& state, const Integrator& integrator, double spin, double flops) {
   using Cap = mechanism::SmallCapacity;
   const index_t n = state.range(0), stride = 100;
   const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>(spin, 100.0);
@@ -127,16 +129,24 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
   batch->records(status, iterations, failed_step);
   const double steps = double(n) * double(stride) * double(state.iterations());
   state.counters["body_steps/s"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
+  state.counters["flops/step"] = flops;
+  state.counters["peak_fraction"] = benchmark::Counter(steps * flops / 34e12, benchmark::Counter::kIsRate);
   state.counters["newton_it/step"] = double(std::accumulate(iterations.begin(), iterations.end(), index_t(0))) / steps;
   const auto failed = std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
   state.counters["failed"] = double(failed);
   if (failed) state.SkipWithError("mechanisms failed: not a valid throughput figure");
 }
 
-template <class Integrator>
-void register_mechanism(const std::string& name, const Integrator& integrator, double spin) {
+/// Method M with settings(S{}) on the four-bar spinning at `spin`, its flops per step counted once here.
+template <template <class> class M, class MakeSettings>
+void register_mechanism(const std::string& name, const MakeSettings& settings, double spin) {
+  using Cap = mechanism::SmallCapacity;
+  const M<mechanism::Mechanism<double, Cap>> integrator(settings(double{}));
+  const double flops = mechanism_step_flops<M>(testing::four_bar<Cap>(spin, 100.0), 1e-3, settings).flops;
   benchmark::RegisterBenchmark(("cuda/double/mechanism/" + name + "/four_bar").c_str(),
-                               [integrator, spin](benchmark::State& s) { mechanism_throughput(s, integrator, spin); })
+                               [integrator, spin, flops](benchmark::State& s) {
+                                 mechanism_throughput(s, integrator, spin, flops);
+                               })
       ->RangeMultiplier(10)
       ->Range(1000, 100'000)
       ->Unit(benchmark::kMillisecond)
@@ -144,14 +154,16 @@ void register_mechanism(const std::string& name, const Integrator& integrator, d
 }
 
 const bool registered_mechanisms = [] {
-  using Mech = mechanism::Mechanism<double, mechanism::SmallCapacity>;
-  mechanism::MechanismHhtSettings<double> shifted;
-  shifted.alpha = -0.2;  // bench_mechanism_solve's CPU figures: the same four-bar, α and h
-  shifted.inertia_shift = true;
-  register_mechanism("modified_hht_shift", mechanism::MechanismModifiedHht<Mech>(shifted), 0.5);
-  // EML at 0.2 rad/s: at 0.5 its equivariant joint gradient is singular on the rigidly spinning loop
-  // and Newton fails (docs/mechanisms.md, "Open points").
-  register_mechanism("livens_em", mechanism::MechanismLivensEm<Mech>(), 0.2);
+  // Both at 0.5 rad/s, the four-bar, α and h of bench_mechanism_solve and bench_mechanism_flops (the
+  // equivariant joint gradient runs on the rigidly spinning loop since its closed form: docs/mechanisms.md).
+  register_mechanism<mechanism::MechanismModifiedHht>("modified_hht_shift", [](auto s) {
+    mechanism::MechanismHhtSettings<decltype(s)> shifted;
+    shifted.alpha = decltype(s)(-0.2);
+    shifted.inertia_shift = true;
+    return shifted;
+  }, 0.5);
+  register_mechanism<mechanism::MechanismLivensEm>(
+      "livens_em", [](auto s) { return mechanism::MechanismLivensSettings<decltype(s)>{}; }, 0.5);
   return true;
 }();
 
