@@ -1,10 +1,11 @@
-// Backend choice and the scenario → ensemble dispatch to the backend and precision (the
+// Backend choice and the scenario → ensemble dispatch to the backend, precision and shard (the
 // instantiations are in cpu_ensemble_instances.cpp and kernels/cuda_ensemble_shard.cu.in).
 #include "ensemble_factory.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "cpu_ensemble_shards.hpp"
 #include "quatstep/registry/type_list.hpp"
 #ifdef QUATSTEP_WITH_CUDA
 #include "kernels/cuda_device.hpp"
@@ -56,8 +57,11 @@ std::unique_ptr<Ensemble> make_ensemble(const Scenario& sc, const BackendChoice&
   if (backend.backend == Backend::cuda) return make_cuda_ensemble(sc);
 #endif
   if (backend.backend != Backend::cpu) throw std::logic_error("make_ensemble: backend not resolved by choose_backend");
-  if (sc.precision == Precision::single_precision) return make_cpu_ensemble<float>(sc);
-  return make_cpu_ensemble<double>(sc);
+  return with_int<cpu_shards>(sc.integrator.method % cpu_shards, [&](auto shard) {
+    constexpr int k = decltype(shard)::value;
+    if (sc.precision == Precision::single_precision) return make_cpu_ensemble_shard<float, k>(sc);
+    return make_cpu_ensemble_shard<double, k>(sc);
+  });
 }
 
 }  // namespace quatstep

@@ -77,15 +77,6 @@ BackendChoice choose_backend(const Scenario& scenario);
 /// in the scenario's precision, on the chosen backend.
 std::unique_ptr<Ensemble> make_ensemble(const Scenario& scenario, const BackendChoice& backend);
 
-/// The CPU half of make_ensemble in precision S (host/cpu_ensemble_instances.cpp, one object per
-/// precision).
-template <class S>
-std::unique_ptr<Ensemble> make_cpu_ensemble(const Scenario& scenario);
-template <>
-std::unique_ptr<Ensemble> make_cpu_ensemble<double>(const Scenario& scenario);
-template <>
-std::unique_ptr<Ensemble> make_cpu_ensemble<float>(const Scenario& scenario);
-
 /// The CUDA half of make_ensemble (kernels/cuda_ensemble_shards.hpp; only in CUDA builds).
 std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& scenario);
 
