@@ -310,19 +310,23 @@ index_t rows(const MechanismEnsemble& e) { return e.mechanisms(); }
 
 /// What both ensembles (bodies, mechanisms) do alike: advance, advance_sampled, observe and the
 /// per-row records as zero-copy views.
-/// The arrays of MechanismEnsemble.step and initialize as MechanismLoads, each checked for the shape
-/// (mechanisms, bodies, 3).
-MechanismLoads mechanism_loads(const MechanismEnsemble& e, const std::optional<BodyLoads>& force,
-                               const std::optional<BodyLoads>& body_torque,
-                               const std::optional<BodyLoads>& spatial_torque) {
-  const auto data = [&](const std::optional<BodyLoads>& a, const char* name) -> const double* {
-    if (!a) return nullptr;
-    if (a->shape(0) != std::size_t(e.mechanisms()) || a->shape(1) != std::size_t(e.bodies()) || a->shape(2) != 3)
-      throw std::invalid_argument(std::string(name) + " must have the shape (mechanisms, bodies, 3) = (" +
-                                  std::to_string(e.mechanisms()) + ", " + std::to_string(e.bodies()) + ", 3)");
-    return a->data();
+/// The binding of MechanismEnsemble::step or ::initialize (`call`): the three optional arrays, each
+/// checked for the shape (mechanisms, bodies, 3), as MechanismLoads; the GIL released for the call.
+auto with_loads(void (MechanismEnsemble::*call)(const MechanismLoads&)) {
+  return [call](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
+                std::optional<BodyLoads> spatial_torque) {
+    const auto data = [&](const std::optional<BodyLoads>& a, const char* name) -> const double* {
+      if (!a) return nullptr;
+      if (a->shape(0) != std::size_t(e.mechanisms()) || a->shape(1) != std::size_t(e.bodies()) || a->shape(2) != 3)
+        throw std::invalid_argument(std::string(name) + " must have the shape (mechanisms, bodies, 3) = (" +
+                                    std::to_string(e.mechanisms()) + ", " + std::to_string(e.bodies()) + ", 3)");
+      return a->data();
+    };
+    const MechanismLoads loads{data(force, "force"), data(body_torque, "body_torque"),
+                               data(spatial_torque, "spatial_torque")};
+    nb::gil_scoped_release release;
+    (e.*call)(loads);
   };
-  return {data(force, "force"), data(body_torque, "body_torque"), data(spatial_torque, "spatial_torque")};
 }
 
 template <class E>
@@ -617,26 +621,12 @@ NB_MODULE(_quatstep, m) {
                                   view(e.velocity_correction().data(), {n}, {1}, self));
           },
           "What assembly moved per mechanism: (position, velocity) corrections, read-only views.")
-      .def(
-          "step",
-          [](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
-             std::optional<BodyLoads> spatial_torque) {
-            const MechanismLoads loads = mechanism_loads(e, force, body_torque, spatial_torque);
-            nb::gil_scoped_release release;
-            e.step(loads);
-          },
-          "force"_a = nb::none(), "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
-          "One step of every mechanism with these loads (float64, (mechanisms, bodies, 3), C order) held over it.")
-      .def(
-          "initialize",
-          [](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
-             std::optional<BodyLoads> spatial_torque) {
-            const MechanismLoads loads = mechanism_loads(e, force, body_torque, spatial_torque);
-            nb::gil_scoped_release release;
-            e.initialize(loads);
-          },
-          "force"_a = nb::none(), "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
-          "Before the first step: the initial accelerations and multipliers consistent with these loads at t_start.");
+      .def("step", with_loads(&MechanismEnsemble::step), "force"_a = nb::none(), "body_torque"_a = nb::none(),
+           "spatial_torque"_a = nb::none(),
+           "One step of every mechanism with these loads (float64, (mechanisms, bodies, 3), C order) held over it.")
+      .def("initialize", with_loads(&MechanismEnsemble::initialize), "force"_a = nb::none(),
+           "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
+           "Before the first step: the initial accelerations and multipliers consistent with these loads at t_start.");
   def_stepping(mechanism_ensemble);
   m.def(
       "make_mechanism_ensemble",
