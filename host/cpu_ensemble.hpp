@@ -115,6 +115,7 @@ class CpuEnsemble {
     failed_step_ = std::move(failed_step), steps_done_ = steps_done;
   }
   const Model& model(index_t i) const { return models_[i]; }
+  const Integrator& integrator() const { return integrator_; }
 
   /// Adaptive: every body's step records (empty for fixed steps), and back from a checkpoint.
   StepRecords step_records() const {

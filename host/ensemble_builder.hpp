@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -96,17 +98,61 @@ template <class Backend>
 struct reduces_statistics<Backend, std::void_t<decltype(std::declval<Backend&>().attach_statistics(nullptr))>>
     : std::true_type {};
 
+/// Whether Backend keeps the state in device memory (cuda::CudaEnsemble: device_state()).
+template <class Backend, class = void>
+struct stores_on_device : std::false_type {};
+template <class Backend>
+struct stores_on_device<Backend, std::void_t<decltype(std::declval<const Backend&>().device_state())>>
+    : std::true_type {};
+
+/// Where kinematics() takes each quantity verbatim from the state: it is evaluated on two states of
+/// distinct, exactly representable components, and a quantity lies at offset o when both results
+/// are components o, o+1, … of their states.
+template <class Integrator>
+StateLayout probe_layout(const Integrator& integrator, const typename Integrator::ModelType& model) {
+  using S = typename Integrator::Scalar;
+  using State = typename Integrator::State;
+  StateLayout l;
+  if constexpr (is_rigid_body_kinematics<KinematicsOf<Integrator>>::value) {
+    State a{}, b{};
+    for (int c = 0; c < State::size; ++c) {
+      a[c] = S(c + 1);
+      b[c] = S(-0.25) * S(2 * c + 3);
+    }
+    const auto ka = integrator.kinematics(model, a), kb = integrator.kinematics(model, b);
+    const auto find = [&](const auto& va, const auto& vb) {
+      const int size = int(va.size());
+      for (int o = 0; o + size <= State::size; ++o) {
+        bool same = true;
+        for (int c = 0; c < size; ++c) same = same && va[c] == a[o + c] && vb[c] == b[o + c];
+        if (same) return o;
+      }
+      return -1;
+    };
+    l.quaternion = find(ka.quaternion, kb.quaternion);
+    l.omega_body = find(ka.omega_body, kb.omega_body);
+    if (Integrator::ModelType::translates) {
+      l.position = find(ka.position, kb.position);
+      l.velocity = find(ka.velocity, kb.velocity);
+    }
+  }
+  return l;
+}
+
 /// A backend's ensemble behind the Ensemble interface. The interface speaks double; a float
 /// ensemble writes its samples into a float window that is widened into the caller's.
 template <class Backend, class ModelEntry>
 class BackendAdapter final : public Ensemble {
   using S = typename Backend::S;
+  using State = typename Backend::State;
+  using Kinematics = typename Backend::Kinematics;
 
  public:
   /// `table`: body_table of the scenario.
   BackendAdapter(const std::vector<double>& table, index_t bodies, Backend backend) : backend_(std::move(backend)) {
     initial_.reserve(bodies);
     for (index_t i = 0; i < bodies; ++i) initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(table, i)));
+    if (bodies > 0) layout_ = probe_layout(backend_.integrator(), backend_.model(0));
   }
   void initialize(const SampleView<double>& out) override {
     backend_.initialize(initial_, widening_.window(out));
@@ -139,10 +185,56 @@ class BackendAdapter final : public Ensemble {
     }
   }
 
+  index_t steps_done() const override { return backend_.steps_done(); }
+  bool translates() const override {
+    if constexpr (is_rigid_body_kinematics<Kinematics>::value) return Backend::Model::translates;
+    else return false;
+  }
+  StateStorage storage() const override {
+    if constexpr (stores_on_device<Backend>::value) return {backend_.device_state(), State::size, backend_.device()};
+    else return {backend_.state_data().data(), State::size, -1};
+  }
+  const StateLayout& layout() const override { return layout_; }
+  void observe(const SampleView<double>& out) const override {
+    const SampleView<S> w = widening_.window(out);
+    const auto& state = backend_.state_data();  // the CPU's storage itself; a copy from the GPU
+    const std::vector<Status>& status = backend_.status();
+    const index_t n = backend_.bodies(), k = backend_.steps_done();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i)
+      write_sample(w, k, i, backend_.integrator(), backend_.model(i), body_state(state, i), status[i] == Status::ok);
+    widening_.widen(out);
+  }
+  void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const override {
+    if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
+      throw std::invalid_argument(std::string("kinematics: a ") + ModelEntry::info.name +
+                                  " model is not one rigid body (its channels are observe()'s)");
+    } else {
+      const auto& state = backend_.state_data();
+      const index_t n = backend_.bodies();
+#pragma omp parallel for schedule(static)
+      for (index_t i = 0; i < n; ++i) {
+        const Kinematics k = backend_.integrator().kinematics(backend_.model(i), body_state(state, i));
+        for (int c = 0; c < 4 && quaternion; ++c) quaternion[4 * i + c] = double(k.quaternion[c]);
+        for (int c = 0; c < 3 && omega_body; ++c) omega_body[3 * i + c] = double(k.omega_body[c]);
+        for (int c = 0; c < 3 && position; ++c) position[3 * i + c] = double(k.position[c]);
+        for (int c = 0; c < 3 && velocity; ++c) velocity[3 * i + c] = double(k.velocity[c]);
+      }
+    }
+  }
+
  private:
+  /// Body i's state from every body's, [component][body].
+  State body_state(const std::vector<S>& state, index_t i) const {
+    State s;
+    for (int c = 0; c < State::size; ++c) s[c] = state[std::size_t(c) * std::size_t(backend_.bodies()) + std::size_t(i)];
+    return s;
+  }
+
   Backend backend_;
-  std::vector<typename Backend::Kinematics> initial_;
-  Widening<S> widening_;
+  std::vector<Kinematics> initial_;
+  mutable Widening<S> widening_;  // observe() writes through it too
+  StateLayout layout_;
 };
 
 /// The scenario's ensemble on `Backend` in precision S, for the methods of CUDA shard Shard of

@@ -6,9 +6,11 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/models/rigid_body_kinematics.hpp"
 #include "scenario.hpp"
 #include "step_records.hpp"
 
@@ -26,6 +28,28 @@ struct EnsembleState {
   std::vector<Status> status;
   std::vector<index_t> newton_iterations, failed_step;
   StepRecords steps;  ///< adaptive runs; empty otherwise
+};
+
+/// Whether a model's kinematics are one rigid body's (quaternion, ω, position, velocity); a mechanism's
+/// are not, and its states are read through its channels (observe, samples).
+template <class Kinematics>
+struct is_rigid_body_kinematics : std::false_type {};
+template <class S>
+struct is_rigid_body_kinematics<RigidBodyKinematics<S>> : std::true_type {};
+
+/// Where a kinematic quantity lies verbatim in an integrator's state: the first of its consecutive
+/// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)).
+struct StateLayout {
+  int quaternion = -1, omega_body = -1, position = -1, velocity = -1;
+};
+
+/// An ensemble's state where it lives, not copied: `components` values per body, component c of
+/// body i at [c·bodies + i], in the run's precision, in host memory (device −1) or on CUDA device
+/// `device`. The storage stays in place for the ensemble's life; advance and restore update it.
+struct StateStorage {
+  const void* data = nullptr;
+  int components = 0;
+  int device = -1;
 };
 
 class Ensemble {
@@ -51,6 +75,22 @@ class Ensemble {
   /// copied) feeds `statistics`, which the caller owns and keeps alive. False (and nothing changes)
   /// where the samples are on the host anyway: the caller reduces what it receives.
   virtual bool attach_statistics(cuda::DeviceStatistics* statistics) = 0;
+
+  // What a caller that steps the ensemble itself reads between advances (host/session.hpp's
+  // ensembles from arrays, quatstep.Ensemble in Python):
+  virtual index_t steps_done() const = 0;
+  virtual bool translates() const = 0;  ///< rigid bodies with a position and a velocity
+  /// The state where it lives (CUDA: device memory), no copy.
+  virtual StateStorage storage() const = 0;
+  /// Which of the state's components are kinematic quantities as they are (probed on body 0).
+  virtual const StateLayout& layout() const = 0;
+  /// The channels of the current state (sample_channels; NaN for a failed body) into sample
+  /// steps_done() of `out` (stride 1), computed on the host from the state.
+  virtual void observe(const SampleView<double>& out) const = 0;
+  /// Orientation, body angular velocity, and for translating models position and velocity of every
+  /// body, body-major (bodies × 4, bodies × 3, …), computed on the host; null pointers are skipped.
+  /// Rigid-body models only (std::invalid_argument otherwise).
+  virtual void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const = 0;
 };
 
 /// The backend a run uses (never Backend::automatic) and what it is, for the summary and the

@@ -1127,6 +1127,11 @@ std::vector<std::string> scenario_warnings(const Scenario& sc) {
 
 std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws) {
   const ModelView& view = sc.model_view();
+  if (!sc.rows.empty()) {
+    const auto row = sc.rows.begin() + std::ptrdiff_t(std::size_t(i) * view.defaults.size());
+    if (redraws) *redraws = 0;
+    return std::vector<double>(row, row + std::ptrdiff_t(view.defaults.size()));
+  }
   const index_t body = sc.body_index(i);
   std::vector<double> p = sc.base;
   for (const Sweep& s : sc.sweeps) {

@@ -404,6 +404,9 @@ struct Scenario {
   std::string text;    ///< the TOML text, stored in the output file
   int model = 0;       ///< in model_views()
   std::vector<double> base;  ///< the model's per-body parameters as in the file (ModelView::keys)
+  /// Every body's parameters given outright (ensemble_size rows of ModelView::defaults' size), for a
+  /// scenario made from arrays rather than a file (session.hpp); empty: built from base and [ensemble].
+  std::vector<double> rows;
   IntegratorSpec integrator;
   Backend backend = Backend::automatic;
   Precision precision = Precision::double_precision;

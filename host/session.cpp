@@ -3,13 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <type_traits>
 
-#include "cpu_ensemble.hpp"
-#include "ensemble_builder.hpp"
 #include "mechanism_run.hpp"
-#include "registry_dispatch.hpp"
 
 namespace quatstep {
 namespace {
@@ -89,151 +84,60 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
                           problem->message);
 }
 
-// ---------------------------------------------------------------- the CPU ensemble from arrays
-/// Where kinematics() takes each quantity verbatim from the state: it is evaluated on two states of
-/// distinct, exactly representable components, and a quantity lies at offset o when both results
-/// are components o, o+1, … of their states.
-template <class Integrator>
-StateLayout probe_layout(const Integrator& integrator, const typename Integrator::ModelType& model) {
-  using S = typename Integrator::Scalar;
-  using State = typename Integrator::State;
-  using Kinematics = typename CpuEnsemble<Integrator>::Kinematics;
-  StateLayout l;
-  if constexpr (is_rigid_body_kinematics<Kinematics>::value) {
-    State a{}, b{};
-    for (int c = 0; c < State::size; ++c) {
-      a[c] = S(c + 1);
-      b[c] = S(-0.25) * S(2 * c + 3);
-    }
-    const Kinematics ka = integrator.kinematics(model, a), kb = integrator.kinematics(model, b);
-    const auto find = [&](const auto& va, const auto& vb) {
-      const int size = int(va.size());
-      for (int o = 0; o + size <= State::size; ++o) {
-        bool same = true;
-        for (int c = 0; c < size; ++c) same = same && va[c] == a[o + c] && vb[c] == b[o + c];
-        if (same) return o;
-      }
-      return -1;
-    };
-    l.quaternion = find(ka.quaternion, kb.quaternion);
-    l.omega_body = find(ka.omega_body, kb.omega_body);
-    if (Integrator::ModelType::translates) {
-      l.position = find(ka.position, kb.position);
-      l.velocity = find(ka.velocity, kb.velocity);
-    }
-  }
-  return l;
+// ---------------------------------------------------------------- the ensemble from arrays
+/// The scenario a spec stands for: its model, method and settings, precision, backend and time, and
+/// its bodies as given (Scenario::rows: nothing is drawn).
+Scenario scenario_of(const BodyEnsembleSpec& spec, const CheckedSpec& c) {
+  Scenario sc;
+  sc.source = source;
+  sc.model = c.model;
+  sc.base = sc.model_view().defaults;
+  sc.integrator = c.integrator;
+  sc.backend = spec.backend;
+  sc.precision = spec.precision;
+  sc.time.dt = spec.dt;
+  sc.time.t_start = sc.time.t_end = spec.t_start;
+  sc.ensemble_size = sc.declared_size = spec.bodies;
+  sc.rows = spec.parameters;
+  return sc;
 }
 
-template <class Integrator, class ModelEntry>
-class CpuBodyEnsemble final : public BodyEnsemble {
-  using S = typename Integrator::Scalar;
-  using Model = typename Integrator::ModelType;
-  using Kinematics = typename CpuEnsemble<Integrator>::Kinematics;
-
+/// make_ensemble's ensemble of the spec's scenario, on the CPU or the GPU, stepped by its caller.
+class ArrayEnsemble final : public BodyEnsemble {
  public:
-  CpuBodyEnsemble(const Integrator& integrator, std::vector<Model> models, const std::vector<Kinematics>& initial,
-                  double t_start, double dt, BackendChoice backend)
-      : integrator_(integrator),
-        ensemble_(integrator, std::move(models), S(t_start), S(dt)),
-        t_start_(t_start),
-        dt_(dt),
-        backend_(std::move(backend)) {
-    ensemble_.initialize(initial, SampleView<S>{nullptr, ensemble_.bodies(), 0, 0, 1, 0});
-    if (ensemble_.bodies() > 0) layout_ = probe_layout(integrator_, ensemble_.model(0));
+  ArrayEnsemble(Scenario scenario, BackendChoice backend)
+      : scenario_(std::move(scenario)), backend_(std::move(backend)), ensemble_(make_ensemble(scenario_, backend_)) {
+    ensemble_->initialize(SampleView<double>{nullptr, bodies(), 0, 0, 1, 0});
+    std::vector<double>().swap(scenario_.rows);  // built: the models hold the bodies now
   }
 
-  index_t bodies() const override { return ensemble_.bodies(); }
-  Precision precision() const override {
-    return std::is_same_v<S, float> ? Precision::single_precision : Precision::double_precision;
-  }
-  index_t steps_done() const override { return ensemble_.steps_done(); }
-  double t_start() const override { return t_start_; }
-  double dt() const override { return dt_; }
-  double time() const override { return t_start_ + double(ensemble_.steps_done()) * dt_; }
-  bool rigid_body() const override { return is_rigid_body_kinematics<Kinematics>::value; }
-  bool translates() const override {
-    if constexpr (is_rigid_body_kinematics<Kinematics>::value) return Model::translates;
-    else return false;
-  }
-  std::vector<Channel> channels() const override {
-    std::vector<Channel> c(std::begin(Model::channels), std::end(Model::channels));
-    if constexpr (has_integrator_channels<Integrator>::value)
-      c.insert(c.end(), std::begin(Integrator::channels), std::end(Integrator::channels));
-    return c;
-  }
+  index_t bodies() const override { return scenario_.ensemble_size; }
+  Precision precision() const override { return scenario_.precision; }
+  index_t steps_done() const override { return ensemble_->steps_done(); }
+  double t_start() const override { return scenario_.time.t_start; }
+  double dt() const override { return scenario_.time.dt; }
+  double time() const override { return t_start() + double(steps_done()) * dt(); }
+  bool translates() const override { return ensemble_->translates(); }
+  std::vector<Channel> channels() const override { return sample_channels(scenario_); }
   const BackendChoice& backend() const override { return backend_; }
+  StateStorage storage() const override { return ensemble_->storage(); }
+  const StateLayout& layout() const override { return ensemble_->layout(); }
 
-  const void* state_data() const override { return ensemble_.state_data().data(); }
-  int state_size() const override { return Integrator::State::size; }
-  const StateLayout& layout() const override { return layout_; }
-
-  void advance(index_t steps, const SampleView<double>& out) override {
-    ensemble_.advance(steps, widening_.window(out));
-    widening_.widen(out);
-  }
-  void observe(const SampleView<double>& out) const override {
-    const SampleView<S> w = widening_.window(out);
-    const index_t n = bodies(), k = steps_done();
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i)
-      write_sample(w, k, i, integrator_, ensemble_.model(i), ensemble_.state(i), ensemble_.status()[i] == Status::ok);
-    widening_.widen(out);
-  }
+  void advance(index_t steps, const SampleView<double>& out) override { ensemble_->advance(steps, out); }
+  void observe(const SampleView<double>& out) const override { ensemble_->observe(out); }
   void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const override {
-    if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
-      throw std::invalid_argument(std::string("kinematics: a ") + ModelEntry::info.name +
-                                  " model is not one rigid body (its channels are observe()'s)");
-    } else {
-      const index_t n = bodies();
-#pragma omp parallel for schedule(static)
-      for (index_t i = 0; i < n; ++i) {
-        const Kinematics k = ensemble_.kinematics(i);
-        for (int c = 0; c < 4 && quaternion; ++c) quaternion[4 * i + c] = double(k.quaternion[c]);
-        for (int c = 0; c < 3 && omega_body; ++c) omega_body[3 * i + c] = double(k.omega_body[c]);
-        for (int c = 0; c < 3 && position; ++c) position[3 * i + c] = double(k.position[c]);
-        for (int c = 0; c < 3 && velocity; ++c) velocity[3 * i + c] = double(k.velocity[c]);
-      }
-    }
+    ensemble_->kinematics(quaternion, omega_body, position, velocity);
   }
 
-  const std::vector<Status>& status() const override { return ensemble_.status(); }
-  const std::vector<index_t>& newton_iterations() const override { return ensemble_.newton_iterations(); }
-  const std::vector<index_t>& failed_step() const override { return ensemble_.failed_step(); }
+  const std::vector<Status>& status() const override { return ensemble_->status(); }
+  const std::vector<index_t>& newton_iterations() const override { return ensemble_->newton_iterations(); }
+  const std::vector<index_t>& failed_step() const override { return ensemble_->failed_step(); }
 
  private:
-  Integrator integrator_;
-  CpuEnsemble<Integrator> ensemble_;
-  double t_start_, dt_;
+  Scenario scenario_;
   BackendChoice backend_;
-  StateLayout layout_;
-  mutable build::Widening<S> widening_;
+  std::unique_ptr<Ensemble> ensemble_;
 };
-
-template <class S>
-std::unique_ptr<BodyEnsemble> cpu_body_ensemble(const BodyEnsembleSpec& spec, int model, const IntegratorSpec& in,
-                                                BackendChoice backend) {
-  using R = std::unique_ptr<BodyEnsemble>;
-  const std::size_t p = model_views().at(model).defaults.size();
-  return with_registered_integrator<S, R>(model, in.method, in.variant, [&](auto model_tag, auto integrator_tag) -> R {
-    using ModelEntry = tag_type<decltype(model_tag)>;
-    using Integrator = tag_type<decltype(integrator_tag)>;
-    std::vector<typename Integrator::ModelType> models;
-    std::vector<typename CpuEnsemble<Integrator>::Kinematics> initial;
-    models.reserve(spec.bodies);
-    initial.reserve(spec.bodies);
-    for (index_t i = 0; i < spec.bodies; ++i) {
-      typename ModelEntry::Parameters parameters;
-      static_assert(sizeof parameters % sizeof(double) == 0);
-      std::memcpy(&parameters, spec.parameters.data() + i * p, sizeof parameters);
-      models.push_back(ModelEntry::template build<S>(parameters));
-      initial.push_back(ModelEntry::template initial<S>(parameters));
-    }
-    return std::make_unique<CpuBodyEnsemble<Integrator, ModelEntry>>(build::make_integrator<Integrator>(in),
-                                                                     std::move(models), initial, spec.t_start,
-                                                                     spec.dt, std::move(backend));
-  });
-}
 
 // ---------------------------------------------------------------- a run's output kept in memory
 /// run_scenario's output into an InMemoryRun, the file's datasets as arrays.
@@ -380,12 +284,7 @@ CheckedSpec check_spec(const BodyEnsembleSpec& spec) {
 
 std::unique_ptr<BodyEnsemble> make_body_ensemble(const BodyEnsembleSpec& spec) {
   const CheckedSpec c = check_spec(spec);
-  if (spec.backend == Backend::cuda)
-    throw std::runtime_error("backend \"cuda\": an ensemble from arrays runs on the CPU (the GPU from Python is "
-                             "BatchStepper)");
-  const BackendChoice backend{Backend::cpu, "cpu"};
-  if (spec.precision == Precision::single_precision) return cpu_body_ensemble<float>(spec, c.model, c.integrator, backend);
-  return cpu_body_ensemble<double>(spec, c.model, c.integrator, backend);
+  return std::make_unique<ArrayEnsemble>(scenario_of(spec, c), choose_backend(spec.backend));
 }
 
 }  // namespace quatstep

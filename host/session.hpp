@@ -5,8 +5,8 @@
 //     parameters and records, bit for bit; run_mechanisms_in_memory the same for a mechanism
 //     scenario (run_mechanism_scenario);
 //   * BodyEnsemble: an ensemble made from per-body parameter arrays, no scenario file (model and
-//     method by registry name, settings by key), advanced step by step, with its state storage open
-//     to zero-copy views (CPU backend).
+//     method by registry name, settings by key), advanced step by step on the CPU or the GPU
+//     (make_ensemble's ensembles), with its state storage open to zero-copy views.
 // Inputs are checked as the scenario parser checks them, with its messages ("key 'model.inertia':
 // component 2 is -1, must be > 0", "key 'integrator.alpha': …"); a problem is a ScenarioError.
 #pragma once
@@ -21,7 +21,6 @@
 #include "run.hpp"
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
-#include "quatstep/models/rigid_body_kinematics.hpp"
 #include "scenario.hpp"
 
 namespace quatstep {
@@ -107,24 +106,11 @@ struct BodyEnsembleSpec {
   std::string model, method, variant;  ///< registry names; variant "" is the method's default
   std::vector<std::pair<std::string, SettingValue>> settings;  ///< [integrator] keys, the rest default
   Precision precision = Precision::double_precision;
-  Backend backend = Backend::cpu;
+  Backend backend = Backend::cpu;  ///< "auto" and "cuda" as a scenario's [run] backend
   double dt = 0, t_start = 0;
   index_t bodies = 0;
   std::vector<double> parameters;  ///< bodies × ModelView::defaults.size(), body-major
   std::vector<std::string> given;
-};
-
-/// Whether a model's kinematics are one rigid body's (quaternion, ω, position, velocity); a mechanism's
-/// are not, and its states are read through its channels (observe, samples).
-template <class Kinematics>
-struct is_rigid_body_kinematics : std::false_type {};
-template <class S>
-struct is_rigid_body_kinematics<RigidBodyKinematics<S>> : std::true_type {};
-
-/// Where a kinematic quantity lies verbatim in an integrator's state: the first of its consecutive
-/// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)).
-struct StateLayout {
-  int quaternion = -1, omega_body = -1, position = -1, velocity = -1;
 };
 
 class BodyEnsemble {
@@ -137,15 +123,14 @@ class BodyEnsemble {
   virtual double t_start() const = 0;
   virtual double dt() const = 0;
   virtual double time() const = 0;  ///< t_start + steps_done·dt
-  virtual bool rigid_body() const = 0;  ///< the model's kinematics are one rigid body's
   virtual bool translates() const = 0;  ///< rigid body with position and velocity
   virtual std::vector<Channel> channels() const = 0;  ///< a sample's, in buffer order
   virtual const BackendChoice& backend() const = 0;
 
-  /// The integrator's state as the ensemble stores it: state_size() components per body, component c
-  /// of body i at [c·bodies() + i], in the ensemble's precision (float or double).
-  virtual const void* state_data() const = 0;
-  virtual int state_size() const = 0;
+  /// The integrator's state where the ensemble stores it, not copied: component c of body i at
+  /// [c·bodies() + i], in the ensemble's precision (float or double), in host memory or, on the
+  /// GPU, in device memory (StateStorage::device).
+  virtual StateStorage storage() const = 0;
   virtual const StateLayout& layout() const = 0;
 
   /// Advance every body by `steps` steps, writing the samples that fall into `out`'s window (none
@@ -173,8 +158,9 @@ struct CheckedSpec {
 CheckedSpec check_spec(const BodyEnsembleSpec& spec);
 
 /// Checks the spec as a scenario is checked (names, settings, each body's keys and the model's rules),
-/// then builds the models, computes the consistent initial state and writes nothing. Throws
-/// ScenarioError naming the key (and body) at fault.
+/// then builds the models on spec.backend (choose_backend: "auto" takes the GPU when one is usable,
+/// "cuda" without one is a std::runtime_error saying why), computes the consistent initial state and
+/// writes nothing. Throws ScenarioError naming the key (and body) at fault.
 std::unique_ptr<BodyEnsemble> make_body_ensemble(const BodyEnsembleSpec& spec);
 
 }  // namespace quatstep

@@ -51,7 +51,9 @@ class CudaEnsemble {
         accepted_(adaptive ? models_host_.size() : 0),
         rejected_(adaptive ? models_host_.size() : 0),
         smallest_(adaptive ? models_host_.size() : 0),
-        largest_(adaptive ? models_host_.size() : 0) {}
+        largest_(adaptive ? models_host_.size() : 0) {
+    check(cudaGetDevice(&device_), "cudaGetDevice");
+  }
 
   index_t bodies() const { return n_; }
   index_t steps_done() const { return steps_done_; }
@@ -103,6 +105,11 @@ class CudaEnsemble {
   const std::vector<Status>& status() const { return fetch_records(), status_host_; }
   const std::vector<index_t>& newton_iterations() const { return fetch_records(), iterations_host_; }
   const std::vector<index_t>& failed_step() const { return fetch_records(), failed_step_host_; }
+  const Model& model(index_t i) const { return models_host_[i]; }
+  const Integrator& integrator() const { return integrator_; }
+  /// Every body's state in device memory, [component][body] (no copy), on CUDA device device().
+  const S* device_state() const { return state_.data(); }
+  int device() const { return device_; }
   /// Body i's state, copied from the device.
   State state(index_t i) const {
     State s;
@@ -214,8 +221,9 @@ class CudaEnsemble {
   }
 
   Integrator integrator_;
-  std::vector<Model> models_host_;  // for validation messages
+  std::vector<Model> models_host_;  // for validation messages and host-side kinematics
   index_t n_;
+  int device_ = 0;  // where the arrays below live
   S t0_, h_;
   DeviceArray<Model> models_;
   DeviceArray<S> state_;  // [component][body]

@@ -9,7 +9,8 @@ Four ways in, all on the same compiled core as the ``quatstep`` command:
   bodies, joints, springs, loads) runs the same way, through the command's mechanism run.
 * :class:`Ensemble` — bodies made from arrays of per-body parameters (no TOML): a model and a method
   by registry name, the model's keys as arrays, the method's settings as keywords; ``advance(steps)``
-  and the state read as NumPy views of the ensemble's own storage (CPU).
+  and the state read without a copy: NumPy views of the ensemble's own storage on the CPU, DLPack arrays
+  in device memory on the GPU (``backend="cuda"``).
 * :class:`BatchStepper` — the coupled-step API for DEM codes: one step of the whole batch with the
   caller's torques and forces as CUDA arrays (CuPy, PyTorch, JAX; DLPack), on the caller's stream, the
   kinematics written into arrays the caller owns (CUDA builds).
@@ -381,7 +382,7 @@ class _Stepped:
 
 
 class Ensemble(_Stepped):
-    """Bodies made from arrays, advanced step by step (CPU).
+    """Bodies made from arrays, advanced step by step, on the CPU or the GPU.
 
     ``Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters={"inertia": I, "mass": 1.0,
     "center_of_mass": [0, 0, 1], "gravity": [0, 0, -9.81], "omega_body": w}, alpha=-0.1)``
@@ -391,7 +392,9 @@ class Ensemble(_Stepped):
     each one value for all bodies or one row per body (``bodies`` sets the count when every value is
     shared); the method's settings as keywords (``alpha=-0.1``, ``inertia_shift=True``,
     ``newton_tolerance=1e-10``), ``variant`` for methods that have them; ``precision`` ``"double"`` or
-    ``"float"``. Inputs are checked as a scenario's are (:class:`ScenarioError`).
+    ``"float"``; ``backend`` ``"cpu"`` (the default), ``"cuda"`` (an error saying why where no GPU is
+    usable) or ``"auto"`` (the GPU when one is usable: :attr:`backend` says which and why). Inputs are
+    checked as a scenario's are (:class:`ScenarioError`).
 
     No copy: :attr:`state` (the integrator's state, ``(state_size, bodies)``), :attr:`status`,
     :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
@@ -401,6 +404,12 @@ class Ensemble(_Stepped):
     precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
     Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and
     :meth:`kinematics` and :meth:`observe` are computed copies.
+
+    On the GPU the state stays in device memory: :attr:`state` and the stored kinematic quantities are
+    read-only DLPack arrays there (``cupy.from_dlpack(ens.state)``, ``torch.from_dlpack(ens.quaternion)``),
+    still without a copy and following the ensemble as it advances (:attr:`device` is the CUDA device);
+    the per-body records, :meth:`kinematics`, :meth:`observe` and the samples of :meth:`advance` come
+    back to the host as NumPy arrays. The GPU runs the same step code as ``quatstep run`` there.
     """
 
     def __init__(self, model: str, method: str, *, dt: float, parameters: Mapping | None = None,
@@ -423,15 +432,17 @@ class Ensemble(_Stepped):
     # -- the state
     @property
     def state(self) -> np.ndarray:
-        """The integrator's state as stored, ``(state_size, bodies)``, read-only view (no copy). The meaning
-        of its rows is the method's (e.g. HHT: q, q̇, q̈, λ)."""
+        """The integrator's state as stored, ``(state_size, bodies)``, read-only view (no copy; on the GPU a
+        DLPack array in device memory). The meaning of its rows is the method's (e.g. HHT: q, q̇, q̈, λ)."""
         return self._core.state()
 
     @property
     def zero_copy(self) -> tuple:
-        """The attributes that are views of the ensemble's storage for this model and method."""
+        """The attributes that are views of the ensemble's storage for this model and method (on the GPU
+        the per-body records are host copies, fetched when read)."""
         stored = tuple(k for k, first in self._core.layout.items() if first >= 0)
-        return ("state", "status", "newton_iterations", "failed_step") + stored
+        records = ("status", "newton_iterations", "failed_step") if self.device < 0 else ()
+        return ("state",) + records + stored
 
     def _kinematic(self, name, size):
         first = self._core.layout[name]
@@ -464,7 +475,8 @@ class Ensemble(_Stepped):
 
     bodies = property(lambda self: self._core.bodies, doc="Number of bodies.")
     precision = property(lambda self: self._core.precision, doc='"double" or "float".')
-    backend = property(lambda self: self._core.backend, doc="What runs the bodies.")
+    backend = property(lambda self: self._core.backend, doc="What runs the bodies (and for \"auto\", why).")
+    device = property(lambda self: self._core.device, doc="The CUDA device holding the state; -1: host memory.")
 
     def __repr__(self):
         return (f"Ensemble({self.model!r}, {self.method!r}, {self.bodies} bodies, {self.precision}, "

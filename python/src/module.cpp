@@ -394,6 +394,21 @@ void def_stepping(nb::class_<E>& c) {
       .def_prop_ro("channels", [](const E& e) { return names_of_channels(e.channels()); });
 }
 
+/// The ensemble's state components from `first` on, every body's, as an array of `shape` and
+/// `strides` (elements; none: C order) kept alive by `self`, not copied: a NumPy view in host
+/// memory, a DLPack array (cupy.from_dlpack, torch.from_dlpack) in CUDA device memory.
+nb::object state_array(nb::handle self, int first, std::initializer_list<std::size_t> shape,
+                       std::initializer_list<std::int64_t> strides) {
+  const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
+  const StateStorage storage = e.storage();
+  const bool single = e.precision() == Precision::single_precision;
+  const nb::dlpack::dtype dtype = single ? nb::dtype<float>() : nb::dtype<double>();
+  const void* data = static_cast<const char*>(storage.data) +
+                     std::size_t(first) * std::size_t(e.bodies()) * (single ? sizeof(float) : sizeof(double));
+  if (storage.device < 0) return nb::cast(ReadOnlyArray(data, shape, self, strides, dtype));
+  return nb::cast(nb::ndarray<nb::ro>(data, shape, self, strides, dtype, nb::device::cuda::value, storage.device));
+}
+
 }  // namespace
 
 BodyEnsembleSpec ensemble_spec(const std::string& model, const std::string& method, const std::string& variant,
@@ -534,7 +549,9 @@ NB_MODULE(_quatstep, m) {
       .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(to_string(e.precision())); })
       .def_prop_ro("translates", &BodyEnsemble::translates)
       .def_prop_ro("backend", [](const BodyEnsemble& e) { return e.backend().description; })
-      .def_prop_ro("state_size", &BodyEnsemble::state_size)
+      .def_prop_ro("state_size", [](const BodyEnsemble& e) { return e.storage().components; })
+      .def_prop_ro("device", [](const BodyEnsemble& e) { return e.storage().device; },
+                   "The CUDA device holding the state, -1 for host memory.")
       .def_prop_ro(
           "layout",
           [](const BodyEnsemble& e) {
@@ -551,25 +568,22 @@ NB_MODULE(_quatstep, m) {
           "state",
           [](nb::handle self) {
             const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
-            const std::size_t n = std::size_t(e.bodies()), c = std::size_t(e.state_size());
-            const nb::dlpack::dtype dtype =
-                e.precision() == Precision::single_precision ? nb::dtype<float>() : nb::dtype<double>();
-            return ReadOnlyArray(e.state_data(), {c, n}, self, {}, dtype);
+            return state_array(self, 0, {std::size_t(e.storage().components), std::size_t(e.bodies())}, {});
           },
-          "The integrator's state as stored: (state_size, bodies), read-only, no copy.")
+          "The integrator's state as stored: (state_size, bodies), read-only, no copy (on the GPU a DLPack array "
+          "in device memory).")
       .def(
           "state_view",
           [](nb::handle self, int first, int size) {
             const BodyEnsemble& e = nb::cast<const BodyEnsemble&>(self);
             const std::size_t n = std::size_t(e.bodies());
-            if (first < 0 || size < 1 || first + size > e.state_size()) throw std::out_of_range("state_view: components");
-            const bool single = e.precision() == Precision::single_precision;
-            const std::size_t bytes = single ? sizeof(float) : sizeof(double);
-            const void* data = static_cast<const char*>(e.state_data()) + std::size_t(first) * n * bytes;
-            return ReadOnlyArray(data, {n, std::size_t(size)}, self, {1, std::int64_t(n)},
-                                 single ? nb::dtype<float>() : nb::dtype<double>());
+            if (first < 0 || size < 1 || first + size > e.storage().components)
+              throw std::out_of_range("state_view: components");
+            return state_array(self, first, {n, std::size_t(size)}, {1, std::int64_t(n)});
           },
-          "first"_a, "size"_a, "State components [first, first + size) as a (bodies, size) read-only view, no copy.")
+          "first"_a, "size"_a,
+          "State components [first, first + size) as a (bodies, size) read-only view, no copy (on the GPU a "
+          "DLPack array in device memory).")
       .def(
           "kinematics",
           [](const BodyEnsemble& e) {

@@ -82,6 +82,25 @@ def test_state_views_are_the_ensembles_storage():
     assert np.allclose(ens.position[:, 0], 0.05)
 
 
+def test_backend_choice_says_where_and_why():
+    """"cpu" runs on the host (device -1); "auto" takes the GPU only where one is usable and says why
+    not otherwise; "cuda" without a usable GPU is an error with that reason (tests/test_ensemble_cuda.py
+    runs the GPU itself)."""
+    cpu = quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP)
+    assert cpu.backend == "cpu" and cpu.device == -1
+    auto = quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP, backend="auto")
+    if auto.backend.startswith("cuda"):
+        assert auto.device >= 0
+        return
+    assert auto.backend.startswith("cpu (auto: ") and auto.device == -1
+    reason = auto.backend[len("cpu (auto: "):-1]
+    with pytest.raises(RuntimeError, match=r'backend "cuda" requested, but ') as e:
+        quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP, backend="cuda")
+    assert str(e.value).endswith(reason)
+    with pytest.raises(ValueError, match="gpu"):
+        quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP, backend="gpu")
+
+
 def test_computed_kinematics_are_copies():
     """The HHT family stores (e, ė): ω is computed, the quaternion is still a view."""
     ens = quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP)

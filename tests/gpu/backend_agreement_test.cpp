@@ -212,6 +212,49 @@ high = 2.2
   EXPECT_GT(compared, 50);
 }
 
+// A caller stepping a GPU ensemble itself (Ensemble::storage, observe, kinematics; quatstep.Ensemble
+// with backend "cuda"): the state stays in device memory, at one address, and what is read from it
+// there is the ensemble's own checkpoint; observe() and kinematics() agree with the CPU ensemble's
+// to the backend tolerance above (1e-12 in double).
+TEST(EnsembleAccess, GpuStateStaysInDeviceMemoryAndReadsAsTheCpus) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const testing::IntegratorCase integrator = testing::default_case("modified_hht");
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(integrator, testing::model_index("heavy_top"), 500, 200, 200), "random.toml");
+  const index_t n = sc.ensemble_size;
+  const int scalars = channel_scalars(sample_channels(sc));
+  const SampleView<double> none{nullptr, n, 0, 0, 1, scalars};
+  const std::unique_ptr<Ensemble> cpu = make_ensemble(sc, choose_backend(Backend::cpu)),
+                                  gpu = make_ensemble(sc, choose_backend(Backend::cuda));
+  cpu->initialize(none), gpu->initialize(none);
+  cpu->advance(sc.time.steps, none), gpu->advance(sc.time.steps, none);
+
+  const StateStorage storage = gpu->storage();
+  cudaPointerAttributes where{};
+  ASSERT_EQ(cudaPointerGetAttributes(&where, storage.data), cudaSuccess);
+  EXPECT_EQ(where.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(where.device, storage.device);
+  std::vector<double> on_device(std::size_t(storage.components) * n);
+  ASSERT_EQ(cudaMemcpy(on_device.data(), storage.data, on_device.size() * sizeof(double), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  EXPECT_TRUE(testing::same_bits(on_device, gpu->save().state, "device storage vs checkpoint"));
+
+  std::vector<double> a(std::size_t(scalars) * n), b(a.size());
+  cpu->observe(SampleView<double>{a.data(), n, sc.time.steps, 1, 1, scalars});
+  gpu->observe(SampleView<double>{b.data(), n, sc.time.steps, 1, 1, scalars});
+  double scale = 0, diff = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) scale = std::max(scale, std::abs(a[k])), diff = std::max(diff, std::abs(a[k] - b[k]));
+  EXPECT_LE(diff, 1e-12 * scale);
+  std::vector<double> qa(4 * n), qb(4 * n);
+  cpu->kinematics(qa.data(), nullptr, nullptr, nullptr);
+  gpu->kinematics(qb.data(), nullptr, nullptr, nullptr);
+  for (std::size_t k = 0; k < qa.size(); ++k) ASSERT_NEAR(qa[k], qb[k], 1e-12) << k;
+
+  gpu->advance(10, none);
+  EXPECT_EQ(gpu->storage().data, storage.data);
+  EXPECT_EQ(gpu->steps_done(), sc.time.steps + 10);
+}
+
 // Adaptive steps ([time] adaptive = true) through the scenario path on the GPU: trajectories and
 // step records against the CPU run in the build's mode (strict mode: bit for bit, adaptive_agreement_test.cu).
 TEST(AdaptiveRun, GpuRunAgreesWithTheCpuRun) {
