@@ -38,7 +38,7 @@ double stored(const StateStorage& s, Precision precision, index_t bodies, int c,
                                                   : static_cast<const double*>(s.data)[k];
 }
 
-class EnsembleAccess : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, int, const char*>> {};
+class EnsembleAccess : public ::testing::TestWithParam<testing::EveryCase> {};
 
 TEST_P(EnsembleAccess, StorageObserveAndKinematicsAreTheRunsOwn) {
   const auto [integrator, model, precision] = GetParam();
@@ -101,14 +101,7 @@ TEST_P(EnsembleAccess, StorageObserveAndKinematicsAreTheRunsOwn) {
   if (e->status()[0] == Status::ok) EXPECT_NE(stored(storage, sc.precision, n, 0, 0), before);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryIntegrator, EnsembleAccess,
-                         ::testing::Combine(::testing::ValuesIn(testing::all_integrators()),
-                                            ::testing::ValuesIn(testing::all_models()),
-                                            ::testing::Values("double", "float")),
-                         [](const auto& info) {
-                           return std::get<0>(info.param).name + "_" + testing::model_name(std::get<1>(info.param)) +
-                                  "_" + std::get<2>(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryIntegrator, EnsembleAccess, testing::every_case(), testing::every_case_name);
 
 }  // namespace
 }  // namespace quatstep

@@ -72,7 +72,7 @@ std::vector<double> relative_differences(const Scenario& sc, const Outcome& a, c
 }
 
 class BackendAgreement
-    : public ::testing::TestWithParam<std::tuple<testing::IntegratorCase, int, const char*>> {};
+    : public ::testing::TestWithParam<testing::EveryCase> {};
 
 // Fast mode (FMA in the kernels, none on the CPU), measured on an H100 (2026-11-24), worst channel:
 //   double: ≤ 2.7e-13 for every method except the reduced Livens forms (REML, null space, Livens
@@ -112,14 +112,7 @@ TEST_P(BackendAgreement, RandomEnsembleAgreesToTheStatedTolerance) {
   else EXPECT_LE(status_differs, sc.ensemble_size * 8 / 100);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryIntegrator, BackendAgreement,
-                         ::testing::Combine(::testing::ValuesIn(testing::all_integrators()),
-                                            ::testing::ValuesIn(testing::all_models()),
-                                            ::testing::Values("double", "float")),
-                         [](const auto& info) {
-                           return std::get<0>(info.param).name + "_" + testing::model_name(std::get<1>(info.param)) +
-                                  "_" + std::get<2>(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryIntegrator, BackendAgreement, testing::every_case(), testing::every_case_name);
 
 /// `toml` run by `quatstep run`'s loop on `backend` into dir/<name>.h5.
 std::string run_file(const std::string& toml, Backend backend, const testing::ScratchDirectory& dir, const std::string& name) {

@@ -9,7 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "scenario.hpp"
 
@@ -40,6 +43,17 @@ inline IntegratorCase default_case(const std::string& method) {
 
 /// Whether the case's method runs on the model (in the case's variant).
 inline bool runs_on(const IntegratorCase& c, int model) { return method_views()[c.method].applies[model][c.variant]; }
+
+/// Every integrator case × model × precision, the parameters of the tests that cover the registry.
+using EveryCase = std::tuple<IntegratorCase, int, const char*>;
+inline auto every_case() {
+  return ::testing::Combine(::testing::ValuesIn(all_integrators()), ::testing::ValuesIn(all_models()),
+                            ::testing::Values("double", "float"));
+}
+/// A test's name for its EveryCase parameter: "modified_hht_shift_heavy_top_float".
+inline std::string every_case_name(const ::testing::TestParamInfo<EveryCase>& info) {
+  return std::get<0>(info.param).name + "_" + model_name(std::get<1>(info.param)) + "_" + std::get<2>(info.param);
+}
 
 /// `bodies` random bodies, `steps` steps of dt = 1e-3 (|ω| up to ~25 rad/s: ≤ 0.025 rad per step),
 /// one sample every `stride` steps.
