@@ -512,6 +512,30 @@ void parse_integrator(const Reader& r, const toml::table& root, Scenario& sc) {
   check_settings(r.source(), in);
 }
 
+/// Method `method` (in method_views()) as the [time] table needs it.
+StepControlMethod step_control_method(int method) {
+  std::vector<std::string> adaptive;
+  for (const MethodView& m : method_views())
+    if (m.adaptive) adaptive.push_back(m.info.name);
+  const MethodView& view = method_views().at(method);
+  return {view.info.name, view.adaptive, adaptive};
+}
+
+/// adaptive_steps_problem of a method known by its name and whether it takes adaptive steps.
+std::optional<validation::Problem> adaptive_steps_problem(const AdaptiveSettings<double>& control,
+                                                          const StepControlMethod& method) {
+  if (!method.adaptive)
+    return validation::Problem{"time.adaptive", "method '" + method.name +
+                                                    "' takes fixed steps only; adaptive steps run with the HHT family: " +
+                                                    quoted(method.adaptive_methods)};
+  try {
+    control.validate();
+  } catch (const keys::KeyError& e) {
+    return validation::Problem{"time." + e.key, e.problem};
+  }
+  return std::nullopt;
+}
+
 /// [time] adaptive = true: an adaptive method (the integrator is parsed first) and step-control
 /// values that pass AdaptiveSettings::validate(); without it, a step-control key is an error
 /// (whoever wrote it expects it to act).
@@ -521,14 +545,7 @@ void parse_step_control(const Reader& r, const toml::table& t, const TimeSpec& t
       if (t.get(k.name)) r.fail("time." + k.name, "read only with adaptive = true");
     return;
   }
-  if (!method.adaptive)
-    r.fail("time.adaptive", "method '" + method.name +
-                                "' takes fixed steps only; adaptive steps run with the HHT family: " + quoted(method.adaptive_methods));
-  try {
-    ts.step_control.validate();
-  } catch (const keys::KeyError& e) {
-    r.fail("time." + e.key, e.problem);
-  }
+  if (auto problem = adaptive_steps_problem(ts.step_control, method)) r.fail(problem->key, problem->message);
 }
 
 TimeSpec parse_time(const Reader& r, const toml::table& root, std::optional<double> t_end, const StepControlMethod& method) {
@@ -957,6 +974,10 @@ void check_settings(const std::string& source, const IntegratorSpec& in) {
   }
 }
 
+std::optional<validation::Problem> adaptive_steps_problem(const AdaptiveSettings<double>& control, int method) {
+  return adaptive_steps_problem(control, step_control_method(method));
+}
+
 double IntegratorSpec::value(const std::string& key) const {
   const int k = find_key(view().keys, key);
   if (k < 0) throw std::invalid_argument("method '" + std::string(view().info.name) + "' has no setting '" + key + "'");
@@ -994,13 +1015,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   if (overrides.backend) sc.backend = *overrides.backend;
   if (overrides.precision) sc.precision = *overrides.precision;
   parse_integrator(r, root, sc);
-  {
-    std::vector<std::string> adaptive;
-    for (const MethodView& m : method_views())
-      if (m.adaptive) adaptive.push_back(m.info.name);
-    const MethodView& method = sc.integrator.view();
-    sc.time = parse_time(r, root, overrides.t_end, {method.info.name, method.adaptive, adaptive});
-  }
+  sc.time = parse_time(r, root, overrides.t_end, step_control_method(sc.integrator.method));
   parse_ensemble(r, root, overrides.bodies, sc);
   parse_output(r, root, sc);
   check_bodies(sc);

@@ -96,6 +96,11 @@ struct StepControlMethod {
   std::vector<std::string> adaptive_methods;  ///< those that do, for the message
 };
 
+/// Why adaptive steps cannot run with these step-control values and `method` (in method_views()): a
+/// method that takes fixed steps ("time.adaptive") or a value AdaptiveSettings::validate() refuses
+/// ("time.<key>"); none when they can.
+std::optional<validation::Problem> adaptive_steps_problem(const AdaptiveSettings<double>& control, int method);
+
 /// [time] of `root` with its checks (t_end > t_start, an integer number of steps; with adaptive =
 /// true an adaptive `method` and valid step-control keys); `t_end` replaces the file's.
 TimeSpec read_time_table(const std::string& source, const toml::table& root, std::optional<double> t_end,

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "keys.hpp"
 #include "mechanism_run.hpp"
+#include "scenario_reader.hpp"
 
 namespace quatstep {
 namespace {
@@ -68,6 +70,22 @@ IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
   return in;
 }
 
+/// [time]'s step control from keys given by name, each checked as a file's, the rest default.
+AdaptiveSettings<double> step_control(const BodyEnsembleSpec& spec) {
+  const std::vector<KeyInfo> keys = key_table<AdaptiveSettings<double>>();
+  std::vector<std::vector<double>> numbers;
+  for (const KeyInfo& k : keys) numbers.push_back(k.value);
+  for (const auto& [name, value] : spec.step_control) {
+    const int k = find_key(keys, name);
+    if (k < 0) fail("time." + name, "unknown key");
+    numbers[std::size_t(k)] = setting(keys[std::size_t(k)], value, "time." + name);
+  }
+  AdaptiveSettings<double> control;
+  KeyAssigner assign(numbers);
+  control.describe(assign);
+  return control;
+}
+
 /// Every body's parameters: the keys given, the required ones, then each body as a scenario's.
 void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   const std::size_t p = view.defaults.size();
@@ -97,6 +115,8 @@ Scenario scenario_of(const BodyEnsembleSpec& spec, const CheckedSpec& c) {
   sc.precision = spec.precision;
   sc.time.dt = spec.dt;
   sc.time.t_start = sc.time.t_end = spec.t_start;
+  sc.time.adaptive = spec.adaptive;
+  sc.time.step_control = c.step_control;
   sc.ensemble_size = sc.declared_size = spec.bodies;
   sc.rows = spec.parameters;
   return sc;
@@ -132,6 +152,7 @@ class ArrayEnsemble final : public BodyEnsemble {
   const std::vector<Status>& status() const override { return ensemble_->status(); }
   const std::vector<index_t>& newton_iterations() const override { return ensemble_->newton_iterations(); }
   const std::vector<index_t>& failed_step() const override { return ensemble_->failed_step(); }
+  StepRecords step_records() const override { return ensemble_->step_records(); }
 
  private:
   Scenario scenario_;
@@ -278,6 +299,12 @@ CheckedSpec check_spec(const BodyEnsembleSpec& spec) {
   c.integrator = integrator_spec(spec, c.model);
   if (!keys::positive.contains(spec.dt)) fail("time.dt", validation::format(spec.dt) + ", must be > 0");
   if (!std::isfinite(spec.t_start)) fail("time.t_start", "not finite");
+  if (spec.adaptive) {
+    c.step_control = step_control(spec);
+    if (auto problem = adaptive_steps_problem(c.step_control, c.integrator.method)) fail(problem->key, problem->message);
+  } else if (!spec.step_control.empty()) {
+    fail("time." + spec.step_control.front().first, "read only with adaptive = true");
+  }
   check_bodies(spec, model_views().at(c.model));
   return c;
 }

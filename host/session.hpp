@@ -107,7 +107,11 @@ struct BodyEnsembleSpec {
   std::vector<std::pair<std::string, SettingValue>> settings;  ///< [integrator] keys, the rest default
   Precision precision = Precision::double_precision;
   Backend backend = Backend::cpu;  ///< "auto" and "cuda" as a scenario's [run] backend
-  double dt = 0, t_start = 0;
+  double dt = 0, t_start = 0;  ///< with adaptive steps dt is the spacing of the output times
+  /// [time] adaptive = true: each body takes steps of its own size (HHT family); step_control holds
+  /// [time]'s step-control keys by name (rotation_atol, control, …), the rest default.
+  bool adaptive = false;
+  std::vector<std::pair<std::string, SettingValue>> step_control;
   index_t bodies = 0;
   std::vector<double> parameters;  ///< bodies × ModelView::defaults.size(), body-major
   std::vector<std::string> given;
@@ -146,15 +150,18 @@ class BodyEnsemble {
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;
   virtual const std::vector<index_t>& failed_step() const = 0;
+  /// Adaptive steps: every body's step records (Ensemble::step_records); empty for fixed steps.
+  virtual StepRecords step_records() const = 0;
 };
 
 /// A spec's names and settings as registry indices, checked as a scenario's are.
 struct CheckedSpec {
   int model = 0;  ///< in model_views()
   IntegratorSpec integrator;
+  AdaptiveSettings<double> step_control;  ///< with spec.adaptive
 };
-/// Checks the spec as a scenario is checked (names, settings, dt, each body's keys and the model's
-/// rules); throws ScenarioError naming the key (and body) at fault.
+/// Checks the spec as a scenario is checked (names, settings, dt, step control, each body's keys and
+/// the model's rules); throws ScenarioError naming the key (and body) at fault.
 CheckedSpec check_spec(const BodyEnsembleSpec& spec);
 
 /// Checks the spec as a scenario is checked (names, settings, each body's keys and the model's rules),

@@ -393,7 +393,11 @@ class Ensemble(_Stepped):
     shared); the method's settings as keywords (``alpha=-0.1``, ``inertia_shift=True``,
     ``newton_tolerance=1e-10``), ``variant`` for methods that have them; ``precision`` ``"double"`` or
     ``"float"``; ``backend`` ``"cpu"`` (the default), ``"cuda"`` (an error saying why where no GPU is
-    usable) or ``"auto"`` (the GPU when one is usable: :attr:`backend` says which and why). Inputs are
+    usable) or ``"auto"`` (the GPU when one is usable: :attr:`backend` says which and why).
+    ``adaptive=True`` gives each body steps of its own size (the HHT family, as a scenario's ``[time]
+    adaptive = true``): ``dt`` is then the spacing of the output times that :meth:`advance` counts, and
+    ``step_control`` holds ``[time]``'s step-control keys (``{"rotation_atol": 1e-8, "control":
+    "per_unit_step"}``, ``quatstep docs scenario``); :attr:`step_records` are the steps taken. Inputs are
     checked as a scenario's are (:class:`ScenarioError`).
 
     No copy: :attr:`state` (the integrator's state, ``(state_size, bodies)``), :attr:`status`,
@@ -414,10 +418,12 @@ class Ensemble(_Stepped):
 
     def __init__(self, model: str, method: str, *, dt: float, parameters: Mapping | None = None,
                  bodies: int | None = None, variant: str | None = None, precision: str = "double",
-                 backend: str = "cpu", t_start: float = 0.0, **settings):
+                 backend: str = "cpu", t_start: float = 0.0, adaptive: bool = False,
+                 step_control: Mapping | None = None, **settings):
         flat, given = _parameters("quatstep.Ensemble", model, parameters, bodies)
         self._core = _require_core().make_ensemble(model, method, variant or "", settings, precision, backend,
-                                                   float(dt), float(t_start), flat, given)
+                                                   float(dt), float(t_start), flat, given, bool(adaptive),
+                                                   dict(step_control or {}))
         self.model, self.method = model, method
 
     def observe(self) -> dict:
@@ -472,6 +478,12 @@ class Ensemble(_Stepped):
     def velocity(self) -> np.ndarray:
         """(bodies, 3) velocity of the centre of mass (free bodies)."""
         return self._kinematic("velocity", 3)
+
+    @property
+    def step_records(self) -> dict | None:
+        """Adaptive steps: per body ``{"accepted_steps", "rejected_steps", "smallest_step", "largest_step"}``
+        (the datasets of a run's file, copies); None for fixed steps."""
+        return self._core.step_records()
 
     bodies = property(lambda self: self._core.bodies, doc="Number of bodies.")
     precision = property(lambda self: self._core.precision, doc='"double" or "float".')

@@ -604,22 +604,42 @@ NB_MODULE(_quatstep, m) {
             }
             return d;
           },
-          "Orientation, body angular velocity (and position, velocity) of every body, computed from the state: copies.");
+          "Orientation, body angular velocity (and position, velocity) of every body, computed from the state: copies.")
+      .def(
+          "step_records",
+          [](const BodyEnsemble& e) -> nb::object {
+            auto* r = new StepRecords(e.step_records());
+            const nb::capsule owner = owning(r);
+            if (r->accepted.empty()) return nb::none();
+            const std::size_t n = r->accepted.size();
+            nb::dict d;
+            d["accepted_steps"] = view(r->accepted.data(), {n}, {1}, owner);
+            d["rejected_steps"] = view(r->rejected.data(), {n}, {1}, owner);
+            d["smallest_step"] = view(r->smallest.data(), {n}, {1}, owner);
+            d["largest_step"] = view(r->largest.data(), {n}, {1}, owner);
+            return d;
+          },
+          "Adaptive steps: per body {'accepted_steps', 'rejected_steps', 'smallest_step', 'largest_step'} (copies); "
+          "None for fixed steps.");
   def_stepping(body_ensemble);
 
   m.def(
       "make_ensemble",
       [](const std::string& model, const std::string& method, const std::string& variant, nb::dict settings,
          const std::string& precision, const std::string& backend, double dt, double t_start,
-         const ParameterArray& parameters, std::vector<std::string> given) {
-        const BodyEnsembleSpec spec =
+         const ParameterArray& parameters, std::vector<std::string> given, bool adaptive, nb::dict step_control) {
+        BodyEnsembleSpec spec =
             ensemble_spec(model, method, variant, settings, precision, backend, dt, t_start, parameters, std::move(given));
+        spec.adaptive = adaptive;
+        for (auto [key, value] : step_control)
+          spec.step_control.emplace_back(nb::cast<std::string>(key), setting_value(value));
         nb::gil_scoped_release release;
         return make_body_ensemble(spec);
       },
       "model"_a, "method"_a, "variant"_a, "settings"_a, "precision"_a, "backend"_a, "dt"_a, "t_start"_a,
-      "parameters"_a, "given"_a,
-      "The core of quatstep.Ensemble: `parameters` (bodies, flat parameters of the model), `given` the keys set.");
+      "parameters"_a, "given"_a, "adaptive"_a = false, "step_control"_a = nb::dict(),
+      "The core of quatstep.Ensemble: `parameters` (bodies, flat parameters of the model), `given` the keys set, "
+      "`step_control` [time]'s step-control keys with adaptive steps.");
 
   nb::class_<MechanismEnsemble> mechanism_ensemble(
       m, "MechanismEnsembleCore",

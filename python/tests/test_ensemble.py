@@ -42,6 +42,45 @@ def test_arrays_give_the_scenarios_run_bit_for_bit(precision):
     assert ens.time == pytest.approx(1.0) and ens.steps_done == sc.steps
 
 
+def test_adaptive_steps_give_the_scenarios_run_bit_for_bit():
+    """examples/adaptive_heavy_tops.toml ([time] adaptive = true, a spin sweep) through run() and as
+    arrays with the same step control: every sample and the step records bit for bit."""
+    sc = quatstep.load(f"{EXAMPLES}/adaptive_heavy_tops.toml", t_end=0.1, backend="cpu")
+    expected = quatstep.run(sc)
+    control = {"control": "per_unit_step", "rotation_atol": 1e-6, "h_initial": 1e-5, "h_max": 1e-2}
+    ens = quatstep.Ensemble(sc.model, sc.method, dt=sc.dt, parameters=scenario_rows(sc), alpha=-0.2,
+                            inertia_shift=True, adaptive=True, step_control=control)
+    first = ens.observe()
+    samples = ens.advance(sc.steps, stride=sc.stride)
+    for name in sc.channels:
+        assert_bitwise(first[name], expected[name][0], f"{name}, sample 0")
+        assert_bitwise(samples[name], expected[name][1:], name)
+    records = ens.step_records
+    for name in ("accepted_steps", "rejected_steps", "smallest_step", "largest_step"):
+        assert_bitwise(records[name], getattr(expected, name), name)
+    assert records["accepted_steps"].min() > 0 and ens.time == pytest.approx(0.1)
+    # Without the file's step control the defaults act: other steps.
+    default = quatstep.Ensemble(sc.model, sc.method, dt=sc.dt, parameters=scenario_rows(sc), alpha=-0.2,
+                                inertia_shift=True, adaptive=True)
+    default.advance(sc.steps)
+    assert not np.array_equal(default.step_records["accepted_steps"], records["accepted_steps"])
+    assert quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-4, parameters=HEAVY_TOP).step_records is None
+
+
+@pytest.mark.parametrize("method, adaptive, control, message", [
+    ("zupan3", True, {}, "key 'time.adaptive': method 'zupan3' takes fixed steps only; adaptive steps run with "
+                         "the HHT family"),
+    ("modified_hht", False, {"rotation_atol": 1e-8}, "key 'time.rotation_atol': read only with adaptive = true"),
+    ("modified_hht", True, {"rotation_atol": -1.0}, "key 'time.rotation_atol': -1, must be > 0"),
+    ("modified_hht", True, {"control": "per_second"}, "key 'time.control': "),
+    ("modified_hht", True, {"tolerance": 1e-8}, "key 'time.tolerance': unknown key"),
+])
+def test_bad_step_control_raises_the_parsers_message(method, adaptive, control, message):
+    with pytest.raises(quatstep.ScenarioError, match="^quatstep.Ensemble: " + message.replace("(", r"\(")):
+        quatstep.Ensemble("heavy_top", method, dt=1e-3, parameters=HEAVY_TOP, adaptive=adaptive,
+                          step_control=control)
+
+
 def test_settings_keywords_reach_the_integrator():
     """alpha and inertia_shift given as keywords are the scenario's [integrator] keys."""
     text = open(f"{EXAMPLES}/heavy_top.toml").read()
