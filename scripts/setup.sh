@@ -53,11 +53,17 @@ shards=1
 (($(nproc) >= 8)) && shards=3
 
 if [[ $mode == tests ]]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=AUTO -DQUATSTEP_CPU_SHARDS=$shards ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=AUTO -DQUATSTEP_CPU_SHARDS=$shards \
+        -DQUATSTEP_BUILD_TESTS=ON -DQUATSTEP_BUILD_BENCH=ON ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   cmake --build build -j "$(nproc)"
 else
   cuda=OFF
   if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then cuda=AUTO; fi
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=$cuda -DQUATSTEP_CPU_SHARDS=$shards ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
+  # A new ./build is configured without the tests and benchmarks, in half the time (7 s instead of
+  # 13 s here); --tests turns them on, and a ./build that has them keeps them.
+  lean=()
+  [[ -f build/CMakeCache.txt ]] || lean=(-DQUATSTEP_BUILD_TESTS=OFF -DQUATSTEP_BUILD_BENCH=OFF)
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=$cuda -DQUATSTEP_CPU_SHARDS=$shards \
+        "${lean[@]}" ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   cmake --build build -j "$(nproc)" --target quatstep
 fi

@@ -37,9 +37,12 @@
 // g++ inlines everything under the function it marks (one step's Newton solve: system, LU, Eigen
 // and quaternion helpers). Without it, in translation units that instantiate many integrators g++
 // stops inlining those small helpers: REML ran 1.5× slower (2.79e6 vs 1.89e6 body-steps per
-// CPU-second on the free rotation). Device code inlines them anyway.
+// CPU-second on the free rotation). Device code inlines them anyway. `noinline` keeps the flattened
+// body one out-of-line function per instantiation instead of a copy in every caller (the advance loop,
+// the coupled step, the adaptive attempts): a quarter less compile time for the CPU ensembles (121 s
+// → 92 s for the double unit), one call per step at run time.
 #if defined(__GNUC__) && !defined(__CUDACC__)
-#define QS_FLATTEN __attribute__((flatten))
+#define QS_FLATTEN __attribute__((flatten, noinline))
 #else
 #define QS_FLATTEN
 #endif
