@@ -10,7 +10,8 @@
 //                                     build with MPI, QUATSTEP_MPI)
 //   quatstep plot RESULT.h5 [--out DIR]   PNGs of a result file (python/quatstep/plot.py)
 //   quatstep verify [--out DIR] [--fast]  rerun the papers' benchmark studies: a table of published
-//                                     vs measured figures and plots (exit status 2 if one disagrees)
+//                                     vs measured figures and plots (exit status 2 if one disagrees);
+//                                     runs the program quatstep-verify beside this one (verify.hpp)
 //   quatstep docs scenario|methods    the scenario format / the integrator table, from the tables the
 //                                     parser reads
 //   quatstep --version
@@ -27,9 +28,7 @@
 #include <iostream>
 #include <optional>
 
-#include <fstream>
-#include <sstream>
-
+#include "companion.hpp"
 #include "docs.hpp"
 #include "hdf5_output.hpp"
 #include "mechanism_run.hpp"
@@ -39,7 +38,6 @@
 #endif
 #include "shard.hpp"
 #include "plot_command.hpp"
-#include "verify.hpp"
 #include "quatstep/config.hpp"
 #include "run.hpp"
 #include "scenario.hpp"
@@ -133,27 +131,14 @@ int main(int argc, char** argv) {
   }
   if (plot->parsed() || verify->parsed()) {
     try {
-      if (plot->parsed()) {
-        std::vector<std::string> args = {plot_file};
-        if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
-        return quatstep::run_plot_script(args);
+      if (verify->parsed()) {  // the program quatstep-verify (companion.hpp)
+        std::vector<std::string> args = {"--out", verify_out};
+        if (fast) args.push_back("--fast");
+        quatstep::exec_companion("quatstep-verify", args);
       }
-      const std::vector<quatstep::VerifiedFigure> figures = quatstep::verify_papers(verify_out, fast);
-      std::ofstream md(verify_out + "/verify.md"), csv(verify_out + "/verify.csv");
-      quatstep::write_verify_table(md, csv, figures);
-      std::ostringstream unused_csv;
-      quatstep::write_verify_table(std::cout, unused_csv, figures);
-      std::cout << "\nwritten to " << verify_out << "/verify.md and verify.csv; plots:" << std::endl;
-      int plots = 1;
-      try {
-        plots = quatstep::run_plot_script({"--verify", verify_out});
-      } catch (const std::exception& e) {
-        std::cerr << "quatstep: verify: no plots: " << e.what() << "\n";
-      }
-      if (plots != 0) std::cerr << "quatstep: verify: the plots were not drawn\n";
-      bool all = true;
-      for (const auto& f : figures) all = all && f.agrees;
-      return all ? 0 : 2;
+      std::vector<std::string> args = {plot_file};
+      if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
+      return quatstep::run_plot_script(args);
     } catch (const std::exception& e) {
       std::cerr << "quatstep: error: " << e.what() << "\n";
       return 1;

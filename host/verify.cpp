@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,6 +19,7 @@
 #include "quatstep/mechanism/observables.hpp"
 #include "mechanism_reference.hpp"
 #include "mechanisms.hpp"
+#include "plot_command.hpp"
 #include "reference/angular_velocity_error.hpp"
 #include "reference/sherif_heavy_top.hpp"
 #include "zupan_rotation_field.hpp"
@@ -307,6 +309,25 @@ void write_verify_table(std::ostream& md, std::ostream& csv, const std::vector<V
     csv << quote(f.study) << "," << quote(f.quantity) << "," << quote(f.published) << "," << quote(f.expected) << ","
         << f.measured << "," << (f.agrees ? 1 : 0) << "\n";
   }
+}
+
+int verify_command(const std::string& directory, bool fast) {
+  const std::vector<VerifiedFigure> figures = verify_papers(directory, fast);
+  std::ofstream md(directory + "/verify.md"), csv(directory + "/verify.csv");
+  write_verify_table(md, csv, figures);
+  std::ostringstream unused_csv;
+  write_verify_table(std::cout, unused_csv, figures);
+  std::cout << "\nwritten to " << directory << "/verify.md and verify.csv; plots:" << std::endl;
+  int plots = 1;
+  try {
+    plots = run_plot_script({"--verify", directory});
+  } catch (const std::exception& e) {
+    std::cerr << "quatstep: verify: no plots: " << e.what() << "\n";
+  }
+  if (plots != 0) std::cerr << "quatstep: verify: the plots were not drawn\n";
+  bool all = true;
+  for (const VerifiedFigure& f : figures) all = all && f.agrees;
+  return all ? 0 : 2;
 }
 
 }  // namespace quatstep

@@ -16,7 +16,9 @@
 //                angular momentum conserved with the equivariant joint gradient; the midpoint
 //                gradient's angular-momentum drift (docs/errata.md K5)
 // Writes verify.md (the table), verify.csv and per-study CSVs of the curves; plots are drawn from
-// those by python/quatstep/plot.py --verify.
+// those by python/quatstep/plot.py --verify. The studies compile into their own program,
+// quatstep-verify (verify_main.cpp), which `quatstep verify` runs (companion.hpp): a minute of compiler
+// time that the command's first build (README) does not need.
 #pragma once
 
 #include <ostream>
@@ -40,5 +42,10 @@ std::vector<VerifiedFigure> verify_papers(const std::string& directory, bool fas
 
 /// The table as Markdown (verify.md) and CSV (verify.csv).
 void write_verify_table(std::ostream& markdown, std::ostream& csv, const std::vector<VerifiedFigure>& figures);
+
+/// `quatstep verify`: runs the studies, writes verify.md and verify.csv into `directory`, prints the
+/// table and draws the plots (python/quatstep/plot.py --verify; a missing python3 only warns).
+/// Returns the exit status: 0 when every figure agrees, 2 otherwise.
+int verify_command(const std::string& directory, bool fast);
 
 }  // namespace quatstep

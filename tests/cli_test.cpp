@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -232,6 +233,23 @@ TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
     for (const char* png : {"verify_spin_up.png", "verify_heavy_top.png", "verify_eml.png", "verify_zupan.png",
                             "verify_four_bar.png", "verify_four_bar_eml.png"})
       EXPECT_TRUE(std::ifstream(dir.file(std::string("v/") + png)).good()) << png << "\n" << o.err;
+}
+
+TEST(Cli, VerifyWithoutItsProgramSaysHowToBuildIt) {
+  // `quatstep verify` runs quatstep-verify from its own folder: a copy of quatstep alone there fails
+  // with the command that builds it, and without running anything else.
+  ScratchDirectory dir;
+  const std::string lone = dir.file("quatstep");
+  std::filesystem::copy_file(QUATSTEP_EXE, lone);
+  const std::string cmd = "'" + lone + "' verify --fast --out '" + dir.file("v") + "' 2>'" + dir.file("err") + "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = quatstep::testing::read_text_file(dir.file("err"));
+  const std::string companion = (std::filesystem::canonical(lone).parent_path() / "quatstep-verify").string();
+  EXPECT_NE(err.find(companion + " is not built"), std::string::npos) << err;
+  EXPECT_NE(err.find("--target quatstep-verify"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("v"))) << "no study ran";
 }
 
 TEST(Cli, PlotWithoutPythonSaysSo) {
