@@ -37,6 +37,7 @@
 #include "mpi_run.hpp"
 #endif
 #include "shard.hpp"
+#include "verify_options.hpp"
 #include "plot_command.hpp"
 #include "quatstep/config.hpp"
 #include "run.hpp"
@@ -111,11 +112,9 @@ int main(int argc, char** argv) {
   plot->add_option("result", plot_file, "HDF5 result file")->required();
   plot->add_option("--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
 
-  CLI::App* verify = app.add_subcommand("verify", "Rerun the papers' benchmark studies: published vs measured figures");
-  std::string verify_out = "quatstep_verify";
-  bool fast = false;
-  verify->add_option("--out", verify_out, "Folder for verify.md, verify.csv, the curves and the plots")->capture_default_str();
-  verify->add_flag("--fast", fast, "Fewer steps in the convergence study (seconds instead of a minute)");
+  CLI::App* verify = app.add_subcommand("verify", quatstep::verify_description);
+  quatstep::VerifyOptions verify_options;
+  quatstep::add_verify_options(*verify, verify_options);
 
   CLI::App* docs = app.add_subcommand("docs", "Print documentation generated from the parser's own tables");
   std::string topic;
@@ -131,11 +130,7 @@ int main(int argc, char** argv) {
   }
   if (plot->parsed() || verify->parsed()) {
     try {
-      if (verify->parsed()) {  // the program quatstep-verify (companion.hpp)
-        std::vector<std::string> args = {"--out", verify_out};
-        if (fast) args.push_back("--fast");
-        quatstep::exec_companion("quatstep-verify", args);
-      }
+      if (verify->parsed()) quatstep::exec_companion("quatstep-verify", verify_options.arguments());
       std::vector<std::string> args = {plot_file};
       if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
       return quatstep::run_plot_script(args);

@@ -8,17 +8,16 @@
 
 #include "quatstep/config.hpp"
 #include "verify.hpp"
+#include "verify_options.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"quatstep verify: rerun the papers' benchmark studies, published vs measured figures"};
+  CLI::App app{std::string("quatstep verify: ") + quatstep::verify_description};
   app.set_version_flag("--version", std::string("quatstep ") + quatstep::version);
-  std::string out = "quatstep_verify";
-  bool fast = false;
-  app.add_option("--out", out, "Folder for verify.md, verify.csv, the curves and the plots")->capture_default_str();
-  app.add_flag("--fast", fast, "Fewer steps in the convergence study (seconds instead of a minute)");
+  quatstep::VerifyOptions options;
+  quatstep::add_verify_options(app, options);
   CLI11_PARSE(app, argc, argv);
   try {
-    return quatstep::verify_command(out, fast);
+    return quatstep::verify_command(options.out, options.fast);
   } catch (const std::exception& e) {
     std::cerr << "quatstep: verify: " << e.what() << "\n";
     return 1;
