@@ -1,6 +1,6 @@
 // The CPU half of make_ensemble, split as its CUDA half is (kernels/cuda_ensemble_shards.hpp): shard
 // k of precision S holds the CPU ensembles of the registry's methods whose index is k modulo
-// cpu_shards, in its own translation unit (host/cpu_ensemble_instances.cpp, compiled once per
+// cpu_shards, in its own translation unit (generated from host/cpu_ensemble_shard.cpp.in once per
 // precision and shard by host/CMakeLists.txt), so that the compiler runs them in parallel: they are
 // most of the command's build time. make_ensemble (ensemble_factory.cpp) picks the shard of a
 // scenario's method.

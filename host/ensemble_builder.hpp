@@ -51,7 +51,7 @@ AdaptiveSettings<S> step_control(const TimeSpec& time) {
 }
 
 /// Whether scenarios run AdaptiveHht steppers on Backend: the specialisations of CpuEnsemble
-/// (cpu_ensemble_instances.cpp) and cuda::CudaEnsemble (kernels/cuda_ensemble_shard.cu.in) say yes;
+/// (cpu_ensemble_shard.cpp.in) and cuda::CudaEnsemble (kernels/cuda_ensemble_shard.cu.in) say yes;
 /// the two agree bit for bit in strict mode (tests/gpu/adaptive_agreement_test.cu, run on an H200).
 template <template <class> class Backend>
 struct runs_adaptive_steps : std::false_type {};

@@ -1,5 +1,5 @@
 // Backend choice and the scenario → ensemble dispatch to the backend, precision and shard (the
-// instantiations are in cpu_ensemble_instances.cpp and kernels/cuda_ensemble_shard.cu.in).
+// instantiations are in cpu_ensemble_shard.cpp.in and kernels/cuda_ensemble_shard.cu.in).
 #include "ensemble_factory.hpp"
 
 #include <algorithm>
@@ -40,7 +40,22 @@ BackendChoice choose_backend(Backend requested) {
   return {Backend::cpu, "cpu (auto: " + reason + ")"};
 }
 
-BackendChoice choose_backend(const Scenario& sc) { return choose_backend(sc.backend); }
+/// A float run on the CPU needs the float CPU ensembles, which a build with QUATSTEP_CPU_FLOAT=OFF
+/// (scripts/setup.sh's first build) leaves out: said before anything is written.
+static void require_cpu_precision(const Scenario& sc) {
+  if (sc.precision == Precision::single_precision && !QUATSTEP_CPU_FLOAT)
+    throw std::runtime_error(
+        (sc.source.empty() ? std::string("scenario") : sc.source) + ": [run] precision = \"float\" runs on the CPU here, but this quatstep was built without the "
+        "CPU's float ensembles (QUATSTEP_CPU_FLOAT=OFF: scripts/setup.sh's first build compiles only what README's "
+        "first command runs); build them with: cmake -S . -B build -DQUATSTEP_CPU_FLOAT=ON && cmake --build build "
+        "--target quatstep (or scripts/setup.sh --tests)");
+}
+
+BackendChoice choose_backend(const Scenario& sc) {
+  const BackendChoice choice = choose_backend(sc.backend);
+  if (choice.backend == Backend::cpu) require_cpu_precision(sc);
+  return choice;
+}
 
 #ifdef QUATSTEP_WITH_CUDA
 std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& sc) {
@@ -57,9 +72,12 @@ std::unique_ptr<Ensemble> make_ensemble(const Scenario& sc, const BackendChoice&
   if (backend.backend == Backend::cuda) return make_cuda_ensemble(sc);
 #endif
   if (backend.backend != Backend::cpu) throw std::logic_error("make_ensemble: backend not resolved by choose_backend");
+  require_cpu_precision(sc);
   return with_int<cpu_shards>(sc.integrator.method % cpu_shards, [&](auto shard) {
     constexpr int k = decltype(shard)::value;
+#if QUATSTEP_CPU_FLOAT
     if (sc.precision == Precision::single_precision) return make_cpu_ensemble_shard<float, k>(sc);
+#endif
     return make_cpu_ensemble_shard<double, k>(sc);
   });
 }
