@@ -44,11 +44,12 @@ BackendChoice choose_backend(Backend requested) {
 /// (scripts/setup.sh's first build) leaves out: said before anything is written.
 static void require_cpu_precision(const Scenario& sc) {
   if (sc.precision == Precision::single_precision && !QUATSTEP_CPU_FLOAT)
-    throw std::runtime_error(
-        (sc.source.empty() ? std::string("scenario") : sc.source) + ": [run] precision = \"float\" runs on the CPU here, but this quatstep was built without the "
-        "CPU's float ensembles (QUATSTEP_CPU_FLOAT=OFF: scripts/setup.sh's first build compiles only what README's "
-        "first command runs); build them with: cmake -S . -B build -DQUATSTEP_CPU_FLOAT=ON && cmake --build build "
-        "--target quatstep (or scripts/setup.sh --tests)");
+    throw std::runtime_error((sc.source.empty() ? std::string("scenario") : sc.source) +
+                             ": [run] precision = \"float\" runs on the CPU here, but this quatstep was built "
+                             "without the CPU's float ensembles (QUATSTEP_CPU_FLOAT=OFF: scripts/setup.sh's first "
+                             "build compiles only what README's first command runs); build them with: cmake -S . "
+                             "-B build -DQUATSTEP_CPU_FLOAT=ON && cmake --build build --target quatstep (or "
+                             "scripts/setup.sh --tests)");
 }
 
 BackendChoice choose_backend(const Scenario& sc) {

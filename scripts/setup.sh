@@ -62,7 +62,8 @@ if [[ $mode == tests ]]; then
   # -U: the Python module follows nanobind's presence now, not at the command's first configure
   # (which runs before pip has installed it).
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=AUTO -DQUATSTEP_CPU_SHARDS=$shards \
-        -DQUATSTEP_BUILD_TESTS=ON -DQUATSTEP_CPU_FLOAT=ON -DQUATSTEP_BUILD_BENCH=ON -UQUATSTEP_PYTHON ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
+        -DQUATSTEP_BUILD_TESTS=ON -DQUATSTEP_BUILD_BENCH=ON -DQUATSTEP_CPU_FLOAT=ON -UQUATSTEP_PYTHON \
+        ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   cmake --build build -j "$(nproc)"
 else
   cuda=OFF
