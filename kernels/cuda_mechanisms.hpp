@@ -1,6 +1,7 @@
 // The GPU half of a mechanism run (host/mechanism_run.cpp): a MechanismBatch on device storage for
 // an integrator of the mechanism registry on Mechanism<double, SmallCapacity>, with fixed steps.
-// Defined in cuda_mechanisms.cuh, instantiated for every registry entry in cuda_mechanisms.cu.
+// Defined in cuda_mechanisms.cuh, instantiated for every registry entry in the shards generated from
+// cuda_mechanisms_shard.cu.in.
 #pragma once
 
 #include <memory>
