@@ -1,4 +1,5 @@
-// Work–precision of the explicit symplectic splittings (NoSquish, SymmetricSplitting, orders 2/4/6)
+// Work–precision of the explicit symplectic splittings (NoSquish, SymmetricSplitting,
+// ExactFreeSplitting, orders 2/4/6)
 // against the register RK4 of bench/peers/, one CPU core, and the measurements behind their
 // axis-order rules. Writes bench/symplectic.md's tables:
 //
@@ -35,6 +36,7 @@
 
 #include "peers/accuracy.hpp"
 #include "peers/rk4_step.hpp"
+#include "quatstep/integrators/exact_free_flow.hpp"
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/integrators/symmetric_splitting.hpp"
 #include "reference/heavy_top_reference.hpp"
@@ -213,7 +215,7 @@ struct Report {
 
 const double targets[3] = {1e-3, 1e-6, 1e-9};
 
-/// The curves of one problem: RK4 and the six splittings, the summary table, the CSV rows.
+/// The curves of one problem: RK4 and the nine splittings, the summary table, the CSV rows.
 void work_precision(Report& r, const Problem& problem, const Run& rk4, const char* rk4_name) {
   std::fprintf(stderr, "%s\n", problem.p.name);
   std::vector<Curve> curves;
@@ -223,6 +225,8 @@ void work_precision(Report& r, const Problem& problem, const Run& rk4, const cha
                            problem, 100000));
     curves.push_back(sweep("SymmetricSplitting, order " + std::to_string(order),
                            splitting_run<SymmetricSplitting<Top>>(problem, order), problem, 100000));
+    curves.push_back(sweep("ExactFreeSplitting, order " + std::to_string(order),
+                           splitting_run<ExactFreeSplitting<Top>>(problem, order), problem, 100000));
   }
   r.add("\n#### %s\n\nCPU time per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over "
         "it (×):\n\n"
@@ -312,6 +316,7 @@ void long_run(Report& r) {
     const double h = order == 6 ? 0.02 : 0.01;
     splitting(NoSquish<Top>(settings), "NoSquish, order " + std::to_string(order), h);
     splitting(SymmetricSplitting<Top>(settings), "SymmetricSplitting, order " + std::to_string(order), h);
+    splitting(ExactFreeSplitting<Top>(settings), "ExactFreeSplitting, order " + std::to_string(order), h);
   }
 }
 

@@ -8,6 +8,7 @@
 // Adding a model: the same with a model entry (heavy_top.hpp) in Models.
 #pragma once
 
+#include "quatstep/integrators/exact_free_flow.hpp"
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
 #include "quatstep/integrators/hamiltonian_em.hpp"
 #include "quatstep/integrators/hamiltonian_midpoint.hpp"
@@ -29,6 +30,6 @@ using Models = TypeList<HeavyTopModel, FreeRigidBodyModel>;
 
 using Methods = TypeList<HhtMethod, ModifiedHhtMethod, SimoVuQuocMethod, Zupan3Method, ExplicitNewmarkLieMethod,
                          MidpointLieMethod, LivensEmMethod, LivensMidpointMethod, HamiltonianEmMethod,
-                         HamiltonianMidpointMethod, NoSquishMethod, SymmetricSplittingMethod>;
+                         HamiltonianMidpointMethod, NoSquishMethod, SymmetricSplittingMethod, ExactFreeSplittingMethod>;
 
 }  // namespace quatstep

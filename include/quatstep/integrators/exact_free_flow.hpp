@@ -1,0 +1,242 @@
+// The exact flow of the free rigid body (Euler's equations and the attitude, in closed form) as the
+// drift of the explicit splitting (rigid_body_splitting.hpp): torque-free motion is then exact at any
+// step, and under a torque the step error is that of the kicks alone. Celledoni, Fassò, Säfström &
+// Zanna, "The exact computation of the free rigid body motion and its use in splitting methods",
+// SIAM J. Sci. Comput. 30 (2008) 2084–2112, give the method; the formulas below are derived in
+// docs/exact_free_flow.md (equation numbers (F1)–(F9a) there), with its relabelling, signs and
+// degenerate cases.
+//
+// With the ordered principal axes relabelled 1, 2, 3 so that the angular momentum L circles axis 3
+// (the axis of the largest moment when M² > 2T·I_mid, else of the smallest; a proper rotation of the
+// labels, so Euler's equations keep their form), and d_ij = 1/I_i − 1/I_j:
+//   L(t) = (A₁ cn u, A₂ sn u, σ A₃ dn u),  u = τ₀ + λt,  k² = A₁² d₁₂/(A₃² d₂₃),  n = d₁₂/d₂₃      (F2–F4)
+// and the attitude increment r (q ← q ∘ r, p ← p ∘ r: both flows are right multiplications) is
+//   r = u(L₀) ∘ (cos ψ/2, 0, 0, sin ψ/2) ∘ u(L(t))*                                              (F6)
+// with u(L) the rotation taking σe₃ to L/|L| about σe₃ × L, and
+//   ψ = σ M t/I₃ + √(1 + n) (M/A₃) ΔΠ − ΔΘ,                                                       (F8)
+// ΔΠ = Π(φ(t)) − Π(φ(0)), Π(φ) = ∫₀^φ dθ/((1 + n sin²θ)√(1 − k² sin²θ)) (Legendre's third kind, by
+// Carlson's R_F and R_J), ΔΘ the same for Θ(φ) = atan(√(1 + n) tan φ), φ = am u.
+// ΔΠ, ΔΘ and L(t) by the addition theorems for a step with |λt| ≤ π/2 (short_step: one R_F, R_J and
+// R_C at the step's own small amplitude, one sn/cn/dn), else by reduction to whole half periods
+// (long_step: three R_F, two or three R_J). Cost measured in bench/symplectic.md.
+#pragma once
+
+#include <limits>
+
+#include "quatstep/integrators/free_rotation_flows.hpp"
+#include "quatstep/integrators/rigid_body_splitting.hpp"
+#include "quatstep/math/angle.hpp"
+#include "quatstep/math/elliptic.hpp"
+#include "quatstep/registry/entry.hpp"
+
+namespace quatstep {
+namespace exact_free_flow_detail {
+
+/// atan2(s, c) for c ≥ 0, in [−π/2, π/2].
+template <class S>
+QS_HD S half_plane_angle(S s, S c) {
+  return s < S(0) ? -math::angle(-s, c) : math::angle(s, c);
+}
+
+/// u(L): the unit quaternion of the rotation taking σe₃ to L/|L| about σe₃ × L (F6); never singular,
+/// since σL₃ ≥ 0.
+template <class S>
+QS_HD Vec4<S> frame_of(const Vec3<S>& l, S sigma) {
+  using std::sqrt;
+  const Vec4<S> u(sqrt(l.squaredNorm()) + sigma * l[2], -sigma * l[1], sigma * l[0], S(0));
+  return u / sqrt(u.squaredNorm());
+}
+
+/// F(φ) and Π(φ) for |φ| ≤ π/2 from s = sin φ, c = cos φ ≥ 0 and Δ² = 1 − k² s² = k'² + k² c²
+/// (DLMF 19.25.5, 19.25.14): F = s R_F(c², Δ², 1), Π = F − (n/3) s³ R_J(c², Δ², 1, 1 + n s²).
+template <class S>
+struct Amplitude {
+  S first, third;
+  QS_HD Amplitude(S s, S c, S delta2, S n) {
+    first = s * math::carlson_rf(c * c, delta2, S(1));
+    third = s == S(0) ? first
+                      : first - (n / S(3)) * (s * s * s) * math::carlson_rj(c * c, delta2, S(1), S(1) + n * s * s);
+  }
+};
+
+}  // namespace exact_free_flow_detail
+
+/// The free motion from body angular momentum L in the relabelled axes (F1–F5), and its amplitude
+/// at t = 0: sin φ₀, cos φ₀ ∝ (L₂/A₂, L₁/A₁) (F2 without divisions), Δ₀ = dn u₀ (F7).
+template <class S>
+struct FreeMotion {
+  bool about_last;  ///< L circles the axis of the largest moment (else the smallest: relabelled)
+  Vec3<S> l, i;     ///< L and the inverse moments in the labels 1, 2, 3
+  S M, a1, a2, a3, mc, k2, n, sigma, lambda;
+  S s0, c0, d0;
+
+  QS_HD FreeMotion(const Vec3<S>& inverse, const Vec3<S>& L) {
+    using std::sqrt;
+    M = sqrt(L.squaredNorm());
+    // (F1): L circles axis 3 when L₃² d₂₃ ≥ L₁² d₁₂ (M² ≥ 2T·I_mid), else swap the roles of the
+    // outer axes: (L₁, L₂, L₃) = (−L_2, L_1, L_0), a proper rotation of the labels.
+    about_last = L[2] * L[2] * (inverse[1] - inverse[2]) >= L[0] * L[0] * (inverse[0] - inverse[1]);
+    l = about_last ? L : Vec3<S>(-L[2], L[1], L[0]);
+    i = about_last ? inverse : Vec3<S>(inverse[2], inverse[1], inverse[0]);
+    const S d12 = i[0] - i[1], d23 = i[1] - i[2], d13 = i[0] - i[2];  // all of one sign
+    // Amplitudes, parameter and rate (F3–F5), each a sum of terms of one sign.
+    const S a1sq = l[0] * l[0] + l[1] * l[1] * (d23 / d13), a3sq = l[2] * l[2] + l[1] * l[1] * (d12 / d13);
+    a1 = sqrt(a1sq), a2 = sqrt(a1sq * (d13 / d23)), a3 = sqrt(a3sq);
+    const S tiny = std::numeric_limits<S>::epsilon() * std::numeric_limits<S>::epsilon();
+    mc = (l[2] * l[2] * d23 - l[0] * l[0] * d12) / (a3sq * d23);  // k'² = 1 − k² (F4)
+    mc = mc < tiny ? tiny : mc > S(1) ? S(1) : mc;                // the separatrix itself: k'² = ε²
+    k2 = S(1) - mc, n = d12 / d23;
+    sigma = l[2] < S(0) ? S(-1) : S(1);
+    lambda = sigma * (d13 < S(0) ? S(-1) : S(1)) * a3 * sqrt(d13 * d23);
+    s0 = l[1] * a1, c0 = l[0] * a2;
+    const S h0 = sqrt(s0 * s0 + c0 * c0);
+    s0 = h0 > S(0) ? s0 / h0 : S(0), c0 = h0 > S(0) ? c0 / h0 : S(1);
+    d0 = sqrt(mc + k2 * c0 * c0);
+  }
+};
+
+/// What the attitude needs from u₀ to u₀ + λt: sn, cn, dn at the end (of the amplitude φ(t)) and
+/// the increments ΔΠ, ΔΘ of (F8).
+template <class S>
+struct FreeMotionStep {
+  S sn, cn, dn, third, theta;
+};
+
+/// A step with |λt| ≤ π/2 (≤ K): the addition theorems. sn, cn, dn of u₀ + λt from those of u₀ and of
+/// λt (DLMF 22.8.1–3), and from the symmetric integrals' addition theorems (DLMF 19.26.1, 19.26.9)
+///   ΔΠ = Π(am λt) − n S R_C(Γ − δS², Γ),   S = sn u₀ · sn λt · sn(u₀ + λt),
+///   Γ = Π over the three of (1 + n sn²),   δ = n(1 + n)(k² + n),                                 (F9a)
+/// so one evaluation of R_F and R_J at the step's own amplitude, which is small for a short step
+/// (Carlson's duplication then stops early); ΔΘ (< π) from one arctangent.
+template <class S>
+QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
+  using std::sqrt;
+  FreeMotionStep<S> r;
+  S s1, c1, d1;
+  math::jacobi_sncndn(du, m.mc, s1, c1, d1);
+  const S scale = S(1) / (S(1) - m.k2 * (m.s0 * m.s0) * (s1 * s1));
+  r.sn = (m.s0 * c1 * d1 + s1 * m.c0 * m.d0) * scale;
+  r.cn = (m.c0 * c1 - m.s0 * s1 * m.d0 * d1) * scale;
+  r.dn = (m.d0 * d1 - m.k2 * m.s0 * s1 * m.c0 * c1) * scale;
+  const exact_free_flow_detail::Amplitude<S> step(s1, c1, m.mc + m.k2 * c1 * c1, m.n);
+  const S product = r.sn * m.s0 * s1;
+  const S gamma = (S(1) + m.n * r.sn * r.sn) * (S(1) + m.n * m.s0 * m.s0) * (S(1) + m.n * s1 * s1);
+  const S delta = m.n * (S(1) + m.n) * (m.k2 + m.n);
+  r.third = step.third - m.n * product * math::carlson_rc(gamma - delta * product * product, gamma);
+  // ΔΘ: the angle of (cn + i√(1+n) sn)(c₀ − i√(1+n) s₀)
+  const S re = r.cn * m.c0 + (S(1) + m.n) * r.sn * m.s0, im = sqrt(S(1) + m.n) * (r.sn * m.c0 - r.cn * m.s0);
+  r.theta = im < S(0) ? -math::angle(-im, re) : math::angle(im, re);
+  return r;
+}
+
+/// Any step: u₀ = τ₀ from F (F7), u₀ + λt reduced to [−K, K] by whole half periods 2K, ΔΠ and ΔΘ as
+/// differences with the complete integrals for the half periods crossed (F9).
+template <class S>
+QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
+  using std::floor;
+  using std::sqrt;
+  namespace d = exact_free_flow_detail;
+  FreeMotionStep<S> r;
+  // φ₀ = m₀π + φ_r, |φ_r| ≤ π/2
+  const S m0 = m.c0 < S(0) ? (m.s0 < S(0) ? S(-1) : S(1)) : S(0);
+  const S s0 = m.c0 < S(0) ? -m.s0 : m.s0, c0 = m.c0 < S(0) ? -m.c0 : m.c0;
+  const S quarter = math::carlson_rf(S(0), m.mc, S(1));  // K(k)
+  const d::Amplitude<S> start(s0, c0, m.mc + m.k2 * c0 * c0, m.n);
+  const S u = (S(2) * quarter * m0 + start.first) + du;
+  const S m1 = floor(u / (S(2) * quarter) + S(0.5));
+  math::jacobi_sncndn(u - S(2) * quarter * m1, m.mc, r.sn, r.cn, r.dn);
+  const d::Amplitude<S> end(r.sn, r.cn, m.mc + m.k2 * r.cn * r.cn, m.n);
+  const S turns = m1 - m0;
+  const S complete =
+      turns == S(0) ? S(0) : quarter - (m.n / S(3)) * math::carlson_rj(S(0), m.mc, S(1), S(1) + m.n);
+  r.third = S(2) * turns * complete + (end.third - start.third);
+  const S root_1n = sqrt(S(1) + m.n);
+  r.theta = turns * S(3.14159265358979323846264338327950288) +
+            (d::half_plane_angle(root_1n * r.sn, r.cn) - d::half_plane_angle(root_1n * s0, c0));
+  const S odd = m1 - S(2) * floor(S(0.5) * m1);  // sn and cn change sign with each half period
+  if (odd != S(0)) r.sn = -r.sn, r.cn = -r.cn;
+  return r;
+}
+
+/// r − 1, r the attitude increment of the free rigid body over t from body angular momentum L, with
+/// the inverse moments `inverse` in decreasing order (1/I₀ > 1/I₁ > 1/I₂: no two moments equal).
+template <class S>
+QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t) {
+  using std::sqrt;
+  namespace d = exact_free_flow_detail;
+  if (L.squaredNorm() == S(0)) return Vec4<S>::Zero();
+  const FreeMotion<S> m(inverse, L);
+  const S du = m.lambda * t;
+  const bool short_enough = du <= S(1.5707963267948966) && du >= S(-1.5707963267948966);  // π/2 ≤ K
+  const FreeMotionStep<S> e = short_enough ? short_step(m, du) : long_step(m, du);
+  const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third - e.theta;  // (F8)
+  const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                                  // (F2)
+  S sh, ch;
+  math::sincos(S(0.5) * psi, sh, ch);
+  const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(ch, S(0), S(0), sh)),
+                             quat_conj(d::frame_of(lt, m.sigma)));  // (F6)
+  // Back to the ordered axes, as r − 1 with w − 1 = −|v|²/(1 + w) (|r| = 1) for a small increment.
+  const Vec3<S> v = m.about_last ? Vec3<S>(r[1], r[2], r[3]) : Vec3<S>(r[3], r[2], -r[1]);
+  const S w_minus_one = r[0] >= S(0) ? -v.squaredNorm() / (S(1) + r[0]) : r[0] - S(1);
+  return Vec4<S>(w_minus_one, v[0], v[1], v[2]);
+}
+
+/// The drift of ExactFreeSplitting: the exact free flow over t. The axes are ordered by increasing
+/// moment; a body with two equal moments takes the symmetric top's flow (free_rotation_flows.hpp),
+/// exact for it and cheaper.
+struct ExactFreeFlow {
+  template <class S>
+  QS_HD static void exchange_if_less(const Vec3<S>& moments, int& i, int& j) {
+    if (component(moments, i) < component(moments, j)) {
+      const int k = i;
+      i = j;
+      j = k;
+    }
+  }
+
+  template <class S>
+  QS_HD static void order_axes(const Vec3<S>& moments, const Vec3<S>&, int order[3]) {
+    order[0] = 0, order[1] = 1, order[2] = 2;  // three compare-exchanges: increasing moments
+    exchange_if_less(moments, order[1], order[0]);
+    exchange_if_less(moments, order[2], order[1]);
+    exchange_if_less(moments, order[1], order[0]);
+  }
+
+  template <class S>
+  QS_HD static void drift(const Vec3<S>& inverse, S t, Vec4<S>& q, Vec4<S>& p) {
+    if (inverse[0] == inverse[1]) {  // symmetric about axis 2 (or spherical)
+      spherical_flow(inverse[0], t, q, p);
+      axis_flow<2>(inverse[2] - inverse[0], t, q, p);
+    } else if (inverse[1] == inverse[2]) {  // symmetric about axis 0
+      spherical_flow(inverse[1], t, q, p);
+      axis_flow<0>(inverse[0] - inverse[1], t, q, p);
+    } else {
+      const Vec4<S> r_minus_one = exact_free_rotation(inverse, body_momentum(q, p), t);
+      q += quat_mul(q, r_minus_one);
+      p += quat_mul(p, r_minus_one);
+    }
+  }
+};
+
+template <class S>
+using ExactFreeSplittingSettings = SplittingSettings<S>;
+template <class Model>
+using ExactFreeSplitting = RigidBodySplitting<Model, ExactFreeFlow>;
+
+// ---------------------------------------------------------------- registry entry
+struct ExactFreeSplittingMethod {
+  static constexpr MethodInfo info{"exact_free_splitting", "ExactFreeSplitting<Model>", "exact_free_flow.hpp",
+                                   "Celledoni, Fassò, Säfström & Zanna, SIAM J. Sci. Comput. 30 (2008): the exact "
+                                   "free rigid-body flow (Jacobi elliptic functions, Carlson's integrals) between "
+                                   "torque kicks; Yoshida's triple jump",
+                                   "4 (order = 2 and 6 below); torque-free motion exact at any step",
+                                   "symplectic, reversible; unit length and torque-free spatial "
+                                   "angular momentum to round-off"};
+  static constexpr Configuration configurations[] = {
+      {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
+      {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
+  template <class Model, int>
+  using Integrator = ExactFreeSplitting<Model>;
+};
+
+}  // namespace quatstep

@@ -1,0 +1,180 @@
+// Carlson's symmetric elliptic integrals R_F, R_C, R_J and the Jacobi elliptic functions sn, cn, dn,
+// for float and double, with only + − × ÷ and sqrt (plus math::sin/cos), so that g++ and nvcc give
+// the same bits (strict mode), as trig.hpp. The exact free rigid-body flow (exact_free_flow.hpp) is
+// their user; docs/exact_free_flow.md gives the formulas it takes from them.
+//
+// R_F, R_C, R_J: Carlson's duplication algorithms (B. C. Carlson, "Numerical computation of real or
+// complex elliptic integrals", Numer. Algorithms 10 (1995) 13–26; DLMF §19.36(i)): each duplication
+// step moves the arguments towards their mean by a factor 4, and once they agree to ~ r^{1/6} a
+// fifth-order (R_F, R_J) or seventh-order (R_C) Taylor expansion about the mean gives the value with
+// relative error ≲ r, r the unit roundoff. The stopping rule is Carlson's: 4^{-m} Q < |A_m|, with
+// Q = (3r)^{-1/6} (R_F), (r/4)^{-1/6} (R_J), (3r)^{-1/8} (R_C) times the initial spread.
+// Accuracy against Boost.Math: tests/elliptic_test.cpp.
+//
+// sn, cn, dn: Gauss's descending transformation (the arithmetic–geometric mean of 1 and k') run to
+// convergence, the circular functions of u·AGM, and the transformation undone on the ratio cn/sn
+// (R. Bulirsch, "Numerical calculation of elliptic integrals and elliptic functions", Numer. Math. 7
+// (1965) 78–90). The argument should be reduced to |u| ≤ K by the caller (sin of a large u·AGM loses
+// what the reduction of trig.hpp cannot give back: u itself is uncertain by ulp(u)).
+#pragma once
+
+#include "quatstep/config.hpp"
+#include "quatstep/math/trig.hpp"
+
+namespace quatstep::math {
+namespace detail {
+
+template <class S>
+struct EllipticTolerances;
+template <>
+struct EllipticTolerances<double> {
+  static constexpr double rf = 380.0;    // (3r)^{-1/6}, r = 2^-53 (379.8 rounded up)
+  static constexpr double rj = 575.0;    // (r/4)^{-1/6}
+  static constexpr double rc = 87.0;     // (3r)^{-1/8}
+  static constexpr double agm = 1e-8;    // |a − b| ≤ agm·a: the next mean is exact to (agm)²/8
+  static constexpr int max_agm_steps = 16;
+  static constexpr int max_duplications = 64;  // Carlson's rule stops after ≤ 12 on finite valid arguments
+};
+template <>
+struct EllipticTolerances<float> {
+  static constexpr float rf = 13.4f;
+  static constexpr float rj = 20.2f;
+  static constexpr float rc = 7.0f;
+  static constexpr float agm = 2.5e-4f;
+  static constexpr int max_agm_steps = 16;
+  static constexpr int max_duplications = 64;
+};
+
+template <class S>
+QS_HD S abs(S x) {
+  return x < S(0) ? -x : x;
+}
+template <class S>
+QS_HD S max(S a, S b) {
+  return a < b ? b : a;
+}
+
+}  // namespace detail
+
+/// R_C(x, y) = ½ ∫₀^∞ (t + x)^{-1/2} (t + y)^{-1} dt for x ≥ 0, y > 0 (DLMF 19.16.6).
+template <class S>
+QS_HD S carlson_rc(S x, S y) {
+  using std::sqrt;
+  const S a0 = (x + S(2) * y) / S(3), y0 = y;
+  S a = a0, q = detail::EllipticTolerances<S>::rc * detail::abs(a0 - x), scale = S(1);
+  // 4^{-m} Q < |A_m| ends it; the cap only guards invalid arguments (two zeros: the integral is infinite)
+  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
+    const S lambda = S(2) * sqrt(x) * sqrt(y) + y;
+    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), a = S(0.25) * (a + lambda);
+    scale *= S(0.25);
+  }
+  const S s = (y0 - a0) * scale / a;  // Carlson's s = (y₀ − A₀)/(4^m A_m)
+  const S poly =
+      S(3) / S(10) +
+      s * (S(1) / S(7) + s * (S(3) / S(8) + s * (S(9) / S(22) + s * (S(159) / S(208) + s * (S(9) / S(8))))));
+  return (S(1) + s * s * poly) / sqrt(a);
+}
+
+/// R_C(1, 1 + e) for e > −1, what R_J's duplication sums: for |e| ≤ 1e-3 (every step after the first
+/// one or two, since e shrinks by ≥ 64 per step) the series Σ_j (−e)^j/(2j + 1) to j = 5 (remainder
+/// < e⁶/13 ≈ 1e-19 relative), else the duplication.
+template <class S>
+QS_HD S carlson_rc_one_plus(S e) {
+  if (detail::abs(e) > S(1e-3)) return carlson_rc(S(1), S(1) + e);
+  return S(1) - e * (S(1) / S(3) - e * (S(1) / S(5) - e * (S(1) / S(7) - e * (S(1) / S(9) - e * (S(1) / S(11))))));
+}
+
+/// R_F(x, y, z) = ½ ∫₀^∞ ((t + x)(t + y)(t + z))^{-1/2} dt for x, y, z ≥ 0, at most one zero (DLMF 19.16.1).
+template <class S>
+QS_HD S carlson_rf(S x, S y, S z) {
+  using std::sqrt;
+  const S a0 = (x + y + z) / S(3), x0 = x, y0 = y;
+  S a = a0, scale = S(1);
+  const S q = detail::EllipticTolerances<S>::rf *
+              detail::max(detail::abs(a0 - x), detail::max(detail::abs(a0 - y), detail::abs(a0 - z)));
+  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
+    const S sx = sqrt(x), sy = sqrt(y), sz = sqrt(z);
+    const S lambda = sx * sy + sx * sz + sy * sz;
+    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), z = S(0.25) * (z + lambda);
+    a = S(0.25) * (a + lambda);
+    scale *= S(0.25);
+  }
+  const S xx = (a0 - x0) * scale / a, yy = (a0 - y0) * scale / a, zz = -(xx + yy);  // Carlson's X, Y, Z
+  const S e2 = xx * yy - zz * zz, e3 = xx * yy * zz;
+  return (S(1) - e2 / S(10) + e3 / S(14) + e2 * e2 / S(24) - S(3) * e2 * e3 / S(44)) / sqrt(a);
+}
+
+/// R_J(x, y, z, p) = (3/2) ∫₀^∞ ((t + x)(t + y)(t + z))^{-1/2} (t + p)^{-1} dt for x, y, z ≥ 0 (at
+/// most one zero) and p > 0 (DLMF 19.16.2), by the duplication of DLMF 19.36.9–19.36.10: the sum of
+/// 4^{-m} R_C(1, 1 + e_m)/d_m collects what each step moves out of the integral.
+template <class S>
+QS_HD S carlson_rj(S x, S y, S z, S p) {
+  using std::sqrt;
+  const S a0 = (x + y + z + S(2) * p) / S(5), x0 = x, y0 = y, z0 = z;
+  const S delta = (p - x) * (p - y) * (p - z);
+  S a = a0, scale = S(1), cube = S(1), sum = S(0);  // scale = 4^{-m}, cube = 4^{-3m}
+  const S q = detail::EllipticTolerances<S>::rj *
+              detail::max(detail::max(detail::abs(a0 - x), detail::abs(a0 - y)),
+                          detail::max(detail::abs(a0 - z), detail::abs(a0 - p)));
+  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
+    const S sx = sqrt(x), sy = sqrt(y), sz = sqrt(z), sp = sqrt(p);
+    const S lambda = sx * sy + sx * sz + sy * sz;
+    const S d = (sp + sx) * (sp + sy) * (sp + sz);
+    const S e = cube * delta / (d * d);
+    sum += scale * carlson_rc_one_plus(e) / d;
+    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), z = S(0.25) * (z + lambda);
+    p = S(0.25) * (p + lambda), a = S(0.25) * (a + lambda);
+    scale *= S(0.25), cube *= S(1) / S(64);
+  }
+  const S xx = (a0 - x0) * scale / a, yy = (a0 - y0) * scale / a, zz = (a0 - z0) * scale / a;
+  const S pp = -(xx + yy + zz) / S(2);
+  const S e2 = xx * yy + xx * zz + yy * zz - S(3) * pp * pp;
+  const S e3 = xx * yy * zz + S(2) * e2 * pp + S(4) * pp * pp * pp;
+  const S e4 = (S(2) * xx * yy * zz + e2 * pp + S(3) * pp * pp * pp) * pp;
+  const S e5 = xx * yy * zz * pp * pp;
+  const S series = S(1) - S(3) * e2 / S(14) + e3 / S(6) + S(9) * e2 * e2 / S(88) - S(3) * e4 / S(22) -
+                   S(9) * e2 * e3 / S(52) + S(3) * e5 / S(26);
+  return scale * series / (a * sqrt(a)) + S(6) * sum;
+}
+
+/// sn, cn, dn of u for the parameter m = k² = 1 − mc, 0 < mc ≤ 1 (Bulirsch's descending
+/// transformation; see the file comment). For |u| ≤ K(m) the results are accurate to a few ulps.
+template <class S>
+QS_HD void jacobi_sncndn(S u, S mc, S& sn, S& cn, S& dn) {
+  using std::sqrt;
+  using Tol = detail::EllipticTolerances<S>;
+  S means[Tol::max_agm_steps], roots[Tol::max_agm_steps];  // a_i and b_i of the AGM of 1 and √mc
+  S a = S(1), b = mc, c = S(1);
+  int last = 0;
+  for (int i = 0; i < Tol::max_agm_steps; ++i) {
+    last = i;
+    means[i] = a;
+    b = sqrt(b);
+    roots[i] = b;
+    c = S(0.5) * (a + b);  // a_{i+1}
+    if (detail::abs(a - b) <= Tol::agm * a) break;
+    b *= a;  // b_{i+1}² = a_i b_i
+    a = c;
+  }
+  const S v = u * c;  // u · AGM(1, k'): the amplitude of the fully transformed modulus
+  S s, co;
+  sincos(v, s, co);
+  dn = S(1);
+  if (s == S(0)) {
+    sn = s, cn = co;
+    return;
+  }
+  S ratio = c * (co / s);  // carried back through the transformations: cn/sn of each modulus, × a_i
+  S t = co / s;
+  for (int i = last; i >= 0; --i) {
+    t *= ratio;
+    ratio *= dn;
+    dn = (roots[i] + t) / (means[i] + t);
+    t = ratio / means[i];
+  }
+  const S inv = S(1) / sqrt(ratio * ratio + S(1));
+  sn = s < S(0) ? -inv : inv;
+  cn = ratio * sn;
+}
+
+}  // namespace quatstep::math
