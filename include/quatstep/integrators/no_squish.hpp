@@ -71,9 +71,7 @@ struct NoSquishMethod {
                                    "4 (order = 2 and 6 below)",
                                    "symplectic, reversible; unit length and torque-free spatial "
                                    "angular momentum to round-off"};
-  static constexpr Configuration configurations[] = {
-      {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
-      {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
+  static constexpr const auto& configurations = splitting_configurations;
   template <class Model, int>
   using Integrator = NoSquish<Model>;
 };

@@ -38,6 +38,7 @@
 #include "quatstep/integrators/principal_axes.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/newton.hpp"
+#include "quatstep/registry/entry.hpp"
 #include "quatstep/settings_keys.hpp"
 #include "quatstep/state_components.hpp"
 #include "quatstep/status.hpp"
@@ -60,6 +61,12 @@ struct SplittingSettings {
     if (!is_composition_order(order)) throw keys::KeyError::of("integrator.order", order, "2, 4 or 6");
   }
 };
+
+/// The notable settings of every splitting's registry entry (README rows, CPU/GPU test cases): the
+/// default is order 4.
+inline constexpr Configuration splitting_configurations[] = {
+    {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
+    {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
 
 /// The splitting integrator with the free flow FreeFlow, which provides
 ///   order_axes(moments, L, order[3]):  the order of the principal axes it wants (moments and the

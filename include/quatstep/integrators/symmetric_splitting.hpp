@@ -86,9 +86,7 @@ struct SymmetricSplittingMethod {
                                    "4 (order = 2 and 6 below)",
                                    "as no_squish; a symmetric top's spin about its "
                                    "axis exactly"};
-  static constexpr Configuration configurations[] = {
-      {"order2", "order = 2", "the second-order splitting alone", "2", "the same"},
-      {"order6", "order = 6", "Kahan & Li's 9-stage composition", "6", "the same"}};
+  static constexpr const auto& configurations = splitting_configurations;
   template <class Model, int>
   using Integrator = SymmetricSplitting<Model>;
 };
