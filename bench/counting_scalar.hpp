@@ -2,7 +2,7 @@
 // instantiated with it, report their own flop count as written (the compiler may still fold a
 // few repeated subexpressions, so the executed count can only be lower).
 // Counted: + − × ÷ (one flop each), sqrt, and calls of sin/cos/atan2 (counted apart).
-// Not counted: negation, abs, comparisons, copies.
+// Not counted: negation, abs, floor, comparisons, copies.
 #pragma once
 
 #include <cmath>
@@ -46,6 +46,7 @@ inline bool operator!=(Counted a, Counted b) { return a.v != b.v; }
 inline Counted abs(Counted a) { return Counted(std::abs(a.v)); }
 inline Counted max(Counted a, Counted b) { return Counted(a.v < b.v ? b.v : a.v); }
 inline Counted min(Counted a, Counted b) { return Counted(b.v < a.v ? b.v : a.v); }
+inline Counted floor(Counted a) { return Counted(std::floor(a.v)); }
 inline Counted sqrt(Counted a) { return ++flop_counts.sqrt, Counted(std::sqrt(a.v)); }
 inline Counted sin(Counted a) { return ++flop_counts.transcendental, Counted(std::sin(a.v)); }
 inline Counted cos(Counted a) { return ++flop_counts.transcendental, Counted(std::cos(a.v)); }

@@ -171,8 +171,9 @@ QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t)
   const FreeMotionStep<S> e = short_enough ? short_step(m, du) : long_step(m, du);
   const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third - e.theta;  // (F8)
   const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                                  // (F2)
+  using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S sh, ch;
-  math::sincos(S(0.5) * psi, sh, ch);
+  sincos(S(0.5) * psi, sh, ch);
   const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(ch, S(0), S(0), sh)),
                              quat_conj(d::frame_of(lt, m.sigma)));  // (F6)
   // Back to the ordered axes, as r − 1 with w − 1 = −|v|²/(1 + w) (|r| = 1) for a small increment.

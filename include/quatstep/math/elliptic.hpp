@@ -24,6 +24,8 @@
 namespace quatstep::math {
 namespace detail {
 
+/// The stopping rules' constants; a scalar other than float (bench/counting_scalar.hpp's counter of
+/// operations) takes double's.
 template <class S>
 struct EllipticTolerances;
 template <>
@@ -44,6 +46,8 @@ struct EllipticTolerances<float> {
   static constexpr int max_agm_steps = 16;
   static constexpr int max_duplications = 64;
 };
+template <class S>
+struct EllipticTolerances : EllipticTolerances<double> {};
 
 template <class S>
 QS_HD S abs(S x) {
@@ -157,6 +161,7 @@ QS_HD void jacobi_sncndn(S u, S mc, S& sn, S& cn, S& dn) {
     a = c;
   }
   const S v = u * c;  // u · AGM(1, k'): the amplitude of the fully transformed modulus
+  using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S s, co;
   sincos(v, s, co);
   dn = S(1);
