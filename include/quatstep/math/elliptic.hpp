@@ -9,7 +9,7 @@
 // fifth-order (R_F, R_J) or seventh-order (R_C) Taylor expansion about the mean gives the value with
 // relative error ≲ r, r the unit roundoff. The stopping rule is Carlson's: 4^{-m} Q < |A_m|, with
 // Q = (3r)^{-1/6} (R_F), (r/4)^{-1/6} (R_J), (3r)^{-1/8} (R_C) times the initial spread.
-// Accuracy against Boost.Math: tests/elliptic_test.cpp.
+// Accuracy against Boost.Math: tests/exact_free_flow_test.cpp.
 //
 // sn, cn, dn: Gauss's descending transformation (the arithmetic–geometric mean of 1 and k') run to
 // convergence, the circular functions of u·AGM, and the transformation undone on the ratio cn/sn
@@ -35,7 +35,7 @@ struct EllipticTolerances<double> {
   static constexpr double rc = 87.0;     // (3r)^{-1/8}
   static constexpr double agm = 1e-8;    // |a − b| ≤ agm·a: the next mean is exact to (agm)²/8
   static constexpr int max_agm_steps = 16;
-  static constexpr int max_duplications = 64;  // Carlson's rule stops after ≤ 12 on finite valid arguments
+  static constexpr int max_duplications = 64;  // a guard: each duplication shrinks the spread 4×
 };
 template <>
 struct EllipticTolerances<float> {
@@ -66,7 +66,7 @@ QS_HD S carlson_rc(S x, S y) {
   using std::sqrt;
   const S a0 = (x + S(2) * y) / S(3), y0 = y;
   S a = a0, q = detail::EllipticTolerances<S>::rc * detail::abs(a0 - x), scale = S(1);
-  // 4^{-m} Q < |A_m| ends it; the cap only guards invalid arguments (two zeros: the integral is infinite)
+  // 4^{-m} Q < |A_m| ends it; the cap only guards invalid arguments (two zeros: an infinite integral)
   for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
     const S lambda = S(2) * sqrt(x) * sqrt(y) + y;
     x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), a = S(0.25) * (a + lambda);
@@ -169,7 +169,9 @@ QS_HD void jacobi_sncndn(S u, S mc, S& sn, S& cn, S& dn) {
     sn = s, cn = co;
     return;
   }
-  S ratio = c * (co / s);  // carried back through the transformations: cn/sn of each modulus, × a_i
+  // Bulirsch's recurrence back through the transformations: `ratio` ends as cn/sn of the given
+  // modulus, `t` and `dn` are its auxiliaries
+  S ratio = c * (co / s);
   S t = co / s;
   for (int i = last; i >= 0; --i) {
     t *= ratio;
