@@ -1,5 +1,5 @@
 // Work–precision of the explicit symplectic splittings (NoSquish, SymmetricSplitting,
-// ExactFreeSplitting, orders 2/4/6)
+// ExactFreeSplitting, orders 2/4/6; ExactFreeSplitting also with composition = "near_integrable")
 // against the register RK4 of bench/peers/, one CPU core, and the measurements behind their
 // axis-order rules. Writes bench/symplectic.md's tables:
 //
@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "peers/accuracy.hpp"
@@ -76,9 +77,10 @@ struct Problem {
 };
 
 template <class I>
-Run splitting_run(const Problem& problem, int order) {
-  SplittingSettings<double> settings;
-  settings.order = order;
+using SettingsOf = std::remove_cv_t<decltype(I::settings)>;
+
+template <class I>
+Run splitting_run(const Problem& problem, const SettingsOf<I>& settings) {
   return [&problem, integrator = I(settings)](long n) {
     const Top& model = problem.p.model;
     typename I::State s;
@@ -93,6 +95,13 @@ Run splitting_run(const Problem& problem, int order) {
     }
     return out;
   };
+}
+
+template <class I>
+Run splitting_run(const Problem& problem, int order) {
+  SettingsOf<I> settings;
+  settings.order = order;
+  return splitting_run<I>(problem, settings);
 }
 
 /// RK4 with step(x, t, h) from the problem's initial state.
@@ -215,7 +224,7 @@ struct Report {
 
 const double targets[3] = {1e-3, 1e-6, 1e-9};
 
-/// The curves of one problem: RK4 and the nine splittings, the summary table, the CSV rows.
+/// The curves of one problem: RK4 and the ten splittings, the summary table, the CSV rows.
 void work_precision(Report& r, const Problem& problem, const Run& rk4, const char* rk4_name) {
   std::fprintf(stderr, "%s\n", problem.p.name);
   std::vector<Curve> curves;
@@ -228,6 +237,10 @@ void work_precision(Report& r, const Problem& problem, const Run& rk4, const cha
     curves.push_back(sweep("ExactFreeSplitting, order " + std::to_string(order),
                            splitting_run<ExactFreeSplitting<Top>>(problem, order), problem, 100000));
   }
+  ExactFreeSplittingSettings<double> near_integrable;
+  near_integrable.composition = Composition::near_integrable;
+  curves.push_back(sweep("ExactFreeSplitting, near_integrable",
+                         splitting_run<ExactFreeSplitting<Top>>(problem, near_integrable), problem, 100000));
   r.add("\n#### %s\n\nCPU time per body for t ∈ [0, 1] [µs] to reach a max orientation error, and RK4's time over "
         "it (×):\n\n"
         "| method | 1e-3 rad | × | 1e-6 rad | × | 1e-9 rad | × | ns/step |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",

@@ -28,6 +28,7 @@
 #include "quatstep/math/angle.hpp"
 #include "quatstep/math/elliptic.hpp"
 #include "quatstep/registry/entry.hpp"
+#include "quatstep/settings_keys.hpp"
 
 namespace quatstep {
 namespace exact_free_flow_detail {
@@ -219,10 +220,48 @@ struct ExactFreeFlow {
   }
 };
 
+/// How ExactFreeSplitting composes its exact drifts and kicks (composition.hpp).
+enum class Composition : int { symmetric, near_integrable };
+inline constexpr keys::Choice<Composition> composition_names[] = {
+    {Composition::symmetric, "symmetric"},
+    {Composition::near_integrable, "near_integrable"},
+};
+
+/// SplittingSettings and the choice of composition, which the exact drift opens: the method of the
+/// perturbed problem needs both sub-flows exact.
 template <class S>
-using ExactFreeSplittingSettings = SplittingSettings<S>;
+struct ExactFreeSplittingSettings : SplittingSettings<S> {
+  Composition composition = Composition::symmetric;
+
+  QS_HD ExactFreeSplittingSettings(const SplittingSettings<S>& base = {}) : SplittingSettings<S>(base) {}  // NOLINT
+
+  template <class Keys>
+  void describe(Keys& k) {
+    SplittingSettings<S>::describe(k);
+    k("composition", composition,
+      "symmetric (the kick-drift-kick step composed to `order`) or near_integrable (Blanes et al. 2013, "
+      "ABA(10,6,4): 9 exact flows and 8 kicks per step, order 4, error O(eps h^10 + eps^2 h^6 + eps^3 h^4) "
+      "for a torque eps small against the free motion; needs order = 4)",
+      keys::Choices<Composition>(composition_names));
+  }
+  void validate() const {
+    SplittingSettings<S>::validate();
+    if (composition == Composition::near_integrable && this->order != 4)
+      throw keys::KeyError::of("integrator.order", this->order, "4 with composition = \"near_integrable\" (its order)");
+  }
+};
+
+/// One step of the composition the settings choose.
+template <class S, class Stages>
+QS_HD void compose(const ExactFreeSplittingSettings<S>& settings, S t, S h, Stages& stages) {
+  if (settings.composition == Composition::near_integrable)
+    compose_drift_kick_drift(t, h, stages);
+  else
+    compose_kick_drift_kick(settings.order, t, h, stages);
+}
+
 template <class Model>
-using ExactFreeSplitting = RigidBodySplitting<Model, ExactFreeFlow>;
+using ExactFreeSplitting = RigidBodySplitting<Model, ExactFreeFlow, ExactFreeSplittingSettings>;
 
 // ---------------------------------------------------------------- registry entry
 struct ExactFreeSplittingMethod {
@@ -233,7 +272,11 @@ struct ExactFreeSplittingMethod {
                                    "4 (order = 2 and 6 below); torque-free motion exact at any step",
                                    "symplectic, reversible; unit length and torque-free spatial "
                                    "angular momentum to round-off"};
-  static constexpr const auto& configurations = splitting_configurations;
+  static constexpr Configuration configurations[] = {
+      splitting_configurations[0], splitting_configurations[1],
+      {"near_integrable", "composition = \"near_integrable\"",
+       "Blanes, Casas, Farrés, Laskar, Makazaga & Murua, Appl. Numer. Math. 68 (2013): ABA(10,6,4)",
+       "4; (10,6,4) in the size of the torque", "the same"}};
   template <class Model, int>
   using Integrator = ExactFreeSplitting<Model>;
 };

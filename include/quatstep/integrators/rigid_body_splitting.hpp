@@ -1,6 +1,8 @@
 // Explicit symplectic splitting integrators for a rigid body (HeavyTop, FreeRigidBody), the shared
 // part: state, kicks, translation, composition to order 2/4/6. The free flow (the drift) is the
-// template parameter: NoSquish (no_squish.hpp) or SymmetricSplitting (symmetric_splitting.hpp).
+// template parameter: NoSquish (no_squish.hpp), SymmetricSplitting (symmetric_splitting.hpp) or
+// ExactFreeSplitting (exact_free_flow.hpp, whose settings may also choose the near-integrable method
+// of composition.hpp).
 //
 // Coordinates: q ∈ R⁴ the quaternion of the body's principal frame (principal_axes.hpp: q = q_body ∘ c,
 // the axes in the order the free flow wants them), p ∈ R⁴ its conjugate momentum, L = ½ G(q) p the
@@ -62,6 +64,12 @@ struct SplittingSettings {
   }
 };
 
+/// One step of the composition of settings.order (composition.hpp).
+template <class S, class Stages>
+QS_HD void compose(const SplittingSettings<S>& settings, S t, S h, Stages& stages) {
+  compose_kick_drift_kick(settings.order, t, h, stages);
+}
+
 /// The notable settings of every splitting's registry entry (README rows, CPU/GPU test cases): the
 /// default is order 4.
 inline constexpr Configuration splitting_configurations[] = {
@@ -71,8 +79,10 @@ inline constexpr Configuration splitting_configurations[] = {
 /// The splitting integrator with the free flow FreeFlow, which provides
 ///   order_axes(moments, L, order[3]):  the order of the principal axes it wants (moments and the
 ///                                      initial angular momentum L given in the eigenvector frame);
-///   drift(inverse_moments, t, q, p):   its approximation of the free flow over t (ordered axes).
-template <class Model, class FreeFlow>
+///   drift(inverse_moments, t, q, p):   its approximation of the free flow over t (ordered axes);
+/// and the settings Settings<S>, SplittingSettings<S> or one derived from it with its own
+/// compose(settings, t, h, stages) overload.
+template <class Model, class FreeFlow, template <class> class Settings = SplittingSettings>
 class RigidBodySplitting {
  public:
   using ModelType = Model;
@@ -100,9 +110,9 @@ class RigidBodySplitting {
     QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
   };
 
-  SplittingSettings<S> settings;
+  Settings<S> settings;
 
-  QS_HD explicit RigidBodySplitting(const SplittingSettings<S>& s = {}) : settings(s) {}
+  QS_HD explicit RigidBodySplitting(const Settings<S>& s = {}) : settings(s) {}
 
   /// The principal frame from the inertia (invalid_input unless it is positive definite), then
   /// q = q_body ∘ c, p = 2 G(q)ᵀ L / |q|² (so that ½ G(q) p = L for any |q|), the loads at t.
@@ -136,18 +146,18 @@ class RigidBodySplitting {
                                       s.r, s.v);
   }
 
-  /// One step of the composition of order settings.order; iterations = 0 (explicit).
+  /// One step of the composition the settings choose; iterations = 0 (explicit).
   QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     State next = s;
     Stages stages{model, next};
-    compose_kick_drift_kick(settings.order, t, h, stages);
+    compose(settings, t, h, stages);
     if (!all_finite(next)) return {Status::non_finite, 0};
     s = next;
     return {Status::ok, 0};
   }
 
  private:
-  /// The sub-steps compose_kick_drift_kick calls.
+  /// The sub-steps the compositions call.
   struct Stages {
     const Model& model;
     State& s;
