@@ -364,6 +364,14 @@ TEST(ScenarioRejects, IntegratorSettings) {
                   "8, must be 2, 4 or 6");
   EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"no_squish\"\nnewton_tolerance = 1e-10"),
                   "integrator.newton_tolerance", "not used by method 'no_squish'");
+  // ExactFreeSplittingSettings::validate: the near-integrable composition has order 4 only; the other
+  // splittings do not take the key (their drift is not exact)
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"exact_free_splitting\"\norder = 6\ncomposition = \"near_integrable\""),
+                  "integrator.order", "6, must be 4 with composition = \"near_integrable\"");
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"exact_free_splitting\"\ncomposition = \"aba\""),
+                  "integrator.composition", "\"symmetric\", \"near_integrable\"");
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"symmetric_splitting\"\ncomposition = \"near_integrable\""),
+                  "integrator.composition", "not used by method 'symmetric_splitting' (only by exact_free_splitting)");
 }
 
 TEST(ScenarioRejects, KeysTheMethodDoesNotUse) {
