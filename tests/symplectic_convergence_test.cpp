@@ -1,13 +1,14 @@
-// Observed orders of NoSquish, SymmetricSplitting and ExactFreeSplitting with order = 2, 4, 6 (composition.hpp), from
-// the errors at h and h/2 at t = 1 against the independent RK4 reference of
+// Observed orders of NoSquish, SymmetricSplitting and ExactFreeSplitting with order = 2, 4, 6
+// (composition.hpp), and of ExactFreeSplitting with composition = "near_integrable", from the errors
+// at h and h/2 at t = 1 against the independent RK4 reference of
 // problems/reference/heavy_top_reference.hpp at h = 2.5e-6 (it differs from h = 5e-6 by 1.4e-12 on
 // Sherif's top, 3.2e-11 on the off-axis top, 7.7e-12 and 2.4e-11 on the asymmetric bodies).
 // Error: max(geodesic angle between the orientations, |ω − ω_ref|/|ω_ref|). Problems
 // (problems/rigid_body_problems.hpp): Sherif's fast top, the off-axis top (non-diagonal
 // inertia), Kinon §5.3's torque-free asymmetric body, the same under a constant body torque.
 // Each window is the largest pair of steps in the asymptotic range with errors well above the
-// reference's; each window lists the order measured when it was chosen. Also: the free body's translation has the
-// order of the composition, and its rotation is the heavy top's.
+// reference's; each window lists the order measured when it was chosen. Also: the free body's
+// translation has the order of the composition, and its rotation is the heavy top's.
 #include <gtest/gtest.h>
 
 #include <cmath>
