@@ -100,8 +100,8 @@ QS_HD constexpr S near_integrable_kick_weight(int i) {
 }
 
 /// One step Ψ_h from t of ABA(10,6,4), with the `stages` of compose_kick_drift_kick: the forces are
-/// updated after each drift for the kick that follows, and at t + h at the end, so that on return
-/// the forces held are those at t + h as after compose_kick_drift_kick.
+/// evaluated after each inner drift for the kick that follows. The step begins and ends with a
+/// drift, so the forces held on entry are not used and those held on return are the last kick's.
 template <class S, class Stages>
 QS_HD void compose_drift_kick_drift(S t, S h, Stages& stages) {
   S elapsed = S(0);
@@ -113,7 +113,6 @@ QS_HD void compose_drift_kick_drift(S t, S h, Stages& stages) {
     stages.kick(near_integrable_kick_weight<S>(i) * h);
   }
   stages.drift(near_integrable_drift_weight<S>(near_integrable_kicks) * h);
-  stages.update_forces(t + h);
 }
 
 }  // namespace quatstep

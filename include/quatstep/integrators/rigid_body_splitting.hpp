@@ -93,6 +93,7 @@ class RigidBodySplitting {
     Vec4<S> q;                // orientation of the ordered principal frame, q_body ∘ c
     Vec4<S> p;                // its conjugate momentum, 2 G(q)ᵀ L
     Vec3<S> torque;           // τ(q/|q|, t)/|q|², principal axes: what the next kick applies
+                              // (compose_drift_kick_drift evaluates it anew before each kick)
     Vec4<S> frame;            // c (principal_axes.hpp), constant
     Vec3<S> inverse_moments;  // 1/I_k, constant
     Vec3<S> r, v, a;          // translation (free bodies)
