@@ -45,18 +45,19 @@ template <class S>
 QS_HD Vec4<S> frame_of(const Vec3<S>& l, S sigma) {
   using std::sqrt;
   const Vec4<S> u(sqrt(l.squaredNorm()) + sigma * l[2], -sigma * l[1], sigma * l[0], S(0));
-  return u / sqrt(u.squaredNorm());
+  return u * (S(1) / sqrt(u.squaredNorm()));
 }
 
 /// F(φ) and Π(φ) for |φ| ≤ π/2 from s = sin φ, c = cos φ ≥ 0 and Δ² = 1 − k² s² = k'² + k² c²
-/// (DLMF 19.25.5, 19.25.14): F = s R_F(c², Δ², 1), Π = F − (n/3) s³ R_J(c², Δ², 1, 1 + n s²).
+/// (DLMF 19.25.5, 19.25.14): F = s R_F(c², Δ², 1), Π = F − (n/3) s³ R_J(c², Δ², 1, 1 + n s²), from one
+/// duplication.
 template <class S>
 struct Amplitude {
   S first, third;
   QS_HD Amplitude(S s, S c, S delta2, S n) {
-    first = s * math::carlson_rf(c * c, delta2, S(1));
-    third = s == S(0) ? first
-                      : first - (n / S(3)) * (s * s * s) * math::carlson_rj(c * c, delta2, S(1), S(1) + n * s * s);
+    const math::CarlsonPair<S> r = math::carlson_rf_rj(c * c, delta2, S(1), S(1) + n * s * s);
+    first = s * r.rf;
+    third = first - (n / S(3)) * (s * s * s) * r.rj;
   }
 };
 
@@ -90,17 +91,17 @@ struct FreeMotion {
     sigma = l[2] < S(0) ? S(-1) : S(1);
     lambda = sigma * (d13 < S(0) ? S(-1) : S(1)) * a3 * sqrt(d13 * d23);
     s0 = l[1] * a1, c0 = l[0] * a2;
-    const S h0 = sqrt(s0 * s0 + c0 * c0);
-    s0 = h0 > S(0) ? s0 / h0 : S(0), c0 = h0 > S(0) ? c0 / h0 : S(1);
+    const S h0 = sqrt(s0 * s0 + c0 * c0), over_h0 = h0 > S(0) ? S(1) / h0 : S(0);
+    s0 = h0 > S(0) ? s0 * over_h0 : S(0), c0 = h0 > S(0) ? c0 * over_h0 : S(1);
     d0 = sqrt(mc + k2 * c0 * c0);
   }
 };
 
-/// What the attitude needs from u₀ to u₀ + λt: sn, cn, dn at the end (of the amplitude φ(t)) and
-/// the increments ΔΠ, ΔΘ of (F8).
+/// What the attitude needs from u₀ to u₀ + λt: sn, cn, dn at the end (of the amplitude φ(t)), the
+/// increment ΔΠ of (F8), and ΔΘ as the rotation by half of it, (cos ΔΘ/2, sin ΔΘ/2).
 template <class S>
 struct FreeMotionStep {
-  S sn, cn, dn, third, theta;
+  S sn, cn, dn, third, half_theta_cos, half_theta_sin;
 };
 
 /// A step with |λt| ≤ π/2 (≤ K): the addition theorems. sn, cn, dn of u₀ + λt from those of u₀ and of
@@ -108,7 +109,8 @@ struct FreeMotionStep {
 ///   ΔΠ = Π(am λt) − n S R_C(Γ − δS², Γ),   S = sn u₀ · sn λt · sn(u₀ + λt),
 ///   Γ = Π over the three of (1 + n sn²),   δ = n(1 + n)(k² + n),                                 (F9a)
 /// so one evaluation of R_F and R_J at the step's own amplitude, which is small for a short step
-/// (Carlson's duplication then stops early); ΔΘ (< π) from one arctangent.
+/// (Carlson's duplication then stops early); ΔΘ (|ΔΘ| < π: Θ − φ is π-periodic and |Δφ| ≤ |λt|) as
+/// the half-angle rotation of a complex number, two square roots and no arctangent.
 template <class S>
 QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
   using std::sqrt;
@@ -124,9 +126,13 @@ QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
   const S gamma = (S(1) + m.n * r.sn * r.sn) * (S(1) + m.n * m.s0 * m.s0) * (S(1) + m.n * s1 * s1);
   const S delta = m.n * (S(1) + m.n) * (m.k2 + m.n);
   r.third = step.third - m.n * product * math::carlson_rc(gamma - delta * product * product, gamma);
-  // ΔΘ: the angle of (cn + i√(1+n) sn)(c₀ − i√(1+n) s₀)
+  // ΔΘ: the angle of w = (cn + i√(1+n) sn)(c₀ − i√(1+n) s₀). Its half angle (in (−π/2, π/2)) is that
+  // of |w| + w, or, without the cancellation for Re w < 0, of sign(Im w)·(Im w + i(|w| − Re w)).
   const S re = r.cn * m.c0 + (S(1) + m.n) * r.sn * m.s0, im = sqrt(S(1) + m.n) * (r.sn * m.c0 - r.cn * m.s0);
-  r.theta = im < S(0) ? -math::angle(-im, re) : math::angle(im, re);
+  const S w = sqrt(re * re + im * im);
+  const S hc = re >= S(0) ? w + re : im < S(0) ? -im : im, hs = re >= S(0) ? im : im < S(0) ? re - w : w - re;
+  const S over = S(1) / sqrt(hc * hc + hs * hs);
+  r.half_theta_cos = hc * over, r.half_theta_sin = hs * over;
   return r;
 }
 
@@ -152,8 +158,10 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
       turns == S(0) ? S(0) : quarter - (m.n / S(3)) * math::carlson_rj(S(0), m.mc, S(1), S(1) + m.n);
   r.third = S(2) * turns * complete + (end.third - start.third);
   const S root_1n = sqrt(S(1) + m.n);
-  r.theta = turns * S(3.14159265358979323846264338327950288) +
-            (d::half_plane_angle(root_1n * r.sn, r.cn) - d::half_plane_angle(root_1n * s0, c0));
+  const S theta = turns * S(3.14159265358979323846264338327950288) +
+                  (d::half_plane_angle(root_1n * r.sn, r.cn) - d::half_plane_angle(root_1n * s0, c0));
+  using math::sincos;
+  sincos(S(0.5) * theta, r.half_theta_sin, r.half_theta_cos);
   const S odd = m1 - S(2) * floor(S(0.5) * m1);  // sn and cn change sign with each half period
   if (odd != S(0)) r.sn = -r.sn, r.cn = -r.cn;
   return r;
@@ -170,12 +178,13 @@ QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t)
   const S du = m.lambda * t;
   const bool short_enough = du <= S(1.5707963267948966) && du >= S(-1.5707963267948966);  // π/2 ≤ K
   const FreeMotionStep<S> e = short_enough ? short_step(m, du) : long_step(m, du);
-  const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third - e.theta;  // (F8)
-  const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                                  // (F2)
+  const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third;  // (F8) but −ΔΘ
+  const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                     // (F2)
   using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S sh, ch;
-  sincos(S(0.5) * psi, sh, ch);
-  const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(ch, S(0), S(0), sh)),
+  sincos(S(0.5) * psi, sh, ch);  // then the half angle less ΔΘ/2:
+  const S c = ch * e.half_theta_cos + sh * e.half_theta_sin, s = sh * e.half_theta_cos - ch * e.half_theta_sin;
+  const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(c, S(0), S(0), s)),
                              quat_conj(d::frame_of(lt, m.sigma)));  // (F6)
   // Back to the ordered axes, as r − 1 with w − 1 = −|v|²/(1 + w) (|r| = 1) for a small increment.
   const Vec3<S> v = m.about_last ? Vec3<S>(r[1], r[2], r[3]) : Vec3<S>(r[3], r[2], -r[1]);
