@@ -116,7 +116,7 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
     if (const std::string reason = cuda::device_unusable_reason(); !reason.empty()) throw std::runtime_error(reason);
     batch = cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<Integrator>{
         integrator, std::vector(size, tm.mech), std::vector(size, s0), std::vector(size, Status::ok),
-        std::vector<index_t>(size, 0), std::vector<index_t>(size, -1), 0.0, 1e-3, stride, scalars});
+        std::vector<index_t>(size, 0), std::vector<index_t>(size, -1), StepRecords{}, 0.0, 1e-3, stride, scalars});
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -126,7 +126,8 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
   for (auto _ : state) batch->advance(++j, 1, window.data());
   std::vector<Status> status;
   std::vector<index_t> iterations, failed_step;
-  batch->records(status, iterations, failed_step);
+  StepRecords fixed_steps;  // none
+  batch->records(status, iterations, failed_step, fixed_steps);
   const double steps = double(n) * double(stride) * double(state.iterations());
   state.counters["body_steps/s"] = benchmark::Counter(steps, benchmark::Counter::kIsRate);
   state.counters["flops/step"] = flops;

@@ -1,12 +1,14 @@
 // The mechanisms of a run on a backend that keeps them (the GPU: kernels/cuda_mechanisms.cuh),
-// stepped window by window with fixed steps; host/mechanism_run.cpp drives it and writes each
-// window. The CPU steps its mechanisms in place (mechanism_run.cpp's OpenMP loop) with the same
-// per-mechanism function, mechanism::advance_mechanism (include/quatstep/mechanism/batch.hpp).
+// stepped window by window with fixed or adaptive steps; host/mechanism_run.cpp drives it and writes
+// each window. The CPU steps its mechanisms in place (mechanism_run.cpp's OpenMP loop) with the same
+// per-mechanism functions, mechanism::advance_mechanism and advance_mechanism_adaptive
+// (include/quatstep/mechanism/batch.hpp).
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "step_records.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/status.hpp"
 
@@ -18,9 +20,10 @@ class MechanismBatch {
   /// Samples [first, first + count) of every mechanism into `window` (host memory,
   /// [sample][scalar][mechanism], the layout of SampleView).
   virtual void advance(index_t first, index_t count, double* window) = 0;
-  /// Each mechanism's status, Newton iterations over all its steps and failed step (−1 if none).
-  virtual void records(std::vector<Status>& status, std::vector<index_t>& iterations,
-                       std::vector<index_t>& failed_step) const = 0;
+  /// Each mechanism's status, Newton iterations over all its steps and failed step (−1 if none), and
+  /// with adaptive steps its step records (`steps` is left as it is with fixed steps).
+  virtual void records(std::vector<Status>& status, std::vector<index_t>& iterations, std::vector<index_t>& failed_step,
+                       StepRecords& steps) const = 0;
   /// Every mechanism's integrator state into `states` (host memory for as many of the integrator's
   /// State): what a checkpoint keeps.
   virtual void states(void* states) const = 0;

@@ -62,8 +62,8 @@ void print_mechanism_format(std::ostream& os) {
     previous = &m.keys;
   }
   os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above; adaptive = true runs with hht and modified_hht, each mechanism with its own steps, sampled at the output times by dense output (/accepted_steps, /rejected_steps, /smallest_step, /largest_step per mechanism). [run]: backend \"auto\", \"cuda\" or \"cpu\" as for bodies — the GPU runs one "
-        "mechanism per thread, with fixed steps, mechanisms of at most " + small_capacity_limits() +
-        " (\"auto\" runs adaptive steps and larger mechanisms on the CPU, \"cuda\" rejects them); precision "
+        "mechanism per thread, with fixed or adaptive steps, mechanisms of at most " + small_capacity_limits() +
+        " (\"auto\" runs larger mechanisms on the CPU, \"cuda\" rejects them); precision "
         "\"double\". [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "

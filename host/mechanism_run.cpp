@@ -100,9 +100,10 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
 template <class Integrator>
 struct FixedSteps {
   using State = typename Integrator::State;
-  static constexpr bool gpu = true;  ///< the GPU takes these (kernels/cuda_mechanisms.cuh)
   Integrator method;
   double t0, h;
+
+  const Integrator& device() const { return method; }  ///< what the GPU's kernel steps with
 
   template <class Mech, class Kinematics>
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
@@ -115,16 +116,18 @@ struct FixedSteps {
   }
 };
 
-/// The same with adaptive steps (include/quatstep/mechanism/adaptive.hpp): each mechanism keeps its
-/// own t and h, steps past each output time and is sampled there by dense output; its accepted and
-/// rejected steps and its smallest and largest step go to r.step_records, and a failure's step is the
-/// number of steps it had accepted (as for single bodies, adaptive_ensemble.hpp). CPU only.
+/// The same with adaptive steps (include/quatstep/mechanism/adaptive.hpp) by the core's
+/// advance_mechanism_adaptive: each mechanism keeps its own t and h, steps past each output time and
+/// is sampled there by dense output; its accepted and rejected steps and its smallest and largest step
+/// go to r.step_records, and a failure's step is the number of steps it had accepted (as for single
+/// bodies, adaptive_ensemble.hpp).
 template <class Integrator>
 struct AdaptiveSteps {
   using State = typename AdaptiveHht<Integrator>::State;
-  static constexpr bool gpu = false;
   AdaptiveHht<Integrator> stepper;
   double t0, h;
+
+  const AdaptiveHht<Integrator>& device() const { return stepper; }
 
   template <class Mech, class Kinematics>
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
@@ -133,39 +136,25 @@ struct AdaptiveSteps {
   template <class Mech>
   void advance(const Mech& m, State* states, const BodyRecord& record, index_t i, const SampleView<double>& out,
                MechanismRunResult& r) const {
-    State& s = states[i];
-    for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
-      const double tj = t0 + double(j * out.stride) * h;
-      const index_t before = record.newton_iterations[i];
-      while (record.status[i] == Status::ok && s.t < tj) {
-        const auto o = stepper.step(m, s);
-        record.newton_iterations[i] += o.iterations;
-        r.step_records.rejected[i] += o.rejected;
-        if (o.status != Status::ok) {
-          record.status[i] = o.status;
-          record.failed_step[i] = r.step_records.accepted[i];
-          break;
-        }
-        ++r.step_records.accepted[i];
-        r.step_records.smallest[i] = std::min(r.step_records.smallest[i], double(o.h));
-        r.step_records.largest[i] = std::max(r.step_records.largest[i], double(o.h));
-      }
-      mechanism::write_mechanism_sample(out, j, i, stepper.integrator, m, stepper.sample(m, s, tj), tj,
-                                        record.newton_iterations[i] - before, record.status[i] == Status::ok);
-    }
+    StepRecords& steps = r.step_records;
+    mechanism::advance_mechanism_adaptive(
+        stepper, m, states, record,
+        AdaptiveRecord<double>{steps.accepted.data(), steps.rejected.data(), steps.smallest.data(), steps.largest.data()}, i,
+        t0, h, out);
   }
 };
 
 /// The run's mechanisms on the GPU, from their initial states: what mechanism_backend sends there
-/// (fixed steps on mechanisms of SmallCapacity).
+/// (mechanisms of SmallCapacity, fixed or adaptive steps).
 template <class Stepper, class Mech>
 std::unique_ptr<MechanismBatch> cuda_mechanisms(const Stepper& stepper, const std::vector<Mech>& mechs,
                                                 const std::vector<typename Stepper::State>& states,
                                                 const MechanismRunResult& r, index_t stride, int scalars) {
 #ifdef QUATSTEP_WITH_CUDA
-  if constexpr (Stepper::gpu && std::is_same_v<typename Mech::CapacityType, mechanism::SmallCapacity>)
-    return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.method)>>{
-        stepper.method, mechs, states, r.status, r.iterations, r.failed_step, stepper.t0, stepper.h, stride, scalars});
+  if constexpr (std::is_same_v<typename Mech::CapacityType, mechanism::SmallCapacity>)
+    return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.device())>>{
+        stepper.device(), mechs, states, r.status, r.iterations, r.failed_step, r.step_records, stepper.t0, stepper.h,
+        stride, scalars});
 #endif
   (void)stepper, (void)mechs, (void)states, (void)r, (void)stride, (void)scalars;
   throw std::logic_error("cuda_mechanisms: mechanism_backend chose the GPU for a run it cannot take");
@@ -386,7 +375,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   const double loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   if (bar && !r.interrupted) bar->finish(loop_seconds);
   if (bar && r.interrupted) std::fputc('\n', stderr);
-  if (gpu) gpu->records(r.status, r.iterations, r.failed_step);
+  if (gpu) gpu->records(r.status, r.iterations, r.failed_step, r.step_records);
   if (r.interrupted) {
     if (gpu) gpu->states(states.data());
     Checkpoint c;
@@ -648,7 +637,6 @@ MechanismOutput mechanism_output(const MechanismScenario& sc, const std::string&
 }
 
 BackendChoice mechanism_backend(const MechanismScenario& sc) {
-  if (sc.backend != Backend::cpu && sc.time.adaptive) return {Backend::cpu, "cpu (adaptive mechanism steps run on the CPU)"};
   if (sc.backend != Backend::cpu && !fits_small_capacity(sc.mechanism))
     return {Backend::cpu, "cpu (mechanisms beyond " + small_capacity_limits() + " run on the CPU)"};
   return choose_backend(sc.backend);

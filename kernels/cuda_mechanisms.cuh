@@ -1,7 +1,10 @@
-// cuda::CudaMechanisms<Integrator>: the mechanisms of a run in device memory, advanced one window
-// of samples per launch of advance_mechanisms (mechanism_kernels.cuh), the window copied back for
-// the host to write. The state stays on the device between windows.
+// cuda::CudaMechanisms<Stepper>: the mechanisms of a run in device memory, advanced one window of
+// samples per launch of advance_mechanisms or, with adaptive steps, advance_mechanisms_adaptive
+// (mechanism_kernels.cuh), the window copied back for the host to write. The states and records stay
+// on the device between windows.
 #pragma once
+
+#include <stdexcept>
 
 #include "kernels/cuda_error.hpp"
 #include "kernels/cuda_mechanisms.hpp"
@@ -10,53 +13,81 @@
 
 namespace quatstep::cuda {
 
-template <class Integrator>
+template <class Stepper>
 class CudaMechanisms final : public MechanismBatch {
  public:
-  explicit CudaMechanisms(const MechanismBatchInput<Integrator>& in)
-      : integrator_(in.integrator), n_(index_t(in.mechanisms.size())), t0_(in.t0), h_(in.h), stride_(in.stride),
+  static constexpr bool adaptive = is_adaptive_stepper<Stepper>::value;
+
+  explicit CudaMechanisms(const MechanismBatchInput<Stepper>& in)
+      : stepper_(in.integrator), n_(index_t(in.mechanisms.size())), t0_(in.t0), h_(in.h), stride_(in.stride),
         scalars_(in.scalars), mechanisms_(in.mechanisms), states_(in.states), status_(in.status),
-        iterations_(in.iterations), failed_step_(in.failed_step) {}
+        iterations_(in.iterations), failed_step_(in.failed_step) {
+    if constexpr (adaptive) {
+      if (in.steps.accepted.size() != in.mechanisms.size())
+        throw std::invalid_argument("CudaMechanisms: adaptive steps need the step records of every mechanism");
+      accepted_ = DeviceArray<index_t>(in.steps.accepted);
+      rejected_ = DeviceArray<index_t>(in.steps.rejected);
+      smallest_ = DeviceArray<double>(in.steps.smallest);
+      largest_ = DeviceArray<double>(in.steps.largest);
+    }
+  }
 
   void advance(index_t first, index_t count, double* window) override {
     const std::size_t size = std::size_t(count * scalars_ * n_);
     if (window_.size() < size) window_ = DeviceArray<double>(size);
     const SampleView<double> out{window_.data(), n_, first, count, stride_, scalars_};
-    advance_mechanisms<<<blocks_for(n_), block_size>>>(integrator_, mechanisms_.data(), states_.data(), record(), n_,
-                                                       t0_, h_, out);
-    check(cudaGetLastError(), "advance_mechanisms launch");
+    if constexpr (adaptive) {
+      advance_mechanisms_adaptive<<<blocks_for(n_), block_size>>>(stepper_, mechanisms_.data(), states_.data(), record(),
+                                                                  step_records(), n_, t0_, h_, out);
+      check(cudaGetLastError(), "advance_mechanisms_adaptive launch");
+    } else {
+      advance_mechanisms<<<blocks_for(n_), block_size>>>(stepper_, mechanisms_.data(), states_.data(), record(), n_, t0_,
+                                                         h_, out);
+      check(cudaGetLastError(), "advance_mechanisms launch");
+    }
     window_.download(window, size);  // synchronises: a failed kernel reports here
   }
 
-  void records(std::vector<Status>& status, std::vector<index_t>& iterations,
-               std::vector<index_t>& failed_step) const override {
+  void records(std::vector<Status>& status, std::vector<index_t>& iterations, std::vector<index_t>& failed_step,
+               StepRecords& steps) const override {
     status_.download(status);
     iterations_.download(iterations);
     failed_step_.download(failed_step);
+    if constexpr (adaptive) {
+      accepted_.download(steps.accepted);
+      rejected_.download(steps.rejected);
+      smallest_.download(steps.smallest);
+      largest_.download(steps.largest);
+    }
   }
 
   void states(void* states) const override {
-    states_.download(static_cast<typename Integrator::State*>(states), std::size_t(n_));
+    states_.download(static_cast<typename Stepper::State*>(states), std::size_t(n_));
   }
 
  private:
   BodyRecord record() const { return {status_.data(), iterations_.data(), failed_step_.data()}; }
+  AdaptiveRecord<double> step_records() const {
+    return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()};
+  }
 
-  Integrator integrator_;
+  Stepper stepper_;
   index_t n_;
   double t0_, h_;
   index_t stride_;
   int scalars_;
-  DeviceArray<typename Integrator::ModelType> mechanisms_;
-  DeviceArray<typename Integrator::State> states_;
+  DeviceArray<typename Stepper::ModelType> mechanisms_;
+  DeviceArray<typename Stepper::State> states_;
   DeviceArray<Status> status_;
   DeviceArray<index_t> iterations_, failed_step_;
+  DeviceArray<index_t> accepted_, rejected_;  ///< adaptive steps: the step records
+  DeviceArray<double> smallest_, largest_;
   DeviceArray<double> window_;
 };
 
-template <class Integrator>
-std::unique_ptr<MechanismBatch> make_cuda_mechanisms(const MechanismBatchInput<Integrator>& input) {
-  return std::make_unique<CudaMechanisms<Integrator>>(input);
+template <class Stepper>
+std::unique_ptr<MechanismBatch> make_cuda_mechanisms(const MechanismBatchInput<Stepper>& input) {
+  return std::make_unique<CudaMechanisms<Stepper>>(input);
 }
 
 }  // namespace quatstep::cuda

@@ -1,5 +1,6 @@
-// The mechanism kernel: one thread per mechanism, calling the core's advance_mechanism
-// (include/quatstep/mechanism/batch.hpp), the function the CPU backend calls from its OpenMP loop.
+// The mechanism kernels: one thread per mechanism, calling the core's advance_mechanism or
+// advance_mechanism_adaptive (include/quatstep/mechanism/batch.hpp), the functions the CPU backend
+// calls from its OpenMP loop.
 // Nothing numerical lives here.
 #pragma once
 
@@ -17,6 +18,18 @@ __global__ void __launch_bounds__(block_size)
                        SampleView<typename Integrator::Scalar> out) {
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
   if (i < n) mechanism::advance_mechanism(integrator, mechanisms[i], states, record, i, t0, h, out);
+}
+
+/// The same with adaptive steps: every mechanism through the output times of `out`'s window, each
+/// with its own t and h (their step sizes diverge inside a warp).
+template <class Stepper>
+__global__ void __launch_bounds__(block_size)
+    advance_mechanisms_adaptive(Stepper stepper, const typename Stepper::ModelType* __restrict__ mechanisms,
+                                typename Stepper::State* __restrict__ states, BodyRecord record,
+                                AdaptiveRecord<typename Stepper::Scalar> steps, index_t n, typename Stepper::Scalar t0,
+                                typename Stepper::Scalar h, SampleView<typename Stepper::Scalar> out) {
+  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (i < n) mechanism::advance_mechanism_adaptive(stepper, mechanisms[i], states, record, steps, i, t0, h, out);
 }
 
 }  // namespace quatstep::cuda

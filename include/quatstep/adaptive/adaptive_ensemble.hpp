@@ -42,6 +42,47 @@ QS_HD void initialize_body_adaptive(const Stepper& stepper, const typename Stepp
   if (out.holds(0)) write_sample(out, 0, i, stepper.integrator, model, st.now, status == Status::ok);
 }
 
+/// What one launch adds to body i's records, kept in registers: its status, Newton iterations and
+/// steps; until() takes the steps to an output time, store() writes the records back.
+template <class S>
+struct AdaptiveTally {
+  Status status;
+  index_t iterations = 0, accepted = 0, rejected = 0;
+  S smallest, largest;
+
+  QS_HD AdaptiveTally(const BodyRecord& record, const AdaptiveRecord<S>& steps, index_t i)
+      : status(record.status[i]), smallest(steps.smallest_step[i]), largest(steps.largest_step[i]) {}
+
+  /// Accepted steps of `st` until it reaches t (none once the body has failed). A failure sets the
+  /// status, and the failed step to the number of steps the body had accepted.
+  template <class Stepper>
+  QS_HD void until(const Stepper& stepper, const typename Stepper::ModelType& model, typename Stepper::State& st, S t,
+                   const BodyRecord& record, const AdaptiveRecord<S>& steps, index_t i) {
+    while (status == Status::ok && st.t < t) {
+      const auto outcome = stepper.step(model, st);
+      iterations += outcome.iterations;
+      rejected += outcome.rejected;
+      if (outcome.status != Status::ok) {
+        status = outcome.status;
+        record.failed_step[i] = steps.accepted_steps[i] + accepted;
+        return;
+      }
+      ++accepted;
+      smallest = outcome.h < smallest ? outcome.h : smallest;
+      largest = outcome.h > largest ? outcome.h : largest;
+    }
+  }
+
+  QS_HD void store(const BodyRecord& record, const AdaptiveRecord<S>& steps, index_t i) const {
+    record.status[i] = status;
+    record.newton_iterations[i] += iterations;
+    steps.accepted_steps[i] += accepted;
+    steps.rejected_steps[i] += rejected;
+    steps.smallest_step[i] = smallest;
+    steps.largest_step[i] = largest;
+  }
+};
+
 /// Advance body i through the output times t_j, j = first_sample + 1 … first_sample + samples,
 /// writing each sample that falls in `out`'s window. A failed body stops (its samples are NaN) and
 /// its failed_step is the number of steps it had accepted.
@@ -54,33 +95,15 @@ QS_HD void advance_body_adaptive(const Stepper& stepper, const typename Stepper:
   using S = typename Stepper::Scalar;
   typename Stepper::State st;
   load_state(state_soa, i, st);
-  Status status = record.status[i];
-  index_t iterations = 0, accepted = 0, rejected = 0;
-  S smallest = steps.smallest_step[i], largest = steps.largest_step[i];
+  AdaptiveTally<S> tally(record, steps, i);
   for (index_t j = first_sample + 1; j <= first_sample + samples; ++j) {
     const S tj = t0 + S(j) * interval;
-    while (status == Status::ok && st.t < tj) {
-      const auto outcome = stepper.step(model, st);
-      iterations += outcome.iterations;
-      rejected += outcome.rejected;
-      if (outcome.status != Status::ok) {
-        status = outcome.status;
-        record.failed_step[i] = steps.accepted_steps[i] + accepted;
-        break;
-      }
-      ++accepted;
-      smallest = outcome.h < smallest ? outcome.h : smallest;
-      largest = outcome.h > largest ? outcome.h : largest;
-    }
-    if (out.holds(j)) write_sample(out, j, i, stepper.integrator, model, stepper.sample(model, st, tj), status == Status::ok);
+    tally.until(stepper, model, st, tj, record, steps, i);
+    if (out.holds(j))
+      write_sample(out, j, i, stepper.integrator, model, stepper.sample(model, st, tj), tally.status == Status::ok);
   }
   store_state(st, state_soa, i);
-  record.status[i] = status;
-  record.newton_iterations[i] += iterations;
-  steps.accepted_steps[i] += accepted;
-  steps.rejected_steps[i] += rejected;
-  steps.smallest_step[i] = smallest;
-  steps.largest_step[i] = largest;
+  tally.store(record, steps, i);
 }
 
 }  // namespace quatstep

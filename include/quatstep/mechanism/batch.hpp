@@ -1,8 +1,8 @@
 // A mechanism's life in one window of samples, the counterpart of a single body's advance_body
-// (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps: the
-// CPU from its OpenMP loop (host/mechanism_run.cpp), the GPU one thread per mechanism
-// (kernels/mechanism_kernels.cuh); its step-range form advances a mechanism ensemble made from a
-// scenario by any number of steps (host/mechanism_ensemble.hpp). Load state → steps → samples →
+// (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps (and its
+// adaptive counterpart for adaptive ones): the CPU from its OpenMP loop (host/mechanism_run.cpp), the
+// GPU one thread per mechanism (kernels/mechanism_kernels.cuh); its step-range form advances a
+// mechanism ensemble made from a scenario by any number of steps (host/mechanism_ensemble.hpp). Load state → steps → samples →
 // store; nothing of it depends on where it runs, so strict-mode builds agree bit for bit.
 //
 // A sample of mechanism i is the mechanism's channels (channels.hpp: every body's kinematics, the
@@ -12,6 +12,7 @@
 // bodies' BodyRecord (status, Newton iterations, failed step), one entry per mechanism.
 #pragma once
 
+#include "quatstep/adaptive/adaptive_ensemble.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/mechanism/channels.hpp"
 
@@ -75,6 +76,33 @@ QS_HD void advance_mechanism(const Integrator& integrator, const typename Integr
   const index_t first_step = out.first_sample > 0 ? (out.first_sample - 1) * out.stride : 0;
   advance_mechanism(integrator, m, states, record, i, t0, h, first_step,
                     (out.first_sample + out.samples - 1) * out.stride - first_step, out);
+}
+
+/// Mechanism i with adaptive steps (`stepper` an AdaptiveHht over a mechanism HHT method,
+/// mechanism/adaptive.hpp) through the samples of `out`'s window: sample j is the stepper's dense
+/// output at t_j = t0 + (j·stride)·h, after the accepted steps that pass it (sample 0: the state as
+/// it is), with the Newton iterations since the previous sample of the window. Its accepted and
+/// rejected steps and smallest and largest step go to `steps`; a failed mechanism stops, its samples
+/// are NaN and its failed step is the number of steps it had accepted (as for a single body,
+/// adaptive_ensemble.hpp, whose step loop this is).
+template <class Stepper>
+QS_HD void advance_mechanism_adaptive(const Stepper& stepper, const typename Stepper::ModelType& m,
+                                      typename Stepper::State* states, const BodyRecord& record,
+                                      const AdaptiveRecord<typename Stepper::Scalar>& steps, index_t i,
+                                      typename Stepper::Scalar t0, typename Stepper::Scalar h,
+                                      const SampleView<typename Stepper::Scalar>& out) {
+  using S = typename Stepper::Scalar;
+  typename Stepper::State s = states[i];
+  AdaptiveTally<S> tally(record, steps, i);
+  for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
+    const S tj = t0 + S(j * out.stride) * h;
+    const index_t before = tally.iterations;
+    tally.until(stepper, m, s, tj, record, steps, i);
+    write_mechanism_sample(out, j, i, stepper.integrator, m, stepper.sample(m, s, tj), tj, tally.iterations - before,
+                           tally.status == Status::ok);
+  }
+  states[i] = s;
+  tally.store(record, steps, i);
 }
 
 }  // namespace quatstep::mechanism
