@@ -2,8 +2,9 @@
 // (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps (and its
 // adaptive counterpart for adaptive ones): the CPU from its OpenMP loop (host/mechanism_run.cpp), the
 // GPU one thread per mechanism (kernels/mechanism_kernels.cuh); its step-range form advances a
-// mechanism ensemble made from a scenario by any number of steps (host/mechanism_ensemble.hpp). Load state → steps → samples →
-// store; nothing of it depends on where it runs, so strict-mode builds agree bit for bit.
+// mechanism ensemble made from a scenario by any number of steps (host/mechanism_ensemble.hpp).
+// Load state → steps → samples → store; nothing of it depends on where it runs, so strict-mode
+// builds agree bit for bit.
 //
 // A sample of mechanism i is the mechanism's channels (channels.hpp: every body's kinematics, the
 // mechanism-wide energy, momenta and residuals), the Newton iterations since the previous sample,
