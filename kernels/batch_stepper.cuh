@@ -12,12 +12,15 @@
 //   }
 //
 // The external loads are held constant over the step (zero-order hold, models/external_load.hpp);
-// the models' own loads (gravity, torque profiles) act as usual. Integrators that keep the end
+// the models' own loads (gravity, torque profiles) act as usual. When no body has loads of its own
+// (FreeRigidBody::has_own_loads), a step reads each body's inertia and mass instead of its whole
+// model (coupled_step.hpp). Integrators that keep the end
 // torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
 // with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every call is asynchronous on the
 // given stream; failures are per body (status()), never a stalled launch.
 #pragma once
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -48,6 +51,13 @@ class BatchStepper {
         status_(std::vector<Status>(models.size(), Status::ok)),
         iterations_(models.size()),
         failed_step_(models.size()) {
+    if constexpr (has_unloaded_form<Model>::value) {
+      if (n_ && std::none_of(models.begin(), models.end(), [](const Model& m) { return m.has_own_loads(); })) {
+        std::vector<S> inertial(std::size_t(CoupledModels<Model>::inertial_scalars) * models.size());
+        for (index_t i = 0; i < n_; ++i) CoupledModels<Model>::store_inertial(models[i], inertial.data(), n_, i);
+        inertial_ = DeviceArray<S>(inertial);
+      }
+    }
     const DeviceArray<Kinematics> d_initial(initial);
     if (n_) {
       initialize_bodies<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), d_initial.data(), soa(),
@@ -68,8 +78,9 @@ class BatchStepper {
     if (force && !Model::translates)
       throw std::invalid_argument("BatchStepper::step: force given, but this model does not translate (pass nullptr)");
     if (n_) {
-      step_bodies_with_loads<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), soa(), record(),
-                                                                        steps_, t_, h, torque, force);
+      const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
+      step_bodies_with_loads<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models, soa(), record(), steps_,
+                                                                        t_, h, torque, force);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
     }
     t_ += h;
@@ -102,6 +113,7 @@ class BatchStepper {
   S t_;
   index_t steps_ = 0;
   DeviceArray<Model> models_;
+  DeviceArray<S> inertial_;  ///< CoupledModels' inertia and mass where no body has loads of its own, else empty
   DeviceArray<S> state_;
   DeviceArray<Status> status_;
   DeviceArray<index_t> iterations_, failed_step_;

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "quatstep/adaptive/adaptive_ensemble.hpp"
+#include "quatstep/coupled_step.hpp"
 #include "quatstep/ensemble.hpp"
-#include "quatstep/models/external_load.hpp"
 
 namespace quatstep::cuda {
 
@@ -62,25 +62,17 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// One step (step index k, from t to t + h) of every body with the external spatial torque and
-/// force of this step (3 × bodies arrays, component-major; null for none) held over the step; the
-/// loads the state holds from the last step are evaluated anew with them (step_body_with_loads).
+/// force of this step (3 × bodies arrays, component-major; null for none) held over the step
+/// (coupled_step.hpp).
 template <class Integrator>
 __global__ void __launch_bounds__(block_size)
-    step_bodies_with_loads(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
+    step_bodies_with_loads(Integrator integrator, CoupledModels<typename Integrator::ModelType> models,
                            SoaView<typename Integrator::Scalar> state, BodyRecord record, index_t k,
                            typename Integrator::Scalar t, typename Integrator::Scalar h,
                            const typename Integrator::Scalar* __restrict__ torque,
                            const typename Integrator::Scalar* __restrict__ force) {
-  using S = typename Integrator::Scalar;
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-  const index_t n = state.bodies;
-  if (i >= n || record.status[i] != Status::ok) return;
-  const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
-  const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
-  const typename Integrator::ModelType model = with_external_load(models[i], tau, f);
-  with_body_state<typename Integrator::State>(state, record, i, [&](auto& s, Status& status, index_t& iterations) {
-    step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h);
-  });
+  if (i < state.bodies) step_body_coupled(integrator, models, state, record, i, k, t, h, torque, force);
 }
 
 /// Orientation, body angular velocity and (free bodies) position and velocity of every body into

@@ -14,6 +14,10 @@
 //     step (zero-order hold), keep the second order of the splittings against the tight RK4
 //     reference with the profile in the model; the last step's load in the first kick made them
 //     first order.
+// (c) A batch of bodies without loads of their own (a DEM code's particles) stepped from their
+//     inertia and mass alone (coupled_step.hpp, CoupledModels) gives the batch stepped from its
+//     array of models, and both the body-by-body witness, bitwise; the coupled step stores only
+//     the components the next one needs (state_components.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,8 +25,10 @@
 #include <cstring>
 #include <string>
 
+#include "quatstep/coupled_step.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
+#include "quatstep/integrators/hht.hpp"
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/integrators/symmetric_splitting.hpp"
 #include "quatstep/integrators/zupan3.hpp"
@@ -222,6 +228,118 @@ TEST(CoupledStepLoads, SplittingsStaySecondOrderWithPerStepLoads) {
   expect_second_order<SymmetricSplitting<Top>>("SymmetricSplitting", 2, 1.0 / 1024);
   expect_second_order<NoSquish<Top>>("NoSquish", 4, 1.0 / 8192);
   expect_second_order<SymmetricSplitting<Top>>("SymmetricSplitting", 4, 1.0 / 1024);
+}
+
+// ---------------------------------------------------------------- (c) bodies without loads of their own
+
+TEST(CoupledStepLoads, OwnLoadsAreRecognisedBitForBit) {
+  const Mat3<double> inertia = Vec3<double>(1.0, 2.0, 2.5).asDiagonal();
+  const Body bare = Body::unloaded(inertia, 3.0);
+  EXPECT_FALSE(bare.has_own_loads());
+  Body b = bare;
+  b.gravity[2] = -9.81;
+  EXPECT_TRUE(b.has_own_loads()) << "gravity";
+  b = bare;
+  b.force_profile.ramp[0] = 1.0;
+  EXPECT_TRUE(b.has_own_loads()) << "force profile";
+  b = bare;
+  b.loads.spatial_torque.end = 2.0;  // a zero torque, but the window would gate the external one
+  EXPECT_TRUE(b.has_own_loads()) << "torque window";
+  b = bare;
+  b.loads.body_torque.constant[1] = -0.0;  // == 0.0, another bit pattern
+  EXPECT_TRUE(b.has_own_loads()) << "negative zero";
+}
+
+/// Bodies with full (rotated) inertia tensors, masses and initial motions, none with loads of its own.
+std::vector<Body> particles(int n) {
+  std::vector<Body> m;
+  for (int i = 0; i < n; ++i) {
+    const Mat3<double> r = rotation_matrix(quat_from_rotation_vector<double>(Vec3<double>(0.3 * i, -0.2, 0.1 * i)));
+    const Vec3<double> moments(1.0 + 0.05 * i, 1.6, 2.2 - 0.03 * i);
+    m.push_back(Body::unloaded(r * moments.asDiagonal() * r.transpose(), 0.5 + 0.25 * i));
+  }
+  return m;
+}
+
+/// The external torque and force of body i at step k.
+Vec3<double> step_load(int i, index_t k, double scale) {
+  return scale * Vec3<double>(std::sin(0.1 * k + i), std::cos(0.07 * k - i), 0.5 * std::sin(0.13 * k + 2 * i));
+}
+
+template <class I>
+void expect_unloaded_batch_is_the_models(const char* name, const I& integrator) {
+  using State = typename I::State;
+  constexpr int n = 6;
+  constexpr index_t steps = 200;
+  constexpr double h = 1.0 / 512;
+  const std::vector<Body> models = particles(n);
+  // two batches in struct-of-arrays form (as the GPU holds them), and the body-by-body witness
+  std::vector<double> by_model(State::size * n), by_inertia(State::size * n), inertial(10 * n);
+  std::vector<State> witness(n);
+  std::vector<Status> status_m(n, Status::ok), status_i(n, Status::ok), status_w(n, Status::ok);
+  std::vector<index_t> it_m(n, 0), it_i(n, 0), it_w(n, 0), failed_m(n, -1), failed_i(n, -1), failed_w(n, -1);
+  const BodyRecord rec_m{status_m.data(), it_m.data(), failed_m.data()}, rec_i{status_i.data(), it_i.data(), failed_i.data()};
+  const BodyRecord rec_w{status_w.data(), it_w.data(), failed_w.data()};
+  const SoaView<double> soa_m{by_model.data(), n}, soa_i{by_inertia.data(), n};
+  for (int i = 0; i < n; ++i) {
+    RigidBodyKinematics<double> k0 = testing::shaken_body_start(i);
+    initialize_body(integrator, models[i], k0, soa_m, rec_m, i, 0.0, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+    initialize_body(integrator, models[i], k0, soa_i, rec_i, i, 0.0, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+    ASSERT_EQ(integrator.initialize(models[i], k0, 0.0, witness[i]), Status::ok);
+    CoupledModels<Body>::store_inertial(models[i], inertial.data(), n, i);
+  }
+  // the inertial batch never reads the models: its array is null
+  const CoupledModels<Body> from_models{models.data(), SoaView<const double>{nullptr, n}};
+  const CoupledModels<Body> from_inertia{nullptr, SoaView<const double>{inertial.data(), n}};
+  std::vector<double> torque(3 * n), force(3 * n);
+  for (index_t k = 0; k < steps; ++k) {
+    const double t = double(k) * h;
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) torque[c * n + i] = step_load(i, k, 2.0)[c], force[c * n + i] = step_load(i + 7, k, 5.0)[c];
+    for (int i = 0; i < n; ++i) {
+      step_body_coupled(integrator, from_models, soa_m, rec_m, i, k, t, h, torque.data(), force.data());
+      step_body_coupled(integrator, from_inertia, soa_i, rec_i, i, k, t, h, torque.data(), force.data());
+      Status st = status_w[i];
+      step_body_with_loads(integrator, with_external_load(models[i], step_load(i, k, 2.0), step_load(i + 7, k, 5.0)),
+                           witness[i], st, it_w[i], rec_w, i, k, t, h);
+      status_w[i] = st;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(status_w[i], Status::ok) << name << ", body " << i;
+    EXPECT_EQ(status_m[i], status_w[i]) << name;
+    EXPECT_EQ(status_i[i], status_w[i]) << name;
+    EXPECT_EQ(it_m[i], it_w[i]) << name;
+    EXPECT_EQ(it_i[i], it_w[i]) << name;
+    State m, u;
+    load_state(soa_m, i, m);
+    load_state(soa_i, i, u);
+    for (int c = 0; c < carried_components<State>; ++c) {
+      const double w = witness[i][c];
+      EXPECT_EQ(std::memcmp(&m[c], &w, sizeof w), 0) << name << ", body " << i << ", component " << c;
+      EXPECT_EQ(std::memcmp(&u[c], &w, sizeof w), 0) << name << ", body " << i << ", component " << c;
+    }
+    const auto km = integrator.kinematics(models[i], m), kw = integrator.kinematics(models[i], witness[i]);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(km.quaternion[c], kw.quaternion[c]) << name;
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(km.omega_body[c], kw.omega_body[c]) << name;
+    EXPECT_GT((kw.position - testing::shaken_body_start(i).position).norm(), 0.1) << name << ": the bodies moved";
+  }
+  std::printf("%-28s %d of %d state components carried by a coupled step\n", name, carried_components<State>,
+              State::size);
+}
+
+TEST(CoupledStepLoads, BodiesWithoutOwnLoadsStepFromInertiaAndMassBitwise) {
+  expect_unloaded_batch_is_the_models("NoSquish (order 2)", make<NoSquish<Body>>(2));
+  expect_unloaded_batch_is_the_models("SymmetricSplitting (order 4)", make<SymmetricSplitting<Body>>(4));
+  expect_unloaded_batch_is_the_models("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>());
+  expect_unloaded_batch_is_the_models("ModifiedHht", ModifiedHht<Body>());
+  // the splittings leave their held loads and their constants out of the coupled step's stores
+  EXPECT_EQ(carried_components<NoSquish<Body>::State>, 14);
+  EXPECT_EQ(stepped_components<NoSquish<Body>::State>, 20);
+  EXPECT_EQ(NoSquish<Body>::State::size, 27);
+  EXPECT_EQ(carried_components<NoSquish<Top>::State>, 8);
+  EXPECT_EQ(carried_components<ExplicitNewmarkLie<Body>::State>, 13);
+  EXPECT_EQ(stepped_components<ModifiedHht<Body>::State>, ModifiedHht<Body>::State::size);
 }
 
 }  // namespace

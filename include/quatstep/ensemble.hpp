@@ -130,18 +130,21 @@ QS_HD void step_body_with_loads(const Integrator& integrator, const typename Int
 
 /// f(state, status, iterations) on body i's state, status and a zero iteration count loaded into
 /// registers from the struct-of-arrays and the record, then stored back: the frame of every
-/// stepping loop (advance_body here, the coupled-step kernel of kernels/).
-template <class State, class F>
+/// stepping loop (advance_body here, the coupled step of coupled_step.hpp). Of the state, the
+/// components [0, Stored) are stored (state_components.hpp: what the loop may have changed); the
+/// status and the iteration count only where they changed.
+template <class State, int Stored = stepped_components<State>, class F>
 QS_HD void with_body_state(const SoaView<std::decay_t<decltype(std::declval<State&>()[0])>>& state_soa,
                            const BodyRecord& record, index_t i, F&& f) {
   State s;
   load_state(state_soa, i, s);
-  Status status = record.status[i];
+  const Status before = record.status[i];
+  Status status = before;
   index_t iterations = 0;
   f(s, status, iterations);
-  store_state(s, state_soa, i);
-  record.status[i] = status;
-  record.newton_iterations[i] += iterations;
+  store_state<Stored>(s, state_soa, i);
+  if (status != before) record.status[i] = status;
+  if (iterations != 0) record.newton_iterations[i] += iterations;
 }
 
 /// Advance body i from step `first_step` by `steps` steps of size h (t_k = t0 + k·h, exact

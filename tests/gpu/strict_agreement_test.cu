@@ -118,17 +118,24 @@ std::vector<double> step_loads(index_t n, index_t k, std::uint64_t seed) {
   return v;
 }
 
+/// With `without_own_loads` every body is stripped to Model::unloaded(inertia, mass), so that the
+/// batch steps from its inertia and mass alone (coupled_step.hpp).
 template <class ModelEntry, class Integrator>
-void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
+void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool without_own_loads = false) {
   using S = double;
   using State = typename Integrator::State;
   const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
   const Bodies<ModelEntry, Integrator> in(sc);
+  using Model = typename Integrator::ModelType;
+  std::vector<Model> models = in.models;
+  if constexpr (has_unloaded_form<Model>::value)
+    if (without_own_loads)
+      for (Model& m : models) m = Model::unloaded(m.inertia, m.mass);
   const index_t n = sc.ensemble_size;
   const S h = sc.time.dt;
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  cuda::BatchStepper<Integrator> batch(integrator, in.models, in.initial, 0.0, stream);
+  cuda::BatchStepper<Integrator> batch(integrator, models, in.initial, 0.0, stream);
   cuda::DeviceArray<S> torque(3 * n), force(3 * n), quaternion(4 * n), omega(3 * n);
 
   // The CPU witness: the same per-body functions, one body after the other.
@@ -136,7 +143,7 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
   std::vector<Status> status(n, Status::ok);
   std::vector<index_t> iterations(n, 0), failed(n, -1);
   const BodyRecord rec{status.data(), iterations.data(), failed.data()};
-  for (index_t i = 0; i < n; ++i) ASSERT_EQ(integrator.initialize(in.models[i], in.initial[i], 0.0, s[i]), Status::ok);
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(integrator.initialize(models[i], in.initial[i], 0.0, s[i]), Status::ok);
   S t = 0;
   for (index_t k = 0; k < sc.time.steps; ++k) {
     const std::vector<S> tau = step_loads(n, k, 1), f = step_loads(n, k, 2);
@@ -147,7 +154,7 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
       const Vec3<S> ti(tau[i], tau[n + i], tau[2 * n + i]);
       const Vec3<S> fi = with_force ? Vec3<S>(f[i], f[n + i], f[2 * n + i]) : Vec3<S>::Zero();
       Status st = status[i];
-      step_body_with_loads(integrator, with_external_load(in.models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
+      step_body_with_loads(integrator, with_external_load(models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
       status[i] = st;
     }
     t += h;
@@ -158,7 +165,7 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force) {
   quaternion.download(gpu_q);
   omega.download(gpu_w);
   for (index_t i = 0; i < n; ++i) {
-    const auto k = integrator.kinematics(in.models[i], s[i]);
+    const auto k = integrator.kinematics(models[i], s[i]);
     for (int c = 0; c < 4; ++c) cpu_q[c * n + i] = k.quaternion[c];
     for (int c = 0; c < 3; ++c) cpu_w[c * n + i] = k.omega_body[c];
   }
@@ -193,6 +200,20 @@ TEST(CoupledStep, NoSquishFreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwis
   const Scenario sc = parse_scenario(
       testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
   expect_coupled_steps_match_cpu<FreeRigidBodyModel, NoSquish<FreeRigidBody<double>>>(sc, true);
+}
+
+TEST(CoupledStep, NoSquishBodiesWithoutOwnLoadsStepFromInertiaAndMassAsTheCpu) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, NoSquish<FreeRigidBody<double>>>(sc, true, true);
+}
+
+TEST(CoupledStep, ModifiedHhtBodiesWithoutOwnLoadsStepFromInertiaAndMassAsTheCpu) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("modified_hht"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, ModifiedHht<FreeRigidBody<double>>>(sc, true, true);
 }
 
 TEST(CoupledStep, SymmetricSplittingHeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {

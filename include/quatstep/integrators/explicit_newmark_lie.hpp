@@ -63,14 +63,21 @@ class ExplicitNewmarkLie {
   using Scalar = typename Model::Scalar;
   using S = Scalar;
 
+  /// What a step evolves, then the loads held for the next step (state_components.hpp).
   struct State {
     Vec4<S> e;
     Vec3<S> Pi;      // body-frame angular momentum I Ω
+    Vec3<S> r, v;    // translation (free bodies)
     Vec3<S> torque;  // T(e, t), the start impulse of the next Φ
-    Vec3<S> r, v, a;
-    static constexpr int size = Model::translates ? 19 : 10;
+    Vec3<S> a;       // F(t)/m (free bodies)
+    static constexpr int translation = Model::translates ? 6 : 0;
+    static constexpr int held_loads_from = 7 + translation;
+    static constexpr int size = held_loads_from + 3 + translation / 2;
     QS_HD S& operator[](int i) {
-      return i < 4 ? e[i] : i < 7 ? Pi[i - 4] : i < 10 ? torque[i - 7] : i < 13 ? r[i - 10] : i < 16 ? v[i - 13] : a[i - 16];
+      if (i < 4) return e[i];
+      if (i < 7) return Pi[i - 4];
+      if (i < held_loads_from) return i < 10 ? r[i - 7] : v[i - 10];
+      return i < held_loads_from + 3 ? torque[i - held_loads_from] : a[i - held_loads_from - 3];
     }
     QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
   };

@@ -89,24 +89,29 @@ class RigidBodySplitting {
   using Scalar = typename Model::Scalar;
   using S = Scalar;
 
+  /// Components by how long they live (state_components.hpp): what a step evolves, then the loads
+  /// held for the next kick (evaluated anew by hold_loads before a coupled step), then the
+  /// constants set by initialize.
   struct State {
     Vec4<S> q;                // orientation of the ordered principal frame, q_body ∘ c
     Vec4<S> p;                // its conjugate momentum, 2 G(q)ᵀ L
+    Vec3<S> r, v;             // translation (free bodies)
     Vec3<S> torque;           // τ(q/|q|, t)/|q|², principal axes: what the next kick applies
                               // (compose_drift_kick_drift evaluates it anew before each kick)
+    Vec3<S> a;                // F(t)/m: what the next translational kick applies (free bodies)
     Vec4<S> frame;            // c (principal_axes.hpp), constant
     Vec3<S> inverse_moments;  // 1/I_k, constant
-    Vec3<S> r, v, a;          // translation (free bodies)
-    static constexpr int size = Model::translates ? 27 : 18;
+    static constexpr int translation = Model::translates ? 6 : 0;
+    static constexpr int held_loads_from = 8 + translation;
+    static constexpr int constants_from = held_loads_from + 3 + translation / 2;
+    static constexpr int size = constants_from + 7;
     QS_HD S& operator[](int i) {
-      return i < 4    ? q[i]
-             : i < 8  ? p[i - 4]
-             : i < 11 ? torque[i - 8]
-             : i < 15 ? frame[i - 11]
-             : i < 18 ? inverse_moments[i - 15]
-             : i < 21 ? r[i - 18]
-             : i < 24 ? v[i - 21]
-                      : a[i - 24];
+      if (i < 4) return q[i];
+      if (i < 8) return p[i - 4];
+      if (i < 8 + translation) return i < 11 ? r[i - 8] : v[i - 11];
+      if (i < held_loads_from + 3) return torque[i - held_loads_from];
+      if (i < constants_from) return a[i - held_loads_from - 3];
+      return i < constants_from + 4 ? frame[i - constants_from] : inverse_moments[i - constants_from - 4];
     }
     QS_HD S operator[](int i) const { return const_cast<State&>(*this)[i]; }
   };

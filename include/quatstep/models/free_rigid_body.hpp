@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstring>
 
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
@@ -32,6 +33,23 @@ struct FreeRigidBody {
   Vec3<S> gravity = Vec3<S>::Zero();
   TimeProfile<S> force_profile;  ///< spatial force at the centre of mass
   RigidBodyLoads<S> loads;       ///< torques only (lever = 0)
+
+  /// A body with no loads of its own, only inertia and mass: a DEM particle, whose torques and
+  /// forces all come from the coupled step (coupled_step.hpp reads these two from arrays of their
+  /// own instead of the whole model).
+  QS_HD static FreeRigidBody unloaded(const Mat3<S>& inertia, S mass) {
+    FreeRigidBody m;
+    m.inertia = inertia;
+    m.mass = mass;
+    return m;
+  }
+  /// Whether this body is anything but `unloaded(inertia, mass)`, bit for bit (gravity, a force or
+  /// torque profile, even a zero one with a window of its own).
+  bool has_own_loads() const {
+    static_assert(sizeof(FreeRigidBody) % sizeof(S) == 0, "scalars only, no padding: compared as bytes");
+    const FreeRigidBody bare = unloaded(inertia, mass);
+    return std::memcmp(this, &bare, sizeof(FreeRigidBody)) != 0;
+  }
 
   /// This body with its time-dependent force and torques held at their values at t (see HeavyTop).
   QS_HD FreeRigidBody held_at(S t) const {

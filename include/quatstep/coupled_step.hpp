@@ -1,0 +1,77 @@
+// One coupled step of one body (the coupled-step API of kernels/batch_stepper.cuh, and its CPU
+// witness in the tests): the caller's spatial torque and force of this step held over it, on the
+// body's model, state and record in device or host arrays.
+//
+// The model comes from CoupledModels: the batch's array of models or, when no body has loads of its
+// own (a DEM code's particles), each rebuilt from its inertia and mass (Model::unloaded) read from
+// a struct of arrays. A short step is bound by the bytes it moves: the whole model is 236 B a
+// body in float, of which a splitting's step reads 200 B; inertia and mass are 40 B, and a splitting reads
+// only the mass (its state holds the principal frame).
+// Of the state, only what the next coupled step needs is stored (carried_components,
+// state_components.hpp): the held loads are evaluated anew by it, the constants never change.
+#pragma once
+
+#include "quatstep/ensemble.hpp"
+#include "quatstep/models/external_load.hpp"
+
+namespace quatstep {
+
+/// Whether a model has a form without loads of its own, Model::unloaded(inertia, mass).
+template <class Model, class = void>
+struct has_unloaded_form : std::false_type {};
+template <class Model>
+struct has_unloaded_form<Model, std::void_t<decltype(Model::unloaded(
+                                    std::declval<const Mat3<typename Model::Scalar>&>(),
+                                    std::declval<typename Model::Scalar>()))>> : std::true_type {};
+
+/// The models of a coupled batch: one struct per body, or, when every body is
+/// Model::unloaded(inertia, mass), those two from a struct of arrays of `inertial_scalars`
+/// components (the inertia row by row, then the mass; component c of body i at (c, i)).
+template <class Model>
+struct CoupledModels {
+  using S = typename Model::Scalar;
+  static constexpr int inertial_scalars = 10;
+  const Model* models;
+  SoaView<const S> inertial;  ///< data null: read `models`
+
+  /// Body i's components into a host array of inertial_scalars × bodies.
+  static void store_inertial(const Model& m, S* data, index_t bodies, index_t i) {
+    for (int c = 0; c < 9; ++c) data[c * bodies + i] = m.inertia(c / 3, c % 3);
+    data[9 * bodies + i] = m.mass;
+  }
+  QS_HD Model operator()(index_t i) const {
+    if constexpr (has_unloaded_form<Model>::value) {
+      if (inertial.data) {
+        Mat3<S> inertia;
+        QS_UNROLL for (int c = 0; c < 9; ++c) inertia(c / 3, c % 3) = inertial(c, i);
+        return Model::unloaded(inertia, inertial(9, i));
+      }
+    }
+    return models[i];
+  }
+};
+
+/// Step k (from t to t + h) of body i with the spatial torque and force of this step, 3 × bodies
+/// arrays (component-major; null for none), held over the step. A body whose status is not ok is
+/// left untouched.
+template <class Integrator>
+QS_HD void step_body_coupled(const Integrator& integrator,
+                             const CoupledModels<typename Integrator::ModelType>& models,
+                             const SoaView<typename Integrator::Scalar>& state_soa, const BodyRecord& record,
+                             index_t i, index_t k, typename Integrator::Scalar t, typename Integrator::Scalar h,
+                             const typename Integrator::Scalar* torque, const typename Integrator::Scalar* force) {
+  using S = typename Integrator::Scalar;
+  using State = typename Integrator::State;
+  static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
+                "a State with held loads belongs to an integrator that evaluates them anew (hold_loads)");
+  const index_t n = state_soa.bodies;
+  if (record.status[i] != Status::ok) return;
+  const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
+  const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
+  const typename Integrator::ModelType model = with_external_load(models(i), tau, f);
+  with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
+    step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h);
+  });
+}
+
+}  // namespace quatstep
