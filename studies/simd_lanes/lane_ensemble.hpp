@@ -1,13 +1,16 @@
-// A heavy-top ensemble stepped W bodies at a time with lane_step (simd_step.hpp): the SIMD
-// counterpart of CpuEnsemble<HhtFamily<HeavyTop<double>, U>> for the study in studies/README.md.
+// A heavy-top ensemble stepped W bodies at a time: the SIMD counterpart of CpuEnsemble<Integrator>
+// for the study in studies/README.md, with Method one of
+//   HhtLanes<U>  HhtFamily<HeavyTop, U> by lane_hht_step (simd_step.hpp),
+//   RemlLanes    LivensEm<HeavyTop> (REML) by lane_reml_step (reml_step.hpp).
 // State in the same struct-of-arrays layout, so a block of W bodies is W consecutive doubles per
-// component. Initial accelerations come from the scalar integrator (initialize pivots).
+// component. The initial state comes from the scalar integrator (initialize pivots).
 #pragma once
 
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
 #include "quatstep/models/heavy_top.hpp"
+#include "reml_step.hpp"
 #include "simd_step.hpp"
 
 namespace quatstep::bench {
@@ -44,17 +47,60 @@ HeavyTop<Lanes<W>> lane_model(const HeavyTop<double>* m) {
   return t;
 }
 
-template <int W, VelocityUpdate U>
+/// The Newton settings of a lane integrator: the scalar ones broadcast.
+template <int W>
+NewtonSettings<Lanes<W>> lane_newton_settings(const NewtonSettings<double>& s) {
+  NewtonSettings<Lanes<W>> out;
+  out.tolerance = s.tolerance;
+  out.max_iterations = s.max_iterations;
+  out.jacobian_reuse_below = s.jacobian_reuse_below;
+  return out;
+}
+
+template <VelocityUpdate U>
+struct HhtLanes {
+  using Scalar = HhtFamily<HeavyTop<double>, U>;
+  template <int W>
+  using Lane = HhtFamily<HeavyTop<Lanes<W>>, U>;
+  template <int W>
+  static Lane<W> lane_of(const Scalar& scalar) {
+    HhtSettings<Lanes<W>> out;
+    out.alpha = scalar.settings.alpha;
+    out.inertia_shift = scalar.settings.inertia_shift;
+    out.newton = lane_newton_settings<W>(scalar.settings.newton);
+    out.drift_tolerance = scalar.settings.drift_tolerance;
+    return Lane<W>(out);
+  }
+  template <int W, class... A>
+  static LaneOutcome<W> step(A&&... a) { return lane_hht_step(std::forward<A>(a)...); }
+};
+
+struct RemlLanes {
+  using Scalar = LivensEm<HeavyTop<double>>;
+  template <int W>
+  using Lane = LaneReml<W>;
+  template <int W>
+  static Lane<W> lane_of(const Scalar& scalar) {
+    LivensSettings<Lanes<W>> out;
+    out.project_normal_components = scalar.settings.project_normal_components;
+    out.newton = lane_newton_settings<W>(scalar.settings.newton);
+    return Lane<W>(out);
+  }
+  template <int W, class... A>
+  static LaneOutcome<W> step(A&&... a) { return lane_reml_step<W>(std::forward<A>(a)...); }
+};
+
+template <int W, class Method>
 class LaneEnsemble {
  public:
   using L = Lanes<W>;
-  using Scalar = HhtFamily<HeavyTop<double>, U>;
-  using Lane = HhtFamily<HeavyTop<L>, U>;
+  using Scalar = typename Method::Scalar;
+  using Lane = typename Method::template Lane<W>;
   static constexpr int size = Scalar::State::size;
 
   /// bodies = models.size() must be a multiple of W.
   LaneEnsemble(const Scalar& integrator, const std::vector<HeavyTop<double>>& models, double t0, double h)
-      : scalar_(integrator), lane_(lane_settings(integrator.settings)), t0_(t0), h_(h), models_(models),
+      : scalar_(integrator), lane_(Method::template lane_of<W>(integrator)), t0_(t0), h_(h), models_(models),
         state_(size * models.size()), status_(models.size()), iterations_(models.size()) {
     for (std::size_t i = 0; i < models.size(); i += W) lane_models_.push_back(lane_model<W>(&models[i]));
   }
@@ -89,7 +135,8 @@ class LaneEnsemble {
     for (index_t k = first; k < first + steps; ++k) {
       const Mask<W> active = status == 0;
       if (!any<W>(active)) break;
-      const LaneOutcome<W> o = lane_step(lane_, lane_models_[i0 / W], s, L(t0_ + double(k) * h_), L(h_), active);
+      const LaneOutcome<W> o =
+          Method::template step<W>(lane_, lane_models_[i0 / W], s, L(t0_ + double(k) * h_), L(h_), active);
       iterations += active ? o.iterations : Mask<W>{};
       status = active ? o.status : status;
     }
@@ -107,16 +154,6 @@ class LaneEnsemble {
   double state(index_t i, int c) const { return state_[c * bodies() + i]; }
 
  private:
-  static HhtSettings<L> lane_settings(const HhtSettings<double>& s) {
-    HhtSettings<L> out;
-    out.alpha = s.alpha;
-    out.inertia_shift = s.inertia_shift;
-    out.newton.tolerance = s.newton.tolerance;
-    out.newton.max_iterations = s.newton.max_iterations;
-    out.drift_tolerance = s.drift_tolerance;
-    return out;
-  }
-
   Scalar scalar_;
   Lane lane_;
   double t0_, h_;

@@ -1,5 +1,5 @@
-// SIMD across bodies: the HHT-family step with Lanes<W> (lanes = bodies, simd_step.hpp) against the
-// scalar CpuEnsemble, same workload and counters as bench_cpu_throughput (throughput.hpp), compiled
+// SIMD across bodies: the HHT-family and REML steps with Lanes<W> (lanes = bodies, simd_step.hpp,
+// reml_step.hpp) against the scalar CpuEnsemble, same workload and counters as bench_cpu_throughput (throughput.hpp), compiled
 // with the same flags in one program so that the ratio is fair. Built twice: study_simd_lanes
 // (baseline x86-64, SSE2: W = 2 is one register, W = 4 two) and study_simd_lanes_avx2 (-mavx2).
 // Results are bitwise those of the scalar code (simd_lanes_test.cpp). Single-threaded, so the rates
@@ -22,36 +22,34 @@ struct Workload {
   }
 };
 
-// Both sides run full Newton (the lane-wise driver of simd_step.hpp has no Jacobian reuse), so the
-// ratio measures the vectorisation alone.
-HhtSettings<double> full_newton(bool inertia_shift) {
-  HhtSettings<double> s = hht_settings<double>(inertia_shift);
-  s.newton.jacobian_reuse_below = 0;
-  return s;
+// Both sides run the default Newton settings (Jacobian reuse where the first correction is small:
+// the lane-wise driver of simd_step.hpp reuses lane by lane as newton.hpp does).
+template <class Method>
+typename Method::Scalar integrator(bool inertia_shift) {
+  if constexpr (std::is_same_v<Method, RemlLanes>) return typename Method::Scalar();
+  else return typename Method::Scalar(hht_settings<double>(inertia_shift));
 }
 
-template <VelocityUpdate U>
+template <class Method>
 void scalar(benchmark::State& state, bool inertia_shift) {
   omp_set_num_threads(1);
   const Workload w(state.range(0));
-  CpuEnsemble<HhtFamily<HeavyTop<double>, U>> e(HhtFamily<HeavyTop<double>, U>(full_newton(inertia_shift)),
-                                                w.models, 0.0, step_size);
+  CpuEnsemble<typename Method::Scalar> e(integrator<Method>(inertia_shift), w.models, 0.0, step_size);
   const SampleView<double> none{nullptr, e.bodies(), 0, 0, 1, 0};
   measure_throughput(
       state, e, 1, [&] { e.initialize(w.initial, none); }, [&](index_t steps) { e.advance(steps, none); });
 }
 
-template <int W, VelocityUpdate U>
+template <int W, class Method>
 void lanes(benchmark::State& state, bool inertia_shift) {
   omp_set_num_threads(1);
   const Workload w(state.range(0));
-  LaneEnsemble<W, U> e(HhtFamily<HeavyTop<double>, U>(full_newton(inertia_shift)), w.models, 0.0,
-                       step_size);
+  LaneEnsemble<W, Method> e(integrator<Method>(inertia_shift), w.models, 0.0, step_size);
   measure_throughput(
       state, e, 1, [&] { e.initialize(w.initial); }, [&](index_t steps) { e.advance(steps); });
 }
 
-template <VelocityUpdate U>
+template <class Method>
 void register_all(const std::string& name, bool inertia_shift) {
   const auto add = [&](const std::string& variant, void (*f)(benchmark::State&, bool)) {
     benchmark::RegisterBenchmark((name + "/" + variant).c_str(), f, inertia_shift)
@@ -59,17 +57,18 @@ void register_all(const std::string& name, bool inertia_shift) {
         ->Arg(1024)
         ->Unit(benchmark::kMillisecond);
   };
-  add("scalar", scalar<U>);
-  add("lanes2", lanes<2, U>);
-  add("lanes4", lanes<4, U>);
+  add("scalar", scalar<Method>);
+  add("lanes2", lanes<2, Method>);
+  add("lanes4", lanes<4, Method>);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_all<VelocityUpdate::modified>("ModifiedHht+shift", true);
-  register_all<VelocityUpdate::modified>("ModifiedHht", false);
-  register_all<VelocityUpdate::classical>("Hht", false);
+  register_all<HhtLanes<VelocityUpdate::modified>>("ModifiedHht+shift", true);
+  register_all<HhtLanes<VelocityUpdate::modified>>("ModifiedHht", false);
+  register_all<HhtLanes<VelocityUpdate::classical>>("Hht", false);
+  register_all<RemlLanes>("LivensEm (REML)", false);
   add_machine_context();
 #ifdef __AVX2__
   benchmark::AddCustomContext("simd", "AVX2");

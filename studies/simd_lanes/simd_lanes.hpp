@@ -1,12 +1,15 @@
 // Lanes<W>: W doubles, one per body, as a scalar type for the core's templates (lanes = bodies).
 // Arithmetic is lane-wise IEEE (GCC vector extensions: SSE2 for W = 2, AVX2 for W = 4 with -mavx2),
 // so a lane computes exactly the bits the scalar code computes for its body.
-// Comparisons have no lane-wise bool: only == / != exist (all lanes equal / some lane differs),
-// enough for TimeProfile's "is there an amplitude" test; the data-dependent branches of the step
-// (LU pivoting, Newton stopping rule) are rewritten lane-wise in simd_step.hpp.
+// Comparisons have no lane-wise bool: == / != say whether all lanes are equal / some lane differs,
+// enough for TimeProfile's "is there an amplitude" test; < <= > >= are for branches every lane takes
+// alike (TimeProfile's window, the same in every lane of the study's blocks) and abort where the
+// lanes disagree. The data-dependent branches of the step (LU pivoting, Newton stopping rule) are
+// rewritten lane-wise in simd_step.hpp and reml_step.hpp.
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -68,6 +71,18 @@ inline bool any(typename Lanes<W>::M m) {
 template <int W> inline bool operator!=(Lanes<W> a, Lanes<W> b) { return any<W>(a.v != b.v); }
 template <int W> inline bool operator==(Lanes<W> a, Lanes<W> b) { return !(a != b); }
 
+/// The value every lane agrees on (abort if they do not: a branch the lanes would take apart).
+template <int W>
+inline bool uniform(typename Lanes<W>::M m) {
+  for (int i = 1; i < W; ++i)
+    if (m[i] != m[0]) std::abort();
+  return m[0] != 0;
+}
+template <int W> inline bool operator<(Lanes<W> a, Lanes<W> b) { return uniform<W>(a.v < b.v); }
+template <int W> inline bool operator<=(Lanes<W> a, Lanes<W> b) { return uniform<W>(a.v <= b.v); }
+template <int W> inline bool operator>(Lanes<W> a, Lanes<W> b) { return uniform<W>(a.v > b.v); }
+template <int W> inline bool operator>=(Lanes<W> a, Lanes<W> b) { return uniform<W>(a.v >= b.v); }
+
 /// Lane-wise m ? a : b.
 template <int W>
 inline Lanes<W> select(typename Lanes<W>::M m, Lanes<W> a, Lanes<W> b) {
@@ -105,4 +120,6 @@ struct Eigen::NumTraits<quatstep::bench::Lanes<W>> : Eigen::NumTraits<double> {
 template <int W>
 struct std::numeric_limits<quatstep::bench::Lanes<W>> : std::numeric_limits<double> {
   static quatstep::bench::Lanes<W> min() { return std::numeric_limits<double>::min(); }
+  static quatstep::bench::Lanes<W> epsilon() { return std::numeric_limits<double>::epsilon(); }
+  static quatstep::bench::Lanes<W> infinity() { return std::numeric_limits<double>::infinity(); }
 };

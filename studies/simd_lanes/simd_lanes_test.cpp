@@ -1,6 +1,7 @@
-// The lane-wise step (simd_step.hpp) reproduces the scalar CpuEnsemble bit for bit: every state
-// component, every body's Newton iteration count and status, for W = 2 and W = 4, including bodies
-// that fail at different steps (classical HHT with α = 0 loses the velocity constraint, docs/errata.md S4).
+// The lane-wise steps (simd_step.hpp, reml_step.hpp) reproduce the scalar CpuEnsemble bit for bit:
+// every state component, every body's Newton iteration count and status, for W = 2 and W = 4, with
+// the default Newton settings (Jacobian reuse) and with full Newton, including bodies that fail at
+// different steps (classical HHT with α = 0 loses the velocity constraint, docs/errata.md S4).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -32,13 +33,11 @@ struct Mismatch {
   std::set<index_t> failed_steps;  // distinct steps at which scalar bodies failed
 };
 
-template <int W, VelocityUpdate U>
-Mismatch compare(HhtSettings<double> settings, index_t steps) {
-  settings.newton.jacobian_reuse_below = 0;  // the lane-wise Newton (simd_step.hpp) is full Newton
-  const HhtFamily<HeavyTop<double>, U> integrator(settings);
+template <int W, class Method>
+Mismatch compare(const typename Method::Scalar& integrator, index_t steps) {
   const std::vector<HeavyTop<double>> models(bodies, sherif_top<double>());
-  CpuEnsemble<HhtFamily<HeavyTop<double>, U>> scalar(integrator, models, 0.0, step_size);
-  LaneEnsemble<W, U> lanes(integrator, models, 0.0, step_size);
+  CpuEnsemble<typename Method::Scalar> scalar(integrator, models, 0.0, step_size);
+  LaneEnsemble<W, Method> lanes(integrator, models, 0.0, step_size);
   scalar.initialize(initial_states(), SampleView<double>{nullptr, bodies, 0, 0, 1, 0});
   lanes.initialize(initial_states());
   scalar.advance(steps, SampleView<double>{nullptr, bodies, 0, 0, 1, 0});
@@ -58,6 +57,12 @@ Mismatch compare(HhtSettings<double> settings, index_t steps) {
   return m;
 }
 
+template <int W, VelocityUpdate U>
+Mismatch compare(HhtSettings<double> settings, index_t steps, bool full_newton = false) {
+  if (full_newton) settings.newton.jacobian_reuse_below = 0;
+  return compare<W, HhtLanes<U>>(HhtFamily<HeavyTop<double>, U>(settings), steps);
+}
+
 TEST(SimdLanes, ModifiedHhtShiftIsBitwiseScalar) {
   const auto m2 = compare<2, VelocityUpdate::modified>(hht_settings<double>(true), 300);
   const auto m4 = compare<4, VelocityUpdate::modified>(hht_settings<double>(true), 300);
@@ -69,8 +74,22 @@ TEST(SimdLanes, ModifiedHhtShiftIsBitwiseScalar) {
 TEST(SimdLanes, ModifiedHhtAndHhtAreBitwiseScalar) {
   const auto m = compare<4, VelocityUpdate::modified>(hht_settings<double>(false), 300);
   const auto c = compare<4, VelocityUpdate::classical>(hht_settings<double>(true), 300);
+  const auto f = compare<4, VelocityUpdate::modified>(hht_settings<double>(true), 300, true);
   EXPECT_EQ(m.bits + m.iterations + m.status, 0);  // measured 0
   EXPECT_EQ(c.bits + c.iterations + c.status, 0);  // measured 0
+  EXPECT_EQ(f.bits + f.iterations + f.status, 0);  // full Newton: measured 0
+}
+
+TEST(SimdLanes, RemlIsBitwiseScalar) {
+  const auto m2 = compare<2, RemlLanes>(LivensEm<HeavyTop<double>>(), 300);
+  const auto m4 = compare<4, RemlLanes>(LivensEm<HeavyTop<double>>(), 300);
+  LivensSettings<double> full;
+  full.newton.jacobian_reuse_below = 0;
+  const auto f4 = compare<4, RemlLanes>(LivensEm<HeavyTop<double>>(full), 300);
+  EXPECT_EQ(m2.bits + m2.iterations + m2.status, 0);  // measured 0
+  EXPECT_EQ(m4.bits + m4.iterations + m4.status, 0);  // measured 0
+  EXPECT_EQ(f4.bits + f4.iterations + f4.status, 0);  // measured 0
+  EXPECT_EQ(m4.failed, 0);
 }
 
 TEST(SimdLanes, FailingLanesStopLikeScalarBodies) {

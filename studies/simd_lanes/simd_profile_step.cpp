@@ -10,13 +10,13 @@ using namespace quatstep::bench;
 
 namespace {
 
-/// One step of a block of W bodies with lane_step (simd_step.hpp): W body-steps per call, including
-/// the block's load and store (from the same warm-up as step/…).
+/// One step of a block of W bodies with lane_hht_step (simd_step.hpp): W body-steps per call,
+/// including the block's load and store (from the same warm-up as step/…).
 template <int W, VelocityUpdate U>
 Kernel<double> lane_block_step(bool inertia_shift) {
   const HhtFamily<HeavyTop<double>, U> integrator(hht_settings<double>(inertia_shift));
-  auto e = std::make_shared<LaneEnsemble<W, U>>(integrator, std::vector<HeavyTop<double>>(W, sherif_top<double>()),
-                                                0.0, step_size);
+  auto e = std::make_shared<LaneEnsemble<W, HhtLanes<U>>>(
+      integrator, std::vector<HeavyTop<double>>(W, sherif_top<double>()), 0.0, step_size);
   std::vector<RigidBodyKinematics<double>> initial;
   for (int i = 0; i < W; ++i) initial.push_back(sherif_initial<double>(i));
   e->initialize(initial);

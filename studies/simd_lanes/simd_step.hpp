@@ -1,10 +1,12 @@
 // One HHT-family step for W bodies at once (lanes = bodies), bit for bit the scalar step of each
 // body. The residual/Jacobian (HhtFamily::Step) is the core's, instantiated with Lanes<W>; what the
 // core writes with data-dependent branches is redone here lane-wise, with masks and blends:
-//   LaneLu      linalg/lu.hpp's partial pivoting (pivot search and row swap per lane),
-//   lane_newton newton.hpp's driver and stopping rule (a lane stops when its own rule is met; the
-//               loop runs until every lane has stopped, stopped lanes keep their iterate),
-//   lane_step   HhtFamily::step and ::check (finite state, velocity-constraint drift).
+//   LaneLu        linalg/lu.hpp's partial pivoting (pivot search and row swap per lane),
+//   lane_newton   newton.hpp's driver, stopping rule and Jacobian reuse (a lane stops when its own
+//                 rule is met; the loop runs until every lane has stopped, stopped lanes keep their
+//                 iterate),
+//   lane_hht_step HhtFamily::step and ::check (finite state, velocity-constraint drift).
+// reml_step.hpp does the same for REML.
 #pragma once
 
 #include "quatstep/integrators/hht.hpp"
@@ -70,6 +72,15 @@ struct LaneLu {
     }
   }
 
+  /// This factorisation's lanes `which` from `other`.
+  void take(Mask<W> which, const LaneLu& other) {
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) lu(i, j) = select<W>(which, other.lu(i, j), lu(i, j));
+      perm[i] = which ? other.perm[i] : perm[i];
+    }
+    singular = which ? other.singular : singular;
+  }
+
   Vec<L, N> solve(const Vec<L, N>& b) const {
     Vec<L, N> x;
     for (int i = 0; i < N; ++i) {  // x_i = b_{perm_i}, lane by lane
@@ -94,6 +105,9 @@ struct LaneOutcome {
 };
 
 /// newton_solve lane by lane. Lanes outside `active` are left alone (status ok, 0 iterations).
+/// As newton.hpp, a System with a residual-only path keeps its first Jacobian and LU for the later
+/// iterations of a lane whose first correction is at most jacobian_reuse_below; a fresh Jacobian is
+/// evaluated when some lane needs one, and taken only by those lanes.
 template <int W, int K, class System>
 LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonSettings<Lanes<W>>& settings,
                            Mask<W> active) {
@@ -106,23 +120,35 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
     out.iterations = which ? Mask<W>{} + k : out.iterations;
     done |= which;
   };
-  L previous(0);
+  L previous(0), first(0);
   Vec<L, K> r;
   Eigen::Matrix<L, K, K> jac;
+  LaneLu<W, K> lu(Eigen::Matrix<L, K, K>::Identity());
   for (int k = 1; k <= settings.max_iterations && !all<W>(done); ++k) {
-    sys.evaluate(x, r, jac);
-    const LaneLu<W, K> lu(jac);
-    finish(lu.singular, Status::singular_jacobian, k);
+    Mask<W> reuse{};
+    if constexpr (has_residual<System, Vec<L, K>>::value)
+      if (k > 1) reuse = first.v <= settings.jacobian_reuse_below.v;
+    if (all<W>(reuse | done)) {
+      sys.residual(x, r);
+    } else {
+      sys.evaluate(x, r, jac);
+      const LaneLu<W, K> fresh(jac);
+      lu.take(~reuse, fresh);
+      finish(~reuse & lu.singular, Status::singular_jacobian, k);
+    }
     const Vec<L, K> dx = lu.solve(-r);
     for (int i = 0; i < K; ++i) x[i] = select<W>(done, x[i], x[i] + dx[i]);
     const L d = sys.correction_norm(dx, x);
     finish(!(d.v <= INFINITY), Status::non_finite, k);
     if (k == 1) {
+      first = d;
       finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);
     } else {
       const L xi = d / previous;  // convergence rate estimate
       finish((xi.v < 1.0) & ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
       finish(d.v == 0.0, Status::ok, k);
+      if constexpr (has_round_off_norm<System, Vec<L, K>>::value)
+        finish(d.v <= sys.round_off_norm(x).v, Status::ok, k);
     }
     previous = d;
   }
@@ -132,7 +158,7 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
 
 /// HhtFamily::step for W bodies; lanes outside `active` (failed earlier) are not advanced.
 template <class Integrator, int W = sizeof(typename Integrator::Scalar) / sizeof(double)>
-LaneOutcome<W> lane_step(const Integrator& integrator, const typename Integrator::ModelType& model,
+LaneOutcome<W> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
                          typename Integrator::State& s, Lanes<W> t, Lanes<W> h, Mask<W> active) {
   using L = Lanes<W>;
   using Model = typename Integrator::ModelType;
