@@ -4,9 +4,9 @@
 //
 // The model comes from CoupledModels: the batch's array of models or, when no body has loads of its
 // own (a DEM code's particles), each rebuilt from its inertia and mass (Model::unloaded) read from
-// a struct of arrays. A short step is bound by the bytes it moves: the whole model is 236 B a
-// body in float, of which a splitting's step reads 200 B; inertia and mass are 40 B, and a splitting reads
-// only the mass (its state holds the principal frame).
+// a struct of arrays. A short step is bound by the bytes it moves: the whole model is 236 B a body
+// in float, of which a splitting's step reads 200 B; inertia and mass are 40 B, and a splitting
+// reads only the mass (its state holds the principal frame).
 // Of the state, only what the next coupled step needs is stored (carried_components,
 // state_components.hpp): the held loads are evaluated anew by it, the constants never change.
 #pragma once

@@ -128,23 +128,23 @@ class LaneEnsemble {
   void advance_block(index_t i0, index_t first, index_t steps) {
     const index_t n = bodies();
     typename Lane::State s;
-    Mask<W> status, iterations{};
+    LaneInts<W> status, iterations = 0;
     for (int c = 0; c < size; ++c)
       for (int j = 0; j < W; ++j) s[c][j] = state_[c * n + i0 + j];
-    for (int j = 0; j < W; ++j) status[j] = static_cast<std::int64_t>(status_[i0 + j]);
+    for (int j = 0; j < W; ++j) status[j] = double(status_[i0 + j]);
     for (index_t k = first; k < first + steps; ++k) {
-      const Mask<W> active = status == 0;
-      if (!any<W>(active)) break;
+      const Mask<W> active = lanes_where<W>(status, 0);
+      if (stdx::none_of(active)) break;
       const LaneOutcome<W> o =
           Method::template step<W>(lane_, lane_models_[i0 / W], s, L(t0_ + double(k) * h_), L(h_), active);
-      iterations += active ? o.iterations : Mask<W>{};
-      status = active ? o.status : status;
+      iterations += select<W>(active, o.iterations, LaneInts<W>(0));
+      status = select<W>(active, o.status, status);
     }
     for (int c = 0; c < size; ++c)
       for (int j = 0; j < W; ++j) state_[c * n + i0 + j] = s[c][j];
     for (int j = 0; j < W; ++j) {
-      status_[i0 + j] = static_cast<Status>(status[j]);
-      iterations_[i0 + j] += iterations[j];
+      status_[i0 + j] = static_cast<Status>(std::int64_t(status[j]));
+      iterations_[i0 + j] += std::int64_t(iterations[j]);
     }
   }
 

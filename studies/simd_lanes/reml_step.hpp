@@ -47,7 +47,7 @@ LaneRemlDiscretization<W> lane_discretization(const HeavyTop<Lanes<W>>& model, c
 /// LivensIntegrator<HeavyTop, energy_momentum, reduced>::step for W bodies; lanes outside `active`
 /// are not advanced.
 template <int W>
-LaneOutcome<W> lane_reml_step(const LaneReml<W>& integrator, const HeavyTop<Lanes<W>>& model,
+QS_FLATTEN LaneOutcome<W> lane_reml_step(const LaneReml<W>& integrator, const HeavyTop<Lanes<W>>& model,
                               typename LaneReml<W>::State& s, Lanes<W> /*t: no time-dependent load*/, Lanes<W> h,
                               Mask<W> active) {
   using L = Lanes<W>;
@@ -69,9 +69,9 @@ LaneOutcome<W> lane_reml_step(const LaneReml<W>& integrator, const HeavyTop<Lane
   }
   Mask<W> finite = lanes_of<W>(true);
   for (int i = 0; i < LaneReml<W>::State::size; ++i) finite &= is_finite(next[i]);
-  const Mask<W> converged = active & (out.status == 0);
-  out.status = converged & ~finite ? Mask<W>{} + static_cast<std::int64_t>(Status::non_finite) : out.status;
-  const Mask<W> accept = active & (out.status == 0);
+  const Mask<W> converged = active && lanes_where<W>(out.status, 0);
+  out.status = select<W>(converged && !finite, LaneInts<W>(double(Status::non_finite)), out.status);
+  const Mask<W> accept = active && lanes_where<W>(out.status, 0);
   for (int i = 0; i < LaneReml<W>::State::size; ++i) s[i] = select<W>(accept, next[i], s[i]);
   return out;
 }

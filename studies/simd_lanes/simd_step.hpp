@@ -15,20 +15,15 @@
 namespace quatstep::bench {
 
 template <int W>
-using Mask = typename Lanes<W>::M;
-
-template <int W>
 Mask<W> lanes_of(bool b) {
-  return Mask<W>{} - static_cast<std::int64_t>(b);
+  return Mask<W>(b);
 }
 template <int W>
-bool all(Mask<W> m) {
-  for (int i = 0; i < W; ++i)
-    if (!m[i]) return false;
-  return true;
+bool all(const Mask<W>& m) {
+  return stdx::all_of(m);
 }
 template <int W>
-Mask<W> is_finite(Lanes<W> a) {
+Mask<W> is_finite(const Lanes<W>& a) {
   return abs(a).v <= INFINITY;
 }
 
@@ -37,31 +32,31 @@ template <int W, int N>
 struct LaneLu {
   using L = Lanes<W>;
   Eigen::Matrix<L, N, N> lu;
-  Mask<W> perm[N];
-  Mask<W> singular{};
+  LaneInts<W> perm[N];
+  Mask<W> singular = lanes_of<W>(false);
 
   explicit LaneLu(const Eigen::Matrix<L, N, N>& a) : lu(a) {
-    for (int i = 0; i < N; ++i) perm[i] = Mask<W>{} + i;
+    for (int i = 0; i < N; ++i) perm[i] = i;
     for (int k = 0; k < N; ++k) {
-      Mask<W> p = Mask<W>{} + k;
+      LaneInts<W> p = k;
       L best = abs(lu(k, k));
       for (int i = k + 1; i < N; ++i) {  // first largest |a_ik|, as the scalar strict '>'
         const L v = abs(lu(i, k));
         const Mask<W> larger = v.v > best.v;
         best = select<W>(larger, v, best);
-        p = larger ? Mask<W>{} + i : p;
+        p = select<W>(larger, LaneInts<W>(i), p);
       }
-      singular |= !(best.v > 0.0) | !(best.v < INFINITY);
+      singular |= !(best.v > 0.0) || !(best.v < INFINITY);
       for (int i = k + 1; i < N; ++i) {  // swap rows k and p where p = i
-        const Mask<W> swap = p == i;
+        const Mask<W> swap = lanes_where<W>(p, i);
         for (int j = 0; j < N; ++j) {
           const L t = lu(k, j);
           lu(k, j) = select<W>(swap, lu(i, j), t);
           lu(i, j) = select<W>(swap, t, lu(i, j));
         }
-        const Mask<W> t = perm[k];
-        perm[k] = swap ? perm[i] : t;
-        perm[i] = swap ? t : perm[i];
+        const LaneInts<W> t = perm[k];
+        perm[k] = select<W>(swap, perm[i], t);
+        perm[i] = select<W>(swap, t, perm[i]);
       }
       const L inv_pivot = L(1) / lu(k, k);
       for (int i = k + 1; i < N; ++i) {
@@ -73,19 +68,19 @@ struct LaneLu {
   }
 
   /// This factorisation's lanes `which` from `other`.
-  void take(Mask<W> which, const LaneLu& other) {
+  void take(const Mask<W>& which, const LaneLu& other) {
     for (int i = 0; i < N; ++i) {
       for (int j = 0; j < N; ++j) lu(i, j) = select<W>(which, other.lu(i, j), lu(i, j));
-      perm[i] = which ? other.perm[i] : perm[i];
+      perm[i] = select<W>(which, other.perm[i], perm[i]);
     }
-    singular = which ? other.singular : singular;
+    singular = (which && other.singular) || (!which && singular);
   }
 
   Vec<L, N> solve(const Vec<L, N>& b) const {
     Vec<L, N> x;
     for (int i = 0; i < N; ++i) {  // x_i = b_{perm_i}, lane by lane
       x[i] = b[0];
-      for (int r = 1; r < N; ++r) x[i] = select<W>(perm[i] == r, b[r], x[i]);
+      for (int r = 1; r < N; ++r) x[i] = select<W>(lanes_where<W>(perm[i], r), b[r], x[i]);
     }
     for (int i = 1; i < N; ++i)
       for (int j = 0; j < i; ++j) x[i] -= lu(i, j) * x[j];
@@ -100,8 +95,8 @@ struct LaneLu {
 /// Per-lane result of a step: Status code and Newton iterations.
 template <int W>
 struct LaneOutcome {
-  Mask<W> status{};
-  Mask<W> iterations{};
+  LaneInts<W> status = 0;
+  LaneInts<W> iterations = 0;
 };
 
 /// newton_solve lane by lane. Lanes outside `active` are left alone (status ok, 0 iterations).
@@ -113,11 +108,11 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
                            Mask<W> active) {
   using L = Lanes<W>;
   LaneOutcome<W> out;
-  Mask<W> done = ~active;
+  Mask<W> done = !active;
   const auto finish = [&](Mask<W> which, Status s, int k) {
-    which &= ~done;
-    out.status = which ? Mask<W>{} + static_cast<std::int64_t>(s) : out.status;
-    out.iterations = which ? Mask<W>{} + k : out.iterations;
+    which = which && !done;
+    out.status = select<W>(which, LaneInts<W>(double(s)), out.status);
+    out.iterations = select<W>(which, LaneInts<W>(k), out.iterations);
     done |= which;
   };
   L previous(0), first(0);
@@ -125,16 +120,16 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
   Eigen::Matrix<L, K, K> jac;
   LaneLu<W, K> lu(Eigen::Matrix<L, K, K>::Identity());
   for (int k = 1; k <= settings.max_iterations && !all<W>(done); ++k) {
-    Mask<W> reuse{};
+    Mask<W> reuse = lanes_of<W>(false);
     if constexpr (has_residual<System, Vec<L, K>>::value)
       if (k > 1) reuse = first.v <= settings.jacobian_reuse_below.v;
-    if (all<W>(reuse | done)) {
+    if (all<W>(reuse || done)) {
       sys.residual(x, r);
     } else {
       sys.evaluate(x, r, jac);
       const LaneLu<W, K> fresh(jac);
-      lu.take(~reuse, fresh);
-      finish(~reuse & lu.singular, Status::singular_jacobian, k);
+      lu.take(!reuse, fresh);
+      finish(!reuse && lu.singular, Status::singular_jacobian, k);
     }
     const Vec<L, K> dx = lu.solve(-r);
     for (int i = 0; i < K; ++i) x[i] = select<W>(done, x[i], x[i] + dx[i]);
@@ -145,20 +140,20 @@ LaneOutcome<W> lane_newton(const System& sys, Vec<Lanes<W>, K>& x, const NewtonS
       finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);
     } else {
       const L xi = d / previous;  // convergence rate estimate
-      finish((xi.v < 1.0) & ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
+      finish((xi.v < 1.0) && ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
       finish(d.v == 0.0, Status::ok, k);
       if constexpr (has_round_off_norm<System, Vec<L, K>>::value)
         finish(d.v <= sys.round_off_norm(x).v, Status::ok, k);
     }
     previous = d;
   }
-  finish(~done, Status::newton_not_converged, settings.max_iterations);
+  finish(!done, Status::newton_not_converged, settings.max_iterations);
   return out;
 }
 
 /// HhtFamily::step for W bodies; lanes outside `active` (failed earlier) are not advanced.
 template <class Integrator, int W = sizeof(typename Integrator::Scalar) / sizeof(double)>
-LaneOutcome<W> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
+QS_FLATTEN LaneOutcome<W> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
                          typename Integrator::State& s, Lanes<W> t, Lanes<W> h, Mask<W> active) {
   using L = Lanes<W>;
   using Model = typename Integrator::ModelType;
@@ -172,17 +167,16 @@ LaneOutcome<W> lane_hht_step(const Integrator& integrator, const typename Integr
   // HhtFamily::check: non-finite first, then |eᵀė| ≤ drift_tolerance·|ė| per quaternion block.
   Mask<W> finite = lanes_of<W>(true);
   for (int i = 0; i < Integrator::State::size; ++i) finite &= is_finite(next[i]);
-  Mask<W> drift{};
+  Mask<W> drift = lanes_of<W>(false);
   for (int b = 0; b < Model::n_quaternions; ++b) {
     const int o = Model::quaternion_offset(b);
     const Vec4<L> e = next.q.template segment<4>(o), ed = next.v.template segment<4>(o);
     drift |= abs(e.dot(ed)).v > (integrator.settings.drift_tolerance * sqrt(ed.squaredNorm())).v;
   }
-  const Mask<W> converged = active & (out.status == 0);
-  out.status = converged & ~finite ? Mask<W>{} + static_cast<std::int64_t>(Status::non_finite) : out.status;
-  out.status = converged & finite & drift ? Mask<W>{} + static_cast<std::int64_t>(Status::constraint_drift)
-                                          : out.status;
-  const Mask<W> accept = active & (out.status == 0);
+  const Mask<W> converged = active && lanes_where<W>(out.status, 0);
+  out.status = select<W>(converged && !finite, LaneInts<W>(double(Status::non_finite)), out.status);
+  out.status = select<W>(converged && finite && drift, LaneInts<W>(double(Status::constraint_drift)), out.status);
+  const Mask<W> accept = active && lanes_where<W>(out.status, 0);
   for (int i = 0; i < Integrator::State::size; ++i) s[i] = select<W>(accept, next[i], s[i]);
   return out;
 }
