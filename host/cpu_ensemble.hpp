@@ -3,12 +3,17 @@
 // whatever the thread count. Over an adaptive stepper (AdaptiveHht<Integrator>) it walks
 // advance_body_adaptive instead (include/quatstep/adaptive/adaptive_ensemble.hpp): h is then the
 // spacing of the output times, each body keeps its own t and h, and its step records are kept.
+// Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of lanes::width
+// bodies take it instead of advance_body, with the same bits.
 #pragma once
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "body_validation.hpp"
+#include "cpu_lanes.hpp"
 #include "quatstep/adaptive/adaptive_ensemble.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/settings_keys.hpp"
@@ -27,6 +32,8 @@ class CpuEnsemble {
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
   /// Per-body adaptive steps (AdaptiveHht): h is the output spacing.
   static constexpr bool adaptive = is_adaptive_stepper<Integrator>::value;
+  /// Blocks of bodies in SIMD lanes where the CPU has them (cpu_lanes.hpp).
+  static constexpr bool has_lanes = lanes::LaneForm<Integrator>::exists;
 
   /// One model (per-body parameters) and one initial state per body. The settings are checked
   /// against their declared ranges (std::invalid_argument naming the key).
@@ -43,6 +50,7 @@ class CpuEnsemble {
       accepted_.resize(models_.size()), rejected_.resize(models_.size());
       smallest_.resize(models_.size()), largest_.resize(models_.size());
     }
+    use_lanes(true);
   }
 
   index_t bodies() const { return static_cast<index_t>(models_.size()); }
@@ -79,11 +87,20 @@ class CpuEnsemble {
 #pragma omp parallel for schedule(dynamic, 64)  // bodies take different numbers of steps
       for (index_t i = 0; i < n; ++i)
         advance_body_adaptive(integrator_, models_[i], soa, rec, taken, i, t0_, h_, first, steps, out);
+    } else if (uses_lanes()) {
+      advance_lanes(first, steps, out);
     } else {
 #pragma omp parallel for schedule(static)
       for (index_t i = 0; i < n; ++i) advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
     }
     steps_done_ += steps;
+  }
+
+  /// Whether advance() steps blocks of bodies in SIMD lanes (the same bits either way).
+  bool uses_lanes() const { return lanes_ != nullptr; }
+  /// Turn the lanes off (every body its scalar step) or back on where this build and CPU have them.
+  void use_lanes(bool on) {
+    if constexpr (has_lanes) lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks>(models_) : nullptr;
   }
 
   /// Mark a body failed before it starts (bad per-body input); it then never advances.
@@ -137,6 +154,42 @@ class CpuEnsemble {
     else keys::check(integrator.settings);
   }
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
+
+  /// advance() in blocks: a block in lanes steps to each sample it must write, and writes it from the
+  /// stored state as advance_body would; the other bodies advance_body.
+  void advance_lanes(index_t first, index_t steps, const SampleView<S>& out) {
+    if constexpr (has_lanes) {
+      const index_t n = bodies(), last = first + steps;
+      const SoaView<S> soa{state_.data(), n};
+      const BodyRecord rec = record();
+#pragma omp parallel for schedule(static)
+      for (index_t b = 0; b < (n + lanes::width - 1) / lanes::width; ++b) {
+        const index_t i0 = b * lanes::width;
+        if (!lanes_->lanes(b)) {
+          for (index_t i = i0; i < std::min(n, i0 + lanes::width); ++i)
+            advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
+          continue;
+        }
+        lanes::BlockJob job{lanes_->parameters_of(b), lanes_->branches[b], state_.data(), n, i0, rec, t0_, h_, first, 0};
+        while (job.first_step < last) {
+          const index_t next = next_sample(out, job.first_step, last);
+          job.steps = next - job.first_step;
+          lanes::LaneForm<Integrator>::advance(integrator_, job);
+          if (out.holds(next))
+            for (index_t i = i0; i < i0 + lanes::width; ++i)
+              write_sample(out, next, i, integrator_, models_[i], state(i), status_[i] == Status::ok);
+          job.first_step = next;
+        }
+      }
+    }
+  }
+  /// The first step after k, up to `last`, whose sample `out` holds (else `last`).
+  static index_t next_sample(const SampleView<S>& out, index_t k, index_t last) {
+    if (out.samples <= 0) return last;
+    const index_t sample = std::max(k / out.stride + 1, out.first_sample);
+    if (sample >= out.first_sample + out.samples) return last;
+    return std::min(last, sample * out.stride);
+  }
   AdaptiveRecord<S> adaptive_record() { return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()}; }
   static void check_layout(const SampleView<S>& out) {
     if (out.samples > 0 && out.scalars != sample_scalars)
@@ -154,6 +207,7 @@ class CpuEnsemble {
   std::vector<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   std::vector<S> smallest_, largest_;
   index_t steps_done_ = 0;
+  std::shared_ptr<const lanes::Blocks> lanes_;  // null: every body its scalar step
 };
 
 }  // namespace quatstep

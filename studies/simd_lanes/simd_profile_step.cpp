@@ -1,8 +1,8 @@
-// Instructions per body-step of the lane-wise HHT and REML steps (lanes = bodies) beside the scalar
-// kernels of bench/step_kernels.hpp, compiled with the same flags in one program (bench/profile.sh with
-// PROFILE_EXE=studies/study_simd_profile_step, or …_avx2 for the -mavx2 build).
+// Instructions per body-step of the CPU backend's lane steps (host/cpu_lanes.hpp: one step of a block
+// of four bodies, its load and store included) beside the scalar kernels of bench/step_kernels.hpp,
+// in one program (bench/profile.sh with PROFILE_EXE=studies/study_simd_profile_step).
 //   study_simd_profile_step KERNEL REPS | --list   (bench/profile_driver.hpp)
-#include "lane_ensemble.hpp"
+#include "cpu_ensemble.hpp"
 #include "profile_driver.hpp"
 
 using namespace quatstep;
@@ -10,30 +10,45 @@ using namespace quatstep::bench;
 
 namespace {
 
-/// One step of a block of W bodies (simd_step.hpp, reml_step.hpp): W body-steps per call, including
-/// the block's load and store (from the same warm-up as step/…).
-template <int W, class Method>
-Kernel<double> lane_block_step(const typename Method::Scalar& integrator) {
-  auto e = std::make_shared<LaneEnsemble<W, Method>>(
-      integrator, std::vector<HeavyTop<double>>(W, sherif_top<double>()), 0.0, step_size);
+/// A block of lanes::width bodies after the warm-up: its state, records and parameters.
+struct Block {
+  std::vector<double> state;
+  std::vector<Status> status;
+  std::vector<index_t> iterations, failed_step;
+  lanes::Blocks blocks{std::vector<HeavyTop<double>>(lanes::width, sherif_top<double>())};
+};
+
+/// One step of a block of lanes::width bodies per call, from the same warm-up as step/….
+template <class Integrator>
+Kernel<double> lane_block_step(const Integrator& integrator) {
   std::vector<RigidBodyKinematics<double>> initial;
-  for (int i = 0; i < W; ++i) initial.push_back(sherif_initial<double>(i));
-  e->initialize(initial);
-  e->advance(warmup_steps);
-  return [e, k = index_t(warmup_steps)](Fixture<double>&) mutable { e->advance_block(0, k++, 1); };
+  for (int i = 0; i < lanes::width; ++i) initial.push_back(sherif_initial<double>(i));
+  CpuEnsemble<Integrator> e(integrator, std::vector<HeavyTop<double>>(lanes::width, sherif_top<double>()), 0.0,
+                            step_size);
+  const SampleView<double> none{nullptr, lanes::width, 0, 0, 1, 0};
+  e.initialize(initial, none);
+  e.advance(warmup_steps, none);
+  auto b = std::make_shared<Block>(Block{e.state_data(), e.status(), e.newton_iterations(), e.failed_step()});
+  return [b, integrator, k = index_t(warmup_steps)](Fixture<double>&) mutable {
+    const BodyRecord record{b->status.data(), b->iterations.data(), b->failed_step.data()};
+    const lanes::BlockJob job{b->blocks.parameters_of(0), b->blocks.branches[0], b->state.data(), lanes::width, 0,
+                              record, 0.0, step_size, k++, 1};
+    lanes::LaneForm<Integrator>::advance(integrator, job);
+  };
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using Mhht = HhtLanes<VelocityUpdate::modified>;
-  using Hht = HhtLanes<VelocityUpdate::classical>;
+  if (!lanes::available()) {
+    std::fprintf(stderr, "no SIMD lanes on this CPU or in this build\n");
+    return 1;
+  }
   auto k = kernels<double>();
-  k["lanes2/step/ModifiedHht+shift"] = lane_block_step<2, Mhht>(Mhht::Scalar(hht_settings<double>(true)));
-  k["lanes4/step/ModifiedHht+shift"] = lane_block_step<4, Mhht>(Mhht::Scalar(hht_settings<double>(true)));
-  k["lanes4/step/ModifiedHht"] = lane_block_step<4, Mhht>(Mhht::Scalar(hht_settings<double>(false)));
-  k["lanes4/step/Hht"] = lane_block_step<4, Hht>(Hht::Scalar(hht_settings<double>(false)));
+  k["lanes4/step/ModifiedHht+shift"] = lane_block_step(ModifiedHht<HeavyTop<double>>(hht_settings<double>(true)));
+  k["lanes4/step/ModifiedHht"] = lane_block_step(ModifiedHht<HeavyTop<double>>(hht_settings<double>(false)));
+  k["lanes4/step/Hht"] = lane_block_step(Hht<HeavyTop<double>>(hht_settings<double>(false)));
   k["step/LivensEm (REML)"] = whole_step(LivensEm<HeavyTop<double>>());
-  k["lanes4/step/LivensEm (REML)"] = lane_block_step<4, RemlLanes>(LivensEm<HeavyTop<double>>());
+  k["lanes4/step/LivensEm (REML)"] = lane_block_step(LivensEm<HeavyTop<double>>());
   return profile_main(argc, argv, k);
 }

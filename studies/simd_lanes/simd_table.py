@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""study_simd_lanes(_avx2)'s --benchmark_format=json output → its Markdown table in studies/README.md,
-between <!-- simd-table-sse2:begin --> and <!-- simd-table-sse2:end --> (simd-table-avx2 for the
--mavx2 build, from the JSON context "simd"). Standard library only (bench/json_to_table.py's helpers).
+"""study_simd_lanes's --benchmark_format=json output → its Markdown table in studies/README.md, between
+<!-- simd-table-avx2:begin --> and <!-- simd-table-avx2:end --> (the instruction set from the JSON
+context "simd"). Standard library only (bench/json_to_table.py's helpers).
 
 Usage: simd_table.py RESULT.json [--into README.md]
 """

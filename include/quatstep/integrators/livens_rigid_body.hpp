@@ -64,8 +64,12 @@ struct RigidBodyDiscretization {
   RigidBodyDiscretization() = default;
   template <class Model>
   QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S t, S hh)
-      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G_times<S>(q, v)),
-        forces(model.loads, t + S(0.5) * hh) {
+      : RigidBodyDiscretization(model, q, v, p, hh, RigidBodyForces<S>(model.loads, t + S(0.5) * hh)) {}
+  /// With the forces at t^{n+½} given.
+  template <class Model>
+  QS_HD RigidBodyDiscretization(const Model& model, const Vec4<S>& q, const Vec4<S>& v, const Vec4<S>& p, S hh,
+                                const RigidBodyForces<S>& f)
+      : q0(q), v0(v), p0(p), h(hh), inertia(model.inertia), half_omega0(G_times<S>(q, v)), forces(f) {
     Vec4<S> a;  // A = G(a)
     if constexpr (Rule == LivensRule::energy_momentum) {
       a = (S(8) / h) * q0 + S(4) * v0;

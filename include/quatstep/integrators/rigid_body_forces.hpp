@@ -23,16 +23,25 @@ struct RigidBodyForces {
 
   /// No loads (a placeholder to assign to).
   QS_HD RigidBodyForces() : gravity(false), torques(false) {}
-  QS_HD RigidBodyForces(const RigidBodyLoads<S>& l, S t_mid) {
-    gravity = l.mass != S(0) && !l.gravity.isZero(S(0)) && !l.lever.isZero(S(0));
+  QS_HD RigidBodyForces(const RigidBodyLoads<S>& l, S t_mid)
+      : RigidBodyForces(l, t_mid, gravity_acts(l), torques_act(l)) {}
+  /// With the flags given (a block of bodies stepped in SIMD lanes decides them per body,
+  /// simd/lane_model.hpp).
+  QS_HD RigidBodyForces(const RigidBodyLoads<S>& l, S t_mid, bool acts_gravity, bool act_torques)
+      : gravity(acts_gravity), torques(act_torques) {
     if (gravity) hessian = gravity_potential_hessian(l);
-    torques = !l.body_torque.is_zero() || !l.spatial_torque.is_zero();
     if (torques) {
       tau_body = l.body_torque(t_mid);
       tau_space = l.spatial_torque(t_mid);
     }
   }
   QS_HD bool any() const { return gravity || torques; }
+  QS_HD static bool gravity_acts(const RigidBodyLoads<S>& l) {
+    return l.mass != S(0) && !l.gravity.isZero(S(0)) && !l.lever.isZero(S(0));
+  }
+  QS_HD static bool torques_act(const RigidBodyLoads<S>& l) {
+    return !l.body_torque.is_zero() || !l.spatial_torque.is_zero();
+  }
 
   /// f(q^{n+½}) = −∇̄V + F.
   QS_HD Vec4<S> force(const Vec4<S>& qm) const {

@@ -1,0 +1,75 @@
+// The lane steps of the CPU backend (cpu_lanes.hpp), compiled with -mavx2 (host/CMakeLists.txt):
+// blocks of lanes::width bodies in one AVX2 register per scalar. Only templates of the lane type are
+// instantiated here, so that no AVX2 code can stand in for a baseline function (the unit's symbols
+// are checked by the test cpu_lanes_symbols).
+#include "cpu_lanes.hpp"
+#include "quatstep/simd/lane_hht.hpp"
+#include "quatstep/simd/lane_reml.hpp"
+
+namespace quatstep::lanes {
+namespace {
+
+namespace stdx = std::experimental;
+using L = simd::Lanes<width>;
+using Ints = L::V;
+
+HeavyTop<L> lane_model(const double* parameters) {
+  HeavyTop<L> m;
+  for_each_parameter(m, [&](L& x) { x = L(Ints(parameters, stdx::element_aligned)), parameters += width; });
+  return m;
+}
+
+/// advance_body for the block's bodies: step(state, t, h, active) → LaneOutcome steps the lanes.
+template <class State, class Step>
+void advance_block(const BlockJob& job, Step&& step) {
+  const index_t n = job.bodies, i0 = job.first;
+  State s;
+  for (int c = 0; c < State::size; ++c) s[c] = L(Ints(job.state + c * n + i0, stdx::element_aligned));
+  Ints status, iterations = 0, failed_step;
+  for (int j = 0; j < width; ++j) {
+    status[j] = double(job.record.status[i0 + j]);
+    failed_step[j] = double(job.record.failed_step[i0 + j]);
+  }
+  for (index_t k = job.first_step; k < job.first_step + job.steps; ++k) {
+    const L::Mask active = simd::lanes_where(status, 0);
+    if (stdx::none_of(active)) break;
+    const simd::LaneOutcome<L> o = step(s, L(job.t0 + double(k) * job.h), L(job.h), active);
+    iterations += simd::select(active, o.iterations, Ints(0));
+    const L::Mask failed = active && !simd::lanes_where(o.status, 0);
+    status = simd::select(failed, o.status, status);
+    failed_step = simd::select(failed, Ints(double(k)), failed_step);
+  }
+  for (int c = 0; c < State::size; ++c) s[c].v.copy_to(job.state + c * n + i0, stdx::element_aligned);
+  for (int j = 0; j < width; ++j) {
+    job.record.status[i0 + j] = static_cast<Status>(std::int32_t(status[j]));
+    job.record.newton_iterations[i0 + j] += index_t(iterations[j]);
+    job.record.failed_step[i0 + j] = index_t(failed_step[j]);
+  }
+}
+
+template <VelocityUpdate U>
+void advance_hht_lanes(const HhtSettings<double>& settings, const BlockJob& job) {
+  using Integrator = HhtFamily<HeavyTop<L>, U>;
+  const Integrator integrator(simd::lane_settings<L>(settings));
+  const HeavyTop<L> model = lane_model(job.parameters);
+  advance_block<typename Integrator::State>(job, [&](auto& s, L t, L h, L::Mask active) {
+    return simd::lane_hht_step(integrator, model, s, t, h, active);
+  });
+}
+
+}  // namespace
+
+void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job) {
+  if (update == VelocityUpdate::classical) advance_hht_lanes<VelocityUpdate::classical>(settings, job);
+  else advance_hht_lanes<VelocityUpdate::modified>(settings, job);
+}
+
+void advance_reml(const LivensSettings<double>& settings, const BlockJob& job) {
+  const LivensEm<HeavyTop<L>> integrator(simd::lane_settings<L>(settings));
+  const HeavyTop<L> model = lane_model(job.parameters);
+  advance_block<LivensEm<HeavyTop<L>>::State>(job, [&](auto& s, L t, L h, L::Mask active) {
+    return simd::lane_reml_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
+  });
+}
+
+}  // namespace quatstep::lanes

@@ -1,0 +1,47 @@
+// HhtFamily::step (integrators/hht.hpp) for W bodies at once, bit for bit the scalar step of each
+// body. The residual and Jacobian (HhtFamily::Step), the predictors and the Newmark update are the
+// core's, instantiated with Lanes; lane-wise here are what the core writes with data-dependent
+// branches: the Newton driver (lane_newton.hpp) and HhtFamily::check (a finite state, then the
+// velocity-constraint drift |eᵀė| ≤ drift_tolerance·|ė| per quaternion block, docs/errata.md S4).
+#pragma once
+
+#include "quatstep/integrators/hht.hpp"
+#include "quatstep/simd/lane_newton.hpp"
+
+namespace quatstep::simd {
+
+/// The HHT settings of a lane integrator: the scalar ones in every lane.
+template <class L>
+HhtSettings<L> lane_settings(const HhtSettings<double>& s) {
+  HhtSettings<L> out;
+  out.alpha = s.alpha;
+  out.inertia_shift = s.inertia_shift;
+  out.newton = lane_settings<L>(s.newton);
+  out.drift_tolerance = s.drift_tolerance;
+  return out;
+}
+
+/// HhtFamily::step for the bodies of the lanes; lanes outside `active` (failed earlier) are not
+/// advanced.
+template <class Integrator, class L = typename Integrator::Scalar>
+QS_FLATTEN LaneOutcome<L> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
+                                        typename Integrator::State& s, L t, L h, typename L::Mask active) {
+  using Model = typename Integrator::ModelType;
+  const typename Integrator::Step sys(model, integrator, s, t, h);
+  Vec<L, Integrator::K> x = Integrator::unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
+  LaneOutcome<L> out = lane_newton(sys, x, integrator.settings.newton, active);
+  typename Integrator::State next;
+  next.a = sys.accelerations(x);
+  next.lambda = x.template tail<Integrator::m>();
+  sys.kinematics(next.a, next.q, next.v);
+  typename L::Mask drift(false);
+  for (int b = 0; b < Model::n_quaternions; ++b) {
+    const int o = Model::quaternion_offset(b);
+    const Vec4<L> e = next.q.template segment<4>(o), ed = next.v.template segment<4>(o);
+    drift |= abs(e.dot(ed)).v > (integrator.settings.drift_tolerance * sqrt(ed.squaredNorm())).v;
+  }
+  lane_commit<L>(s, next, active, out, drift, Status::constraint_drift);
+  return out;
+}
+
+}  // namespace quatstep::simd

@@ -1,0 +1,96 @@
+// newton.hpp's driver for W bodies at once (lanes = bodies), bit for bit the scalar newton_solve of
+// each body: the same iterates, the same stopping rule (Negrut §3.3 read as docs/errata.md N3, the
+// round-off stall, the accepted tiny first correction), the same Jacobian reuse. A lane stops when its
+// own rule is met and keeps its iterate from then on; the loop runs until every lane has stopped. A
+// fresh Jacobian is evaluated when some lane needs one and taken only by those lanes.
+#pragma once
+
+#include "quatstep/newton.hpp"
+#include "quatstep/simd/lane_lu.hpp"
+
+namespace quatstep::simd {
+
+/// Per-lane result of a step: the Status code and the Newton iterations (NewtonOutcome per lane).
+template <class L>
+struct LaneOutcome {
+  typename L::V status = 0;
+  typename L::V iterations = 0;
+};
+
+/// newton_solve lane by lane. Lanes outside `active` are left alone (status ok, 0 iterations).
+template <class L, int K, class System>
+LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings<L>& settings,
+                           typename L::Mask active) {
+  using Mask = typename L::Mask;
+  using Ints = typename L::V;
+  LaneOutcome<L> out;
+  Mask done = !active;
+  const auto finish = [&](Mask which, Status s, int k) {
+    which = which && !done;
+    out.status = select(which, Ints(double(s)), out.status);
+    out.iterations = select(which, Ints(k), out.iterations);
+    done |= which;
+  };
+  L previous(0), first(0);
+  Vec<L, K> r;
+  Eigen::Matrix<L, K, K> jac;
+  LaneLu<L, K> lu;
+  for (int k = 1; k <= settings.max_iterations && !stdx::all_of(done); ++k) {
+    Mask reuse(false);
+    if constexpr (has_residual<System, Vec<L, K>>::value)
+      if (k > 1) reuse = first.v <= settings.jacobian_reuse_below.v;
+    if (stdx::all_of(reuse || done)) {
+      sys.residual(x, r);
+    } else {
+      sys.evaluate(x, r, jac);
+      if (k == 1) lu = LaneLu<L, K>(jac);
+      else lu.take(!reuse, LaneLu<L, K>(jac));
+      finish(!reuse && lu.singular, Status::singular_jacobian, k);
+    }
+    const Vec<L, K> dx = lu.solve(-r);
+    for (int i = 0; i < K; ++i) x[i] = select(done, x[i], x[i] + dx[i]);
+    const L d = sys.correction_norm(dx, x);
+    finish(!(d.v <= INFINITY), Status::non_finite, k);
+    if (k == 1) {
+      first = d;
+      finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);
+    } else {
+      const L xi = d / previous;  // convergence rate estimate
+      finish((xi.v < 1.0) && ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
+      finish(d.v == 0.0, Status::ok, k);
+      if constexpr (has_round_off_norm<System, Vec<L, K>>::value) finish(d.v <= sys.round_off_norm(x).v, Status::ok, k);
+    }
+    previous = d;
+  }
+  finish(!done, Status::newton_not_converged, settings.max_iterations);
+  return out;
+}
+
+/// The Newton settings of a lane integrator: the scalar ones in every lane.
+template <class L>
+NewtonSettings<L> lane_settings(const NewtonSettings<double>& s) {
+  NewtonSettings<L> out;
+  out.tolerance = s.tolerance;
+  out.max_iterations = s.max_iterations;
+  out.jacobian_reuse_below = s.jacobian_reuse_below;
+  return out;
+}
+
+/// Commit a step: s takes `next` in the lanes that are active and whose step succeeded so far, and a
+/// lane whose Newton iteration converged to a non-finite state fails with Status::non_finite (the
+/// end of every scalar step: `if (!all_finite(next)) return non_finite; s = next`). `extra_failure`
+/// lanes fail with `extra` (HHT's velocity-constraint drift), after the finite check.
+template <class L, class State>
+void lane_commit(State& s, State next, typename L::Mask active, LaneOutcome<L>& out,
+                 typename L::Mask extra_failure = typename L::Mask(false), Status extra = Status::ok) {
+  using Ints = typename L::V;
+  typename L::Mask finite(true);
+  for (int i = 0; i < State::size; ++i) finite &= is_finite(next[i]);
+  const typename L::Mask converged = active && lanes_where(out.status, 0);
+  out.status = select(converged && !finite, Ints(double(Status::non_finite)), out.status);
+  out.status = select(converged && finite && extra_failure, Ints(double(extra)), out.status);
+  const typename L::Mask accept = active && lanes_where(out.status, 0);
+  for (int i = 0; i < State::size; ++i) s[i] = select(accept, next[i], s[i]);
+}
+
+}  // namespace quatstep::simd
