@@ -98,9 +98,14 @@ class CpuEnsemble {
 
   /// Whether advance() steps blocks of bodies in SIMD lanes (the same bits either way).
   bool uses_lanes() const { return lanes_ != nullptr; }
+  /// How many bodies it steps in lanes (the others take the scalar step).
+  index_t bodies_in_lanes() const {
+    if constexpr (has_lanes) return lanes_ ? lanes_->bodies() : 0;
+    else return 0;
+  }
   /// Turn the lanes off (every body its scalar step) or back on where this build and CPU have them.
   void use_lanes(bool on) {
-    if constexpr (has_lanes) lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks>(models_) : nullptr;
+    if constexpr (has_lanes) lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_) : nullptr;
   }
 
   /// Mark a body failed before it starts (bad per-body input); it then never advances.
@@ -170,7 +175,7 @@ class CpuEnsemble {
             advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
           continue;
         }
-        lanes::BlockJob job{lanes_->parameters_of(b), lanes_->branches[b], state_.data(), n, i0, rec, t0_, h_, first, 0};
+        lanes::BlockJob job = lanes_->job(b, state_.data(), n, rec, t0_, h_, first);
         while (job.first_step < last) {
           const index_t next = next_sample(out, job.first_step, last);
           job.steps = next - job.first_step;
@@ -207,7 +212,7 @@ class CpuEnsemble {
   std::vector<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   std::vector<S> smallest_, largest_;
   index_t steps_done_ = 0;
-  std::shared_ptr<const lanes::Blocks> lanes_;  // null: every body its scalar step
+  std::shared_ptr<const lanes::Blocks<Model>> lanes_;  // null: every body its scalar step
 };
 
 }  // namespace quatstep

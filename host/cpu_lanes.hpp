@@ -2,20 +2,24 @@
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Today the HHT family (Hht, ModifiedHht, with
-// or without the inertia shift) and REML (LivensEm, reduced variant) on HeavyTop in double.
-// Which bodies: a block of consecutive bodies whose steps take every data-dependent branch alike
-// (lane_model.hpp: the same loads acting, the same torque windows, no sinusoidal torque); every other
-// body, and the bodies past the last full block, take the scalar step. Adaptive steps are scalar.
+// or without the inertia shift) and REML (LivensEm, reduced variant) on HeavyTop and FreeRigidBody in
+// double. Which bodies: the blocks of consecutive bodies whose steps take every data-dependent branch
+// alike (lane_model.hpp: the same loads acting, the same load windows, no sinusoidal load); every
+// other body, and the bodies past the last full block, take the scalar step. Adaptive steps are
+// scalar.
 //
 // Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2, and used
 // where the CPU has AVX2 (lanes::available()); elsewhere, or with QUATSTEP_SIMD=off in the
-// environment, every body takes the scalar step (SSE2's two lanes measured no faster than scalar,
-// studies/README.md). Only plain numbers cross into that unit (BlockJob), so no template of double
-// is compiled with AVX2 (host/CMakeLists.txt checks its symbols).
+// environment, every body takes the scalar step (SSE2's two lanes were no faster than the scalar
+// step, studies/README.md). Only plain numbers cross into that unit (BlockJob, the settings), so no
+// template of double is compiled with AVX2 (the test cpu_lanes_symbols checks the unit's symbols).
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "quatstep/ensemble.hpp"
 #include "quatstep/integrators/hht.hpp"
@@ -40,9 +44,17 @@ inline bool available() {
 #endif
 }
 
+/// The models with lanes.
+enum class Model { heavy_top, free_rigid_body };
+template <class M>
+inline constexpr bool has_lanes = std::is_same_v<M, HeavyTop<double>> || std::is_same_v<M, FreeRigidBody<double>>;
+template <class M>
+inline constexpr Model model_of = std::is_same_v<M, HeavyTop<double>> ? Model::heavy_top : Model::free_rigid_body;
+
 /// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width − 1, as
 /// advance_body does for each: the state in and out of the struct-of-arrays, the records updated.
 struct BlockJob {
+  Model model;
   const double* parameters;  ///< the block's model parameters, [parameter][lane] (for_each_parameter)
   LaneBranches branches;     ///< what every body of the block shares
   double* state;             ///< every body's state, component c of body i at [c·bodies + i]
@@ -60,39 +72,50 @@ template <class Integrator>
 struct LaneForm {
   static constexpr bool exists = false;
 };
-template <VelocityUpdate U>
-struct LaneForm<HhtFamily<HeavyTop<double>, U>> {
-  static constexpr bool exists = true;
-  static void advance(const HhtFamily<HeavyTop<double>, U>& i, const BlockJob& job) { advance_hht(U, i.settings, job); }
+template <class M, VelocityUpdate U>
+struct LaneForm<HhtFamily<M, U>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const HhtFamily<M, U>& i, const BlockJob& job) { advance_hht(U, i.settings, job); }
 };
-template <>
-struct LaneForm<LivensEm<HeavyTop<double>>> {
-  static constexpr bool exists = true;
-  static void advance(const LivensEm<HeavyTop<double>>& i, const BlockJob& job) { advance_reml(i.settings, job); }
+template <class M>
+struct LaneForm<LivensEm<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const LivensEm<M>& i, const BlockJob& job) { advance_reml(i.settings, job); }
 };
 
-/// The blocks of an ensemble: which are stepped in lanes, and their parameters.
+/// The blocks of an ensemble of models M: which are stepped in lanes, and their parameters.
+template <class M>
 struct Blocks {
+  static constexpr int parameters_per_block = lane_parameters<M> * width;
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
-  std::vector<double> parameters;      ///< per block, heavy_top_parameters × width
+  std::vector<double> parameters;      ///< per block, [parameter][lane]
 
-  explicit Blocks(const std::vector<HeavyTop<double>>& models) {
+  explicit Blocks(const std::vector<M>& models) {
     const std::size_t blocks = models.size() / width;
     branches.resize(blocks);
-    parameters.resize(blocks * heavy_top_parameters * width);
+    parameters.resize(blocks * parameters_per_block);
     for (std::size_t b = 0; b < blocks; ++b) {
       LaneBranches shared = lane_branches(models[b * width]);
       for (int j = 1; j < width; ++j) shared.laneable &= lane_branches(models[b * width + j]) == shared;
       branches[b] = shared;
       for (int j = 0; j < width; ++j) {
-        HeavyTop<double> m = models[b * width + j];
-        double* out = &parameters[b * heavy_top_parameters * width + j];
+        M m = models[b * width + j];
+        double* out = &parameters[b * parameters_per_block + j];
         for_each_parameter(m, [&](double x) { *out = x, out += width; });
       }
     }
   }
   bool lanes(index_t block) const { return block < index_t(branches.size()) && branches[block].laneable; }
-  const double* parameters_of(index_t block) const { return &parameters[block * heavy_top_parameters * width]; }
+  /// The bodies in lanes.
+  index_t bodies() const {
+    return width * index_t(std::count_if(branches.begin(), branches.end(), [](const LaneBranches& b) { return b.laneable; }));
+  }
+  /// Block b's job for steps first_step … (the caller sets steps).
+  BlockJob job(index_t b, double* state, index_t bodies, const BodyRecord& record, double t0, double h,
+               index_t first_step) const {
+    return {model_of<M>, &parameters[b * parameters_per_block], branches[b], state, bodies, b * width, record, t0,
+            h, first_step, 0};
+  }
 };
 
 }  // namespace quatstep::lanes

@@ -1,7 +1,7 @@
 // The lane steps of the CPU backend (cpu_lanes.hpp), compiled with -mavx2 (host/CMakeLists.txt):
-// blocks of lanes::width bodies in one AVX2 register per scalar. Only templates of the lane type are
-// instantiated here, so that no AVX2 code can stand in for a baseline function (the unit's symbols
-// are checked by the test cpu_lanes_symbols).
+// blocks of lanes::width bodies, one AVX2 register per scalar. Only templates of the lane type are
+// instantiated here, so that no AVX2 code can stand in for a baseline function (the test
+// cpu_lanes_symbols checks the unit's symbols).
 #include "cpu_lanes.hpp"
 #include "quatstep/simd/lane_hht.hpp"
 #include "quatstep/simd/lane_reml.hpp"
@@ -13,8 +13,9 @@ namespace stdx = std::experimental;
 using L = simd::Lanes<width>;
 using Ints = L::V;
 
-HeavyTop<L> lane_model(const double* parameters) {
-  HeavyTop<L> m;
+template <class M>
+M lane_model(const double* parameters) {
+  M m;
   for_each_parameter(m, [&](L& x) { x = L(Ints(parameters, stdx::element_aligned)), parameters += width; });
   return m;
 }
@@ -47,29 +48,40 @@ void advance_block(const BlockJob& job, Step&& step) {
   }
 }
 
-template <VelocityUpdate U>
-void advance_hht_lanes(const HhtSettings<double>& settings, const BlockJob& job) {
-  using Integrator = HhtFamily<HeavyTop<L>, U>;
+template <class M, VelocityUpdate U>
+void hht_block(const HhtSettings<double>& settings, const BlockJob& job) {
+  using Integrator = HhtFamily<M, U>;
   const Integrator integrator(simd::lane_settings<L>(settings));
-  const HeavyTop<L> model = lane_model(job.parameters);
+  const M model = lane_model<M>(job.parameters);
   advance_block<typename Integrator::State>(job, [&](auto& s, L t, L h, L::Mask active) {
     return simd::lane_hht_step(integrator, model, s, t, h, active);
+  });
+}
+
+template <class M>
+void reml_block(const LivensSettings<double>& settings, const BlockJob& job) {
+  const LivensEm<M> integrator(simd::lane_settings<L>(settings));
+  const M model = lane_model<M>(job.parameters);
+  advance_block<typename LivensEm<M>::State>(job, [&](auto& s, L t, L h, L::Mask active) {
+    return simd::lane_reml_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
   });
 }
 
 }  // namespace
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job) {
-  if (update == VelocityUpdate::classical) advance_hht_lanes<VelocityUpdate::classical>(settings, job);
-  else advance_hht_lanes<VelocityUpdate::modified>(settings, job);
+  const bool classical = update == VelocityUpdate::classical;
+  if (job.model == Model::heavy_top)
+    classical ? hht_block<HeavyTop<L>, VelocityUpdate::classical>(settings, job)
+              : hht_block<HeavyTop<L>, VelocityUpdate::modified>(settings, job);
+  else
+    classical ? hht_block<FreeRigidBody<L>, VelocityUpdate::classical>(settings, job)
+              : hht_block<FreeRigidBody<L>, VelocityUpdate::modified>(settings, job);
 }
 
 void advance_reml(const LivensSettings<double>& settings, const BlockJob& job) {
-  const LivensEm<HeavyTop<L>> integrator(simd::lane_settings<L>(settings));
-  const HeavyTop<L> model = lane_model(job.parameters);
-  advance_block<LivensEm<HeavyTop<L>>::State>(job, [&](auto& s, L t, L h, L::Mask active) {
-    return simd::lane_reml_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
-  });
+  if (job.model == Model::heavy_top) reml_block<HeavyTop<L>>(settings, job);
+  else reml_block<FreeRigidBody<L>>(settings, job);
 }
 
 }  // namespace quatstep::lanes

@@ -105,6 +105,13 @@ template <class Backend>
 struct stores_on_device<Backend, std::void_t<decltype(std::declval<const Backend&>().device_state())>>
     : std::true_type {};
 
+/// Whether Backend can step bodies in SIMD lanes (CpuEnsemble: bodies_in_lanes()).
+template <class Backend, class = void>
+struct has_lane_bodies : std::false_type {};
+template <class Backend>
+struct has_lane_bodies<Backend, std::void_t<decltype(std::declval<const Backend&>().bodies_in_lanes())>>
+    : std::true_type {};
+
 /// Where kinematics() takes each quantity verbatim from the state: it is evaluated on two states of
 /// distinct, exactly representable components, and a quantity lies at offset o when both results
 /// are components o, o+1, … of their states.
@@ -195,6 +202,10 @@ class BackendAdapter final : public Ensemble {
     else return {backend_.state_data().data(), State::size, -1};
   }
   const StateLayout& layout() const override { return layout_; }
+  index_t bodies_in_lanes() const override {
+    if constexpr (has_lane_bodies<Backend>::value) return backend_.bodies_in_lanes();
+    else return 0;
+  }
   void observe(const SampleView<double>& out) const override {
     const SampleView<S> w = widening_.window(out);
     const auto& state = backend_.state_data();  // the CPU's storage itself; a copy from the GPU

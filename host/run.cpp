@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cpu_lanes.hpp"
 #include "ensemble_factory.hpp"
 #include "progress.hpp"
 #include "shard.hpp"
@@ -524,6 +525,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   result.samples_written = samples_written;
   result.first_step = done_before;
   result.steps_done = done;
+  result.bodies_in_lanes = ensemble->bodies_in_lanes();
   result.status = ensemble->status();
   result.failed_step = ensemble->failed_step();
   result.step_records = ensemble->step_records();
@@ -568,6 +570,16 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
   return r.run.shard ? shard_scenario(sc, *r.run.shard) : sc;
 }
 
+/// The summary's account of the CPU backend's SIMD lanes (cpu_lanes.hpp).
+static std::string lanes_summary(const RunResult& r) {
+  if (r.bodies_in_lanes > 0)
+    return "AVX2, " + std::to_string(r.bodies_in_lanes) + " of " + std::to_string(r.bodies) + " bodies, " +
+           std::to_string(lanes::width) + " per block";
+  if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
+  if (r.bodies < lanes::width) return "none (fewer bodies than a block of " + std::to_string(lanes::width) + ")";
+  return "none (no lane step for this method and model, or no block of bodies whose loads take the same branches)";
+}
+
 void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   const auto [accepted, rejected, smallest, largest] = r.step_records.totals();
   // in this process (adaptive: all steps of the run, a resumed one's included)
@@ -588,7 +600,10 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
     row("adaptive steps") << accepted << " accepted, " << rejected << " rejected (all bodies), h in [" << smallest << ", "
                           << largest << "] (/accepted_steps, /rejected_steps, /smallest_step, /largest_step)\n";
   row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
-  if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
+  if (r.backend.backend == Backend::cpu) {
+    row("threads") << r.threads << "\n";
+    row("SIMD lanes") << lanes_summary(r) << "\n";
+  }
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s (integration loop " << r.loop_seconds
                     << " s, the rest setup and closing)\n";
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << " (loop alone "

@@ -80,6 +80,7 @@ std::vector<double> sample_times(const Scenario& scenario, index_t first, index_
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
   int threads = 0;
+  index_t bodies_in_lanes = 0;     ///< CPU: bodies stepped in SIMD lanes (host/cpu_lanes.hpp)
   BackendChoice backend;           ///< what ran the bodies
   double wall_seconds = 0;         ///< setup, integration and output
   double loop_seconds = 0;         ///< the integration loop alone: advances and the output overlapped with them

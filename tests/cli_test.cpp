@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "cpu_lanes.hpp"  // host/
 #include "hdf5_read.hpp"
 
+namespace lanes = quatstep::lanes;
 using quatstep::testing::read_dataset;
 using quatstep::testing::read_string_attribute;
 using quatstep::testing::ScratchDirectory;
@@ -88,6 +90,27 @@ TEST(Cli, SpinningEnsembleExampleWithThreadsAndForcedProgress) {
   expect_layout(dir.file("c.h5"), 6, 1000);  // 50 steps, stride 10
   EXPECT_NE(o.err.find("100%"), std::string::npos) << "--progress draws the bar on stderr: " << o.err;
   EXPECT_NE(o.out.find("threads                 2"), std::string::npos) << o.out;
+}
+
+TEST(Cli, SummarySaysWhichBodiesRanInSimdLanesAndTheyChangeNoBit) {
+  // REML on 100 heavy tops: 25 blocks of four in lanes where the CPU has AVX2; QUATSTEP_SIMD=off
+  // turns them off, and the file's every sample stays the same.
+  ScratchDirectory dir;
+  const std::string args = "run " + example("free_rotation_livens.toml") + " --t-end 1 --backend cpu --output ";
+  const Outcome on = run_cli(args + dir.file("on.h5"), dir);
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  if (lanes::available())
+    EXPECT_NE(on.out.find("SIMD lanes              AVX2, 100 of 100 bodies, 4 per block"), std::string::npos) << on.out;
+  else
+    EXPECT_NE(on.out.find("SIMD lanes              none (no AVX2"), std::string::npos) << on.out;
+  setenv("QUATSTEP_SIMD", "off", 1);
+  const Outcome off = run_cli(args + dir.file("off.h5"), dir);
+  unsetenv("QUATSTEP_SIMD");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find("SIMD lanes              none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)"), std::string::npos)
+      << off.out;
+  for (const char* name : {"quaternion", "omega_body", "generalized_energy", "status"})
+    EXPECT_EQ(read_dataset(dir.file("on.h5"), name).values, read_dataset(dir.file("off.h5"), name).values) << name;
 }
 
 TEST(Cli, FreeRotationLivensExampleConservesTheGeneralizedEnergy) {

@@ -1,8 +1,8 @@
 // SIMD across bodies in the CPU backend (host/cpu_lanes.hpp): with the lanes on, every body's state,
 // samples, status, Newton iteration count and failed step are those of the scalar step, bit for bit,
-// for the HHT family and REML, with and without Jacobian reuse, on a population whose blocks mix
-// bodies that share their branches (in lanes) with bodies that do not (stepped alone), bodies past
-// the last full block, and bodies that fail at different steps.
+// for the HHT family and REML on heavy tops and free bodies, with and without Jacobian reuse, on
+// populations whose blocks mix bodies that share their branches (in lanes) with bodies that do not
+// (stepped alone), bodies past the last full block, and bodies that fail at different steps.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -42,11 +42,37 @@ std::vector<HeavyTop<double>> population() {
   return m;
 }
 
+/// Free bodies arranged as population()'s heavy tops: blocks 0–1 under gravity, masses and inertias
+/// varied; block 2 with a windowed constant force and a windowed ramped body torque; block 3 with one
+/// sinusoidal force (alone); block 4 with force windows that differ (alone); three bodies past them.
+std::vector<FreeRigidBody<double>> free_population() {
+  std::vector<FreeRigidBody<double>> m(bodies);
+  for (index_t i = 0; i < bodies; ++i) {
+    m[i].inertia = Vec3<double>(1.0 + 0.01 * double(i), 1.5, 0.8).asDiagonal();
+    m[i].mass = 2.0 + 0.1 * double(i);
+    m[i].gravity = Vec3<double>(0.0, 0.0, -9.81);
+  }
+  for (index_t i = 8; i < 12; ++i) {
+    m[i].force_profile.constant = Vec3<double>(3.0 + double(i), 0.0, 1.0);
+    m[i].force_profile.begin = 0.005, m[i].force_profile.end = 0.02;
+    m[i].loads.body_torque.ramp = Vec3<double>(0.0, 40.0 + double(i), 0.0);
+    m[i].loads.body_torque.begin = 0.01, m[i].loads.body_torque.end = 0.02;
+  }
+  m[13].force_profile.amplitude = Vec3<double>(1.0, 0.0, 0.0);
+  m[13].force_profile.frequency = 300.0;
+  for (index_t i = 16; i < 20; ++i) {
+    m[i].force_profile.constant = Vec3<double>(0.0, 1.0, 0.0);
+    m[i].force_profile.end = 0.005 * double(i - 15);
+  }
+  return m;
+}
+
 std::vector<RigidBodyKinematics<double>> initial_states(double spread = 0.001) {
   std::vector<RigidBodyKinematics<double>> k(bodies);
   for (index_t i = 0; i < bodies; ++i) {
     k[i] = bench::sherif_initial<double>(i);
     k[i].omega_body *= 1.0 + spread * double(i) / bodies;
+    k[i].velocity = Vec3<double>(1.0, -0.5, 2.0 + 0.1 * double(i));  // free bodies only
   }
   return k;
 }
@@ -61,7 +87,7 @@ struct Run {
 
 /// steps steps in two calls, samples every third step (the second call's window starts past the first's).
 template <class Integrator>
-Run run(const Integrator& integrator, const std::vector<HeavyTop<double>>& models,
+Run run(const Integrator& integrator, const std::vector<typename Integrator::ModelType>& models,
         const std::vector<RigidBodyKinematics<double>>& initial, index_t steps, bool lanes) {
   CpuEnsemble<Integrator> e(integrator, models, 0.0, step_size);
   e.use_lanes(lanes);
@@ -92,7 +118,9 @@ template <class Integrator>
 void expect_lanes_bitwise(const Integrator& integrator, index_t steps, double spread = 0.001,
                           std::set<index_t>* failed_steps = nullptr) {
   if (!lanes::available()) GTEST_SKIP() << "no SIMD lanes here (a CPU without AVX2, a build without them, or QUATSTEP_SIMD=off)";
-  const std::vector<HeavyTop<double>> models = population();
+  std::vector<typename Integrator::ModelType> models;
+  if constexpr (std::is_same_v<typename Integrator::ModelType, HeavyTop<double>>) models = population();
+  else models = free_population();
   const Run scalar = run(integrator, models, initial_states(spread), steps, false);
   const Run lanes = run(integrator, models, initial_states(spread), steps, true);
   ASSERT_FALSE(scalar.lanes);
@@ -117,12 +145,20 @@ HhtSettings<double> hht(bool shift, bool full_newton = false) {
 }
 
 TEST(CpuLanes, BlocksAreThoseWhoseBodiesShareTheirBranches) {
-  const lanes::Blocks blocks(population());
+  const lanes::Blocks<HeavyTop<double>> blocks(population());
   EXPECT_TRUE(blocks.lanes(0) && blocks.lanes(1) && blocks.lanes(2));
   EXPECT_TRUE(blocks.branches[2].torques && blocks.branches[2].body_torque && blocks.branches[2].spatial_torque);
   EXPECT_FALSE(blocks.lanes(3));  // a sinusoidal torque
   EXPECT_FALSE(blocks.lanes(4));  // windows that differ
   EXPECT_FALSE(blocks.lanes(5));  // past the last full block
+}
+
+TEST(CpuLanes, FreeBodyBlocksAreThoseWhoseBodiesShareTheirBranches) {
+  const lanes::Blocks<FreeRigidBody<double>> blocks(free_population());
+  EXPECT_TRUE(blocks.lanes(0) && blocks.lanes(1) && blocks.lanes(2));
+  EXPECT_TRUE(blocks.branches[2].torques && blocks.branches[2].body_torque && !blocks.branches[2].spatial_torque);
+  EXPECT_FALSE(blocks.lanes(3));  // a sinusoidal force
+  EXPECT_FALSE(blocks.lanes(4));  // force windows that differ
 }
 
 TEST(CpuLanes, ModifiedHhtIsBitwiseScalar) {
@@ -143,6 +179,13 @@ TEST(CpuLanes, RemlIsBitwiseScalar) {
   literal.project_normal_components = false;
   expect_lanes_bitwise(LivensEm<HeavyTop<double>>(full), 300);
   expect_lanes_bitwise(LivensEm<HeavyTop<double>>(literal), 300);
+}
+
+TEST(CpuLanes, FreeBodiesAreBitwiseScalar) {
+  expect_lanes_bitwise(ModifiedHht<FreeRigidBody<double>>(hht(true)), 300);
+  expect_lanes_bitwise(ModifiedHht<FreeRigidBody<double>>(hht(false, true)), 300);
+  expect_lanes_bitwise(Hht<FreeRigidBody<double>>(hht(false)), 300);
+  expect_lanes_bitwise(LivensEm<FreeRigidBody<double>>(), 300);
 }
 
 TEST(CpuLanes, FailingLanesStopLikeScalarBodies) {

@@ -24,14 +24,13 @@ LivensSettings<L> lane_settings(const LivensSettings<double>& s) {
   return out;
 }
 
-/// LivensIntegrator<Model, energy_momentum, reduced>::step for the bodies of the lanes, whose loads
-/// all have (gravity) or all lack gravity, and all have (torques) or all lack prescribed torques;
-/// lanes outside `active` are not advanced.
+/// LivensIntegrator<Model, energy_momentum, reduced>::step on a rigid-body Model for the bodies of the
+/// lanes, whose loads all have (gravity) or all lack gravity, and all have (torques) or all lack
+/// prescribed torques; lanes outside `active` are not advanced.
 template <class Model, class L = typename Model::Scalar>
 QS_FLATTEN LaneOutcome<L> lane_reml_step(const LivensEm<Model>& integrator, const Model& model,
                                          typename LivensEm<Model>::State& s, L t, L h, typename L::Mask active,
                                          bool gravity, bool torques) {
-  static_assert(!model_translates<Model>(), "the lanes step bodies about a fixed point");
   using Integrator = LivensEm<Model>;
   const livens::RigidBodyForces<L> forces(model.loads, t + L(0.5) * h, gravity, torques);
   const typename Integrator::Discretization d(model, s.q, s.v, s.p, h, forces);
@@ -50,6 +49,7 @@ QS_FLATTEN LaneOutcome<L> lane_reml_step(const LivensEm<Model>& integrator, cons
       next.p[i] = select(project, next.p[i] - a * next.q[i], next.p[i]);
     }
   }
+  if constexpr (model_translates<Model>()) midpoint_translation(model, next.r, next.vr, t, h);
   lane_commit<L>(s, next, active, out);
   return out;
 }
