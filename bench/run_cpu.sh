@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build bench_cpu_throughput in Release, run it (median of REPETITIONS runs) and write its Markdown
 # table (integrator × bodies × threads) into bench/README.md between the cpu-table markers
-# (json_to_table.py). The SIMD-lanes tables are the study's: studies/simd_lanes/run.sh.
+# (json_to_table.py). The CPU backend steps what it can in SIMD lanes (host/cpu_lanes.hpp); the
+# lanes-against-scalar table is the study's: studies/simd_lanes/run.sh.
 # Usage: bench/run_cpu.sh [extra Google Benchmark flags]
 # Environment: BUILD_DIR (default build-bench-release), JOBS (default 2), REPETITIONS (default 5),
 # OMP_NUM_THREADS (the "all threads" rows; default: every logical CPU).

@@ -175,7 +175,9 @@ class CpuEnsemble {
             advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
           continue;
         }
-        lanes::BlockJob job = lanes_->job(b, state_.data(), n, rec, t0_, h_, first);
+        double parameters[lanes::Blocks<Model>::parameters_per_block];
+        lanes_->pack(&models_[i0], parameters);
+        lanes::BlockJob job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
         while (job.first_step < last) {
           const index_t next = next_sample(out, job.first_step, last);
           job.steps = next - job.first_step;

@@ -2,8 +2,8 @@
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Today the HHT family (Hht, ModifiedHht, with
-// or without the inertia shift) and REML (LivensEm, reduced variant) on HeavyTop and FreeRigidBody in
-// double. Which bodies: the blocks of consecutive bodies whose steps take every data-dependent branch
+// or without the inertia shift) and the reduced Livens schemes (REML: LivensEm; LivensMidpoint) on
+// HeavyTop and FreeRigidBody in double. Which bodies: the blocks of consecutive bodies whose steps take every data-dependent branch
 // alike (lane_model.hpp: the same loads acting, the same load windows, no sinusoidal load); every
 // other body, and the bodies past the last full block, take the scalar step. Adaptive steps are
 // scalar.
@@ -24,6 +24,7 @@
 #include "quatstep/ensemble.hpp"
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/integrators/livens_em.hpp"
+#include "quatstep/integrators/livens_midpoint.hpp"
 #include "quatstep/simd/lane_model.hpp"
 
 namespace quatstep::lanes {
@@ -65,7 +66,7 @@ struct BlockJob {
 };
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job);
-void advance_reml(const LivensSettings<double>& settings, const BlockJob& job);
+void advance_livens(LivensRule rule, const LivensSettings<double>& settings, const BlockJob& job);
 
 /// The lane step of an integrator, where it has one.
 template <class Integrator>
@@ -77,32 +78,32 @@ struct LaneForm<HhtFamily<M, U>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const HhtFamily<M, U>& i, const BlockJob& job) { advance_hht(U, i.settings, job); }
 };
-template <class M>
-struct LaneForm<LivensEm<M>> {
+template <class M, LivensRule Rule>
+struct LaneForm<LivensIntegrator<M, Rule, LivensVariant::reduced>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const LivensEm<M>& i, const BlockJob& job) { advance_reml(i.settings, job); }
+  static void advance(const LivensIntegrator<M, Rule>& i, const BlockJob& job) { advance_livens(Rule, i.settings, job); }
 };
 
-/// The blocks of an ensemble of models M: which are stepped in lanes, and their parameters.
+/// The blocks of an ensemble of models M: which are stepped in lanes. A block's parameters are
+/// packed for the lanes when it is stepped (pack), not kept: they would double the models' memory.
 template <class M>
 struct Blocks {
   static constexpr int parameters_per_block = lane_parameters<M> * width;
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
-  std::vector<double> parameters;      ///< per block, [parameter][lane]
 
-  explicit Blocks(const std::vector<M>& models) {
-    const std::size_t blocks = models.size() / width;
-    branches.resize(blocks);
-    parameters.resize(blocks * parameters_per_block);
-    for (std::size_t b = 0; b < blocks; ++b) {
+  explicit Blocks(const std::vector<M>& models) : branches(models.size() / width) {
+    for (std::size_t b = 0; b < branches.size(); ++b) {
       LaneBranches shared = lane_branches(models[b * width]);
       for (int j = 1; j < width; ++j) shared.laneable &= lane_branches(models[b * width + j]) == shared;
       branches[b] = shared;
-      for (int j = 0; j < width; ++j) {
-        M m = models[b * width + j];
-        double* out = &parameters[b * parameters_per_block + j];
-        for_each_parameter(m, [&](double x) { *out = x, out += width; });
-      }
+    }
+  }
+  /// The parameters of the `width` models from `block`, [parameter][lane], into out[parameters_per_block].
+  static void pack(const M* block, double* out) {
+    for (int j = 0; j < width; ++j) {
+      M m = block[j];
+      double* p = out + j;
+      for_each_parameter(m, [&](double x) { *p = x, p += width; });
     }
   }
   bool lanes(index_t block) const { return block < index_t(branches.size()) && branches[block].laneable; }
@@ -110,11 +111,10 @@ struct Blocks {
   index_t bodies() const {
     return width * index_t(std::count_if(branches.begin(), branches.end(), [](const LaneBranches& b) { return b.laneable; }));
   }
-  /// Block b's job for steps first_step … (the caller sets steps).
-  BlockJob job(index_t b, double* state, index_t bodies, const BodyRecord& record, double t0, double h,
-               index_t first_step) const {
-    return {model_of<M>, &parameters[b * parameters_per_block], branches[b], state, bodies, b * width, record, t0,
-            h, first_step, 0};
+  /// Block b's job for steps first_step … (the caller sets steps), its parameters packed.
+  BlockJob job(index_t b, const double* parameters, double* state, index_t bodies, const BodyRecord& record,
+               double t0, double h, index_t first_step) const {
+    return {model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0};
   }
 };
 

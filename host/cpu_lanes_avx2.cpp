@@ -4,7 +4,7 @@
 // cpu_lanes_symbols checks the unit's symbols).
 #include "cpu_lanes.hpp"
 #include "quatstep/simd/lane_hht.hpp"
-#include "quatstep/simd/lane_reml.hpp"
+#include "quatstep/simd/lane_livens.hpp"
 
 namespace quatstep::lanes {
 namespace {
@@ -58,12 +58,13 @@ void hht_block(const HhtSettings<double>& settings, const BlockJob& job) {
   });
 }
 
-template <class M>
-void reml_block(const LivensSettings<double>& settings, const BlockJob& job) {
-  const LivensEm<M> integrator(simd::lane_settings<L>(settings));
+template <class M, LivensRule Rule>
+void livens_block(const LivensSettings<double>& settings, const BlockJob& job) {
+  using Integrator = LivensIntegrator<M, Rule>;
+  const Integrator integrator(simd::lane_settings<L>(settings));
   const M model = lane_model<M>(job.parameters);
-  advance_block<typename LivensEm<M>::State>(job, [&](auto& s, L t, L h, L::Mask active) {
-    return simd::lane_reml_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
+  advance_block<typename Integrator::State>(job, [&](auto& s, L t, L h, L::Mask active) {
+    return simd::lane_livens_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
   });
 }
 
@@ -79,9 +80,13 @@ void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, con
               : hht_block<FreeRigidBody<L>, VelocityUpdate::modified>(settings, job);
 }
 
-void advance_reml(const LivensSettings<double>& settings, const BlockJob& job) {
-  if (job.model == Model::heavy_top) reml_block<HeavyTop<L>>(settings, job);
-  else reml_block<FreeRigidBody<L>>(settings, job);
+void advance_livens(LivensRule rule, const LivensSettings<double>& settings, const BlockJob& job) {
+  constexpr LivensRule em = LivensRule::energy_momentum, midpoint = LivensRule::midpoint;
+  if (job.model == Model::heavy_top)
+    rule == em ? livens_block<HeavyTop<L>, em>(settings, job) : livens_block<HeavyTop<L>, midpoint>(settings, job);
+  else
+    rule == em ? livens_block<FreeRigidBody<L>, em>(settings, job)
+               : livens_block<FreeRigidBody<L>, midpoint>(settings, job);
 }
 
 }  // namespace quatstep::lanes

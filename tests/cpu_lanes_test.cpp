@@ -1,6 +1,6 @@
 // SIMD across bodies in the CPU backend (host/cpu_lanes.hpp): with the lanes on, every body's state,
 // samples, status, Newton iteration count and failed step are those of the scalar step, bit for bit,
-// for the HHT family and REML on heavy tops and free bodies, with and without Jacobian reuse, on
+// for the HHT family, REML and the reduced Livens midpoint scheme on heavy tops and free bodies, with and without Jacobian reuse, on
 // populations whose blocks mix bodies that share their branches (in lanes) with bodies that do not
 // (stepped alone), bodies past the last full block, and bodies that fail at different steps.
 #include <gtest/gtest.h>
@@ -179,6 +179,11 @@ TEST(CpuLanes, RemlIsBitwiseScalar) {
   literal.project_normal_components = false;
   expect_lanes_bitwise(LivensEm<HeavyTop<double>>(full), 300);
   expect_lanes_bitwise(LivensEm<HeavyTop<double>>(literal), 300);
+}
+
+TEST(CpuLanes, LivensMidpointIsBitwiseScalar) {
+  expect_lanes_bitwise(LivensMidpoint<HeavyTop<double>>(), 300);
+  expect_lanes_bitwise(LivensMidpoint<FreeRigidBody<double>>(), 300);
 }
 
 TEST(CpuLanes, FreeBodiesAreBitwiseScalar) {

@@ -15,7 +15,9 @@ struct Block {
   std::vector<double> state;
   std::vector<Status> status;
   std::vector<index_t> iterations, failed_step;
-  lanes::Blocks blocks{std::vector<HeavyTop<double>>(lanes::width, sherif_top<double>())};
+  std::vector<HeavyTop<double>> models = std::vector<HeavyTop<double>>(lanes::width, sherif_top<double>());
+  lanes::Blocks<HeavyTop<double>> blocks{models};
+  double parameters[lanes::Blocks<HeavyTop<double>>::parameters_per_block];
 };
 
 /// One step of a block of lanes::width bodies per call, from the same warm-up as step/….
@@ -29,10 +31,11 @@ Kernel<double> lane_block_step(const Integrator& integrator) {
   e.initialize(initial, none);
   e.advance(warmup_steps, none);
   auto b = std::make_shared<Block>(Block{e.state_data(), e.status(), e.newton_iterations(), e.failed_step()});
+  b->blocks.pack(b->models.data(), b->parameters);
   return [b, integrator, k = index_t(warmup_steps)](Fixture<double>&) mutable {
     const BodyRecord record{b->status.data(), b->iterations.data(), b->failed_step.data()};
-    const lanes::BlockJob job{b->blocks.parameters_of(0), b->blocks.branches[0], b->state.data(), lanes::width, 0,
-                              record, 0.0, step_size, k++, 1};
+    lanes::BlockJob job = b->blocks.job(0, b->parameters, b->state.data(), lanes::width, record, 0.0, step_size, k++);
+    job.steps = 1;
     lanes::LaneForm<Integrator>::advance(integrator, job);
   };
 }

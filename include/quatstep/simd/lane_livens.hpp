@@ -1,5 +1,6 @@
-// One REML step (LivensEm, reduced: Kinon & Betsch eq. 103 with λ eliminated) for W rigid bodies at
-// once, bit for bit LivensIntegrator::step of each body. The discretization, the Newton system
+// One step of the reduced Livens schemes on rigid bodies (REML, LivensEm: Kinon & Betsch eq. 103 with
+// λ eliminated; LivensMidpoint, App. B eq. 132, likewise) for W bodies at once, bit for bit
+// LivensIntegrator::step of each body. The discretization, the Newton system
 // (livens::EliminatedSystem) and the end point are the core's, instantiated with Lanes; lane-wise
 // here are what the core writes with data-dependent branches:
 //   RigidBodyForces' "is there gravity, are there torques", decided per body by the CPU backend,
@@ -11,6 +12,7 @@
 #include <limits>
 
 #include "quatstep/integrators/livens_em.hpp"
+#include "quatstep/integrators/livens_midpoint.hpp"
 #include "quatstep/simd/lane_newton.hpp"
 
 namespace quatstep::simd {
@@ -24,14 +26,14 @@ LivensSettings<L> lane_settings(const LivensSettings<double>& s) {
   return out;
 }
 
-/// LivensIntegrator<Model, energy_momentum, reduced>::step on a rigid-body Model for the bodies of the
-/// lanes, whose loads all have (gravity) or all lack gravity, and all have (torques) or all lack
-/// prescribed torques; lanes outside `active` are not advanced.
-template <class Model, class L = typename Model::Scalar>
-QS_FLATTEN LaneOutcome<L> lane_reml_step(const LivensEm<Model>& integrator, const Model& model,
-                                         typename LivensEm<Model>::State& s, L t, L h, typename L::Mask active,
-                                         bool gravity, bool torques) {
-  using Integrator = LivensEm<Model>;
+/// LivensIntegrator<Model, Rule, reduced>::step on a rigid-body Model for the bodies of the lanes,
+/// whose loads all have (gravity) or all lack gravity, and all have (torques) or all lack prescribed
+/// torques; lanes outside `active` are not advanced.
+template <class Model, LivensRule Rule, class L = typename Model::Scalar>
+QS_FLATTEN LaneOutcome<L> lane_livens_step(const LivensIntegrator<Model, Rule>& integrator, const Model& model,
+                                           typename LivensIntegrator<Model, Rule>::State& s, L t, L h,
+                                           typename L::Mask active, bool gravity, bool torques) {
+  using Integrator = LivensIntegrator<Model, Rule>;
   const livens::RigidBodyForces<L> forces(model.loads, t + L(0.5) * h, gravity, torques);
   const typename Integrator::Discretization d(model, s.q, s.v, s.p, h, forces);
   const livens::EliminatedSystem<typename Integrator::Discretization> sys(d);
