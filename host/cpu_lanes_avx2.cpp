@@ -48,24 +48,26 @@ void advance_block(const BlockJob& job, Step&& step) {
   }
 }
 
+/// advance_block with the lane Integrator (its settings the scalar ones) on the block's lane model:
+/// step(integrator, model, state, t, h, active) is one lane step.
+template <class Integrator, class Settings, class Step>
+void advance_block_with(const Settings& settings, const BlockJob& job, Step&& step) {
+  const Integrator integrator(simd::lane_settings<L>(settings));
+  const auto model = lane_model<typename Integrator::ModelType>(job.parameters);
+  advance_block<typename Integrator::State>(
+      job, [&](auto& s, L t, L h, L::Mask active) { return step(integrator, model, s, t, h, active); });
+}
+
 template <class M, VelocityUpdate U>
 void hht_block(const HhtSettings<double>& settings, const BlockJob& job) {
-  using Integrator = HhtFamily<M, U>;
-  const Integrator integrator(simd::lane_settings<L>(settings));
-  const M model = lane_model<M>(job.parameters);
-  advance_block<typename Integrator::State>(job, [&](auto& s, L t, L h, L::Mask active) {
-    return simd::lane_hht_step(integrator, model, s, t, h, active);
-  });
+  advance_block_with<HhtFamily<M, U>>(settings, job, [](auto&... a) { return simd::lane_hht_step(a...); });
 }
 
 template <class M, LivensRule Rule>
 void livens_block(const LivensSettings<double>& settings, const BlockJob& job) {
-  using Integrator = LivensIntegrator<M, Rule>;
-  const Integrator integrator(simd::lane_settings<L>(settings));
-  const M model = lane_model<M>(job.parameters);
-  advance_block<typename Integrator::State>(job, [&](auto& s, L t, L h, L::Mask active) {
-    return simd::lane_livens_step(integrator, model, s, t, h, active, job.branches.gravity, job.branches.torques);
-  });
+  const bool gravity = job.branches.gravity, torques = job.branches.torques;
+  advance_block_with<LivensIntegrator<M, Rule>>(
+      settings, job, [=](auto&... a) { return simd::lane_livens_step(a..., gravity, torques); });
 }
 
 }  // namespace
