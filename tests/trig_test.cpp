@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <utility>
@@ -13,6 +14,9 @@
 
 #include "quatstep/math/angle.hpp"
 #include "quatstep/math/trig.hpp"
+#if QUATSTEP_CPU_LANES
+#include "quatstep/simd/lanes.hpp"
+#endif
 
 namespace quatstep {
 namespace {
@@ -189,6 +193,39 @@ TEST(PortableTrig, SincosGivesTheSameBitsAsSinAndCos) {
   check_sincos_bits<double>();
   check_sincos_bits<float>();
 }
+
+#if QUATSTEP_CPU_LANES
+/// Lane sincos (simd/lane_trig.hpp) gives each lane the scalar bits, with lanes that take different
+/// scalar paths side by side: the branch points (tiny, π/4, max_argument) and their neighbours, ±0,
+/// subnormals, NaN, ±∞, multiples of π/2, and random arguments from 1e-30 to 2^52.
+TEST(PortableTrig, LaneSincosGivesEachLaneTheScalarBits) {
+  using C = math::detail::TrigConstants<double>;
+  using Lanes = simd::Lanes<4>;
+  std::vector<double> x = {0.0, -0.0, 5e-324, -1e-310, C::tiny, C::pi_4, C::max_argument, 1.0, 2.0, 1e6, 3e7,
+                           INFINITY, -INFINITY, std::numeric_limits<double>::quiet_NaN()};
+  for (const double edge : {C::tiny, C::pi_4, C::max_argument, C::accurate_below})
+    for (const double y : {std::nextafter(edge, 0.0), std::nextafter(edge, INFINITY)}) x.push_back(y);
+  for (int k = 1; k < 2000; ++k) x.push_back(double(k) * 1.5707963267948966);
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> decade(-30, 52 * 0.30103);
+  for (int i = 0; i < 200000; ++i) x.push_back(std::pow(10.0, decade(gen)));
+  for (std::size_t i = 0, n = x.size(); i < n; ++i) x.push_back(-x[i]);
+  std::shuffle(x.begin(), x.end(), gen);
+  int mismatches = 0;
+  for (std::size_t i = 0; i + 4 <= x.size(); i += 4) {
+    Lanes in, s, c;
+    for (int j = 0; j < 4; ++j) in[j] = x[i + j];
+    simd::sincos(in, s, c);
+    const Lanes s_only = simd::sin(in), c_only = simd::cos(in);
+    for (int j = 0; j < 4; ++j) {
+      const double want_s = math::sin(x[i + j]), want_c = math::cos(x[i + j]);
+      for (const double got : {double(s[j]), s_only[j]}) mismatches += std::memcmp(&got, &want_s, sizeof got) != 0;
+      for (const double got : {double(c[j]), c_only[j]}) mismatches += std::memcmp(&got, &want_c, sizeof got) != 0;
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << x.size() << " arguments";
+}
+#endif
 
 /// Largest error of math::angle(s, c) in ulps of atan2l: s ∈ [0, 1], c ∈ [−1, 1] (quaternion
 /// components) and small angles s ∈ [1e-20, 1] near c = ±1.

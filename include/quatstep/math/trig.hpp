@@ -45,21 +45,23 @@ struct TrigConstants<double> {
   static constexpr double pio2_3 = 0x1.3198a2ep-69;         // 33 bits
   static constexpr double pio2_4 = 0x1.b839a252049c1p-104;  // 53 bits; |π/2 − ΣPi| = 2^-160
   /// sin r = r + r·z·sin_poly(z), z = r²: coefficients of z⁰..z⁷ = −1/3!, +1/5!, …, +1/17!.
-  QS_HD static double sin_poly(double z) {
-    return -0x1.5555555555555p-3 +
-           z * (0x1.1111111111111p-7 +
-                z * (-0x1.a01a01a01a01ap-13 +
-                     z * (0x1.71de3a556c734p-19 +
-                          z * (-0x1.ae64567f544e4p-26 +
-                               z * (0x1.6124613a86d09p-33 + z * (-0x1.ae7f3e733b81fp-41 + z * 0x1.952c77030ad4ap-49))))));
+  template <class T>
+  QS_HD static T sin_poly(T z) {
+    return T(-0x1.5555555555555p-3) +
+           z * (T(0x1.1111111111111p-7) +
+                z * (T(-0x1.a01a01a01a01ap-13) +
+                     z * (T(0x1.71de3a556c734p-19) +
+                          z * (T(-0x1.ae64567f544e4p-26) +
+                               z * (T(0x1.6124613a86d09p-33) + z * (T(-0x1.ae7f3e733b81fp-41) + z * T(0x1.952c77030ad4ap-49)))))));
   }
   /// cos r = 1 − z/2 + z²·cos_poly(z): coefficients of z⁰..z⁶ = +1/4!, −1/6!, …, +1/16!.
-  QS_HD static double cos_poly(double z) {
-    return 0x1.5555555555555p-5 +
-           z * (-0x1.6c16c16c16c17p-10 +
-                z * (0x1.a01a01a01a01ap-16 +
-                     z * (-0x1.27e4fb7789f5cp-22 +
-                          z * (0x1.1eed8eff8d898p-29 + z * (-0x1.93974a8c07c9dp-37 + z * 0x1.ae7f3e733b81fp-45)))));
+  template <class T>
+  QS_HD static T cos_poly(T z) {
+    return T(0x1.5555555555555p-5) +
+           z * (T(-0x1.6c16c16c16c17p-10) +
+                z * (T(0x1.a01a01a01a01ap-16) +
+                     z * (T(-0x1.27e4fb7789f5cp-22) +
+                          z * (T(0x1.1eed8eff8d898p-29) + z * (T(-0x1.93974a8c07c9dp-37) + z * T(0x1.ae7f3e733b81fp-45))))));
   }
 };
 
@@ -75,11 +77,13 @@ struct TrigConstants<float> {
   static constexpr float pio2_2 = -0x1.2aep-18f;     // 12 bits
   static constexpr float pio2_3 = -0x1.deap-31f;     // 12 bits
   static constexpr float pio2_4 = 0x1.184698p-44f;   // 24 bits; |π/2 − ΣPi| = 2^-68.7
-  QS_HD static float sin_poly(float z) {  // −1/3!, +1/5!, −1/7!, +1/9!
-    return -0x1.555556p-3f + z * (0x1.111112p-7f + z * (-0x1.a01a02p-13f + z * 0x1.71de3ap-19f));
+  template <class T>
+  QS_HD static T sin_poly(T z) {  // −1/3!, +1/5!, −1/7!, +1/9!
+    return T(-0x1.555556p-3f) + z * (T(0x1.111112p-7f) + z * (T(-0x1.a01a02p-13f) + z * T(0x1.71de3ap-19f)));
   }
-  QS_HD static float cos_poly(float z) {  // +1/4!, −1/6!, +1/8!, −1/10!
-    return 0x1.555556p-5f + z * (-0x1.6c16c2p-10f + z * (0x1.a01a02p-16f + z * -0x1.27e4fcp-22f));
+  template <class T>
+  QS_HD static T cos_poly(T z) {  // +1/4!, −1/6!, +1/8!, −1/10!
+    return T(0x1.555556p-5f) + z * (T(-0x1.6c16c2p-10f) + z * (T(0x1.a01a02p-16f) + z * T(-0x1.27e4fcp-22f)));
   }
 };
 
@@ -89,6 +93,28 @@ QS_HD void two_sum(S a, S b, S& s, S& e) {
   s = a + b;
   const S bv = s - a;
   e = (a - (s - bv)) + (b - bv);
+}
+
+/// k, the integer nearest x·2/π (ties to even), as a number of type S; |x·2/π| < 2^51 (double).
+template <class S>
+QS_HD S nearest_quadrant(S x) {
+  using C = TrigConstants<S>;
+  return (x * S(C::two_over_pi) + S(C::round_magic)) - S(C::round_magic);
+}
+
+/// hi + lo = x − k·π/2 to about twice working precision, |lo| ≤ ulp(hi).
+template <class S>
+QS_HD void subtract_quadrants(S x, S k, S& hi, S& lo) {
+  using C = TrigConstants<S>;
+  const S r1 = x - k * S(C::pio2_1);  // exact (Sterbenz) while k·P1 is
+  S r2, e2, r3, e3, e4;
+  two_sum(r1, -(k * S(C::pio2_2)), r2, e2);
+  two_sum(r2, -(k * S(C::pio2_3)), r3, e3);
+  two_sum(r3, -(k * S(C::pio2_4)), hi, e4);
+  const S tail = e2 + e3 + e4;
+  const S h = hi + tail;  // renormalise: |tail| ≤ ulp(hi)
+  lo = tail - (h - hi);
+  hi = h;
 }
 
 /// r = hi + lo ≈ x − k·π/2 and the quadrant k mod 4, for finite |x| ≤ max_argument.
@@ -102,17 +128,9 @@ QS_HD void reduce(S x, S& hi, S& lo, int& quadrant) {
     quadrant = 0;
     return;
   }
-  const S k = (x * C::two_over_pi + C::round_magic) - C::round_magic;  // nearest integer, ties to even
+  const S k = nearest_quadrant(x);
   quadrant = static_cast<int>(static_cast<long long>(k) & 3);
-  const S r1 = x - k * C::pio2_1;  // exact (Sterbenz) while k·P1 is
-  S r2, e2, r3, e3, e4;
-  two_sum(r1, -(k * C::pio2_2), r2, e2);
-  two_sum(r2, -(k * C::pio2_3), r3, e3);
-  two_sum(r3, -(k * C::pio2_4), hi, e4);
-  const S tail = e2 + e3 + e4;
-  const S h = hi + tail;  // renormalise: |tail| ≤ ulp(hi)
-  lo = tail - (h - hi);
-  hi = h;
+  subtract_quadrants(x, k, hi, lo);
 }
 
 /// sin(hi + lo) for |hi| ≤ π/4, |lo| ≤ ulp(hi): sin hi + lo·cos hi, cos hi ≈ 1 − hi²/2 for the lo term.

@@ -105,9 +105,6 @@ QS_LANES inline Lanes<W, A> abs(const Lanes<W, A>& a) { return Lanes<W, A>(stdx:
 QS_LANES inline Lanes<W, A> max(const Lanes<W, A>& a, const Lanes<W, A>& b) { return select(a.v < b.v, b, a); }
 QS_LANES inline Lanes<W, A> min(const Lanes<W, A>& a, const Lanes<W, A>& b) { return select(b.v < a.v, b, a); }
 QS_LANES inline Lanes<W, A> sqrt(const Lanes<W, A>& a) { return Lanes<W, A>(stdx::sqrt(a.v)); }  // IEEE, correctly rounded
-/// Never evaluated: a block holds no body with a sinusoidal torque (math::sin branches on its
-/// argument; lane_model.hpp keeps such bodies out of the lanes). Declared for TimeProfile to compile.
-QS_LANES inline Lanes<W, A> sin(const Lanes<W, A>&) { std::abort(); }
 #undef QS_LANES
 
 }  // namespace quatstep::simd
@@ -127,3 +124,5 @@ struct std::numeric_limits<quatstep::simd::Lanes<W, A>> : std::numeric_limits<do
   static quatstep::simd::Lanes<W, A> epsilon() { return std::numeric_limits<double>::epsilon(); }
   static quatstep::simd::Lanes<W, A> infinity() { return std::numeric_limits<double>::infinity(); }
 };
+
+#include "quatstep/simd/lane_trig.hpp"  // sin, cos, sincos of Lanes

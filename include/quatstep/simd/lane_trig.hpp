@@ -1,0 +1,81 @@
+// sin, cos and sincos of Lanes, lane by lane the bits of math::sin/cos/sincos (math/trig.hpp) for
+// each lane's argument, and the lane forms of the branches of the core's series-safe functions
+// (series_below, quaternion.hpp; sinc_from_half_angle, free_rotation_flows.hpp). The core calls them by argument-dependent lookup (`using math::sincos;
+// sincos(x, s, c)`): the splittings' exact rotations (free_rotation_flows.hpp) and the sinusoidal
+// loads (TimeProfile).
+// The scalar code branches on its argument (|x| ≤ π/4 needs no reduction, |x| < tiny is returned as
+// it is, |x| > max_argument or NaN gives NaN, the quadrant picks the kernel and the sign); here every
+// lane takes every path and keeps its own by a blend. The reduction and the kernels are trig.hpp's
+// (nearest_quadrant, subtract_quadrants, sin_kernel, cos_kernel), instantiated with Lanes; the
+// quadrant k mod 4 is k − 4⌊k/4⌋, exact in a double for |k| < 2^51, where the scalar code converts k
+// to an integer.
+#pragma once
+
+#include <limits>
+
+#include "quatstep/math/trig.hpp"
+#include "quatstep/simd/lanes.hpp"
+
+namespace quatstep::math::detail {
+template <int W, class A>
+struct TrigConstants<simd::Lanes<W, A>> : TrigConstants<double> {};
+}  // namespace quatstep::math::detail
+
+namespace quatstep::simd {
+
+template <int W, class A>
+inline void sincos(const Lanes<W, A>& x, Lanes<W, A>& s, Lanes<W, A>& c) {
+  using L = Lanes<W, A>;
+  using C = math::detail::TrigConstants<double>;
+  const L a = abs(x);
+  L hi, lo;
+  const L k = math::detail::nearest_quadrant(x);
+  math::detail::subtract_quadrants(x, k, hi, lo);
+  const typename L::Mask unreduced = a.v <= C::pi_4;  // reduce(): r = x, quadrant 0
+  hi = select(unreduced, x, hi);
+  lo = select(unreduced, L(0), lo);
+  const typename L::V quadrant = select(unreduced, L(0), k - L(4) * L(stdx::floor((L(0.25) * k).v))).v;
+  const L sk = math::detail::sin_kernel(hi, lo), ck = math::detail::cos_kernel(hi, lo);
+  const typename L::Mask odd = quadrant == 1.0 || quadrant == 3.0;
+  const L sv = select(odd, ck, sk), cv = select(odd, sk, ck);
+  s = select(quadrant >= 2.0, -sv, sv);                    // (q & 2)
+  c = select(quadrant == 1.0 || quadrant == 2.0, -cv, cv);  // ((q + 1) & 2)
+  const typename L::Mask tiny = a.v < C::tiny;
+  s = select(tiny, x, s);
+  c = select(tiny, L(1), c);
+  const typename L::Mask outside = !(a.v <= C::max_argument);  // NaN and ±∞ too
+  s = select(outside, L(std::numeric_limits<double>::quiet_NaN()), s);
+  c = select(outside, L(std::numeric_limits<double>::quiet_NaN()), c);
+}
+
+template <int W, class A>
+inline Lanes<W, A> sin(const Lanes<W, A>& x) {
+  Lanes<W, A> s, c;
+  sincos(x, s, c);
+  return s;
+}
+
+template <int W, class A>
+inline Lanes<W, A> cos(const Lanes<W, A>& x) {
+  Lanes<W, A> s, c;
+  sincos(x, s, c);
+  return c;
+}
+
+/// quaternion.hpp's series_below lane by lane: each lane its own side, the other side evaluated only
+/// where some lane needs it.
+template <int W, class A, class Series, class Closed>
+inline Lanes<W, A> series_below(const Lanes<W, A>& x2, const Lanes<W, A>& limit, Series series, Closed closed) {
+  const typename Lanes<W, A>::Mask small = x2.v < limit.v;
+  if (stdx::all_of(small)) return series();
+  if (stdx::none_of(small)) return closed();
+  return select(small, series(), closed());
+}
+
+/// free_rotation_flows.hpp's sinc_from_half_angle lane by lane.
+template <int W, class A>
+inline Lanes<W, A> sinc_from_half_angle(const Lanes<W, A>& half, const Lanes<W, A>& sh, const Lanes<W, A>& ch) {
+  return select(half.v > 0.0, ch * (sh / half), Lanes<W, A>(1));
+}
+
+}  // namespace quatstep::simd
