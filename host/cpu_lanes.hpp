@@ -2,11 +2,14 @@
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Today the HHT family (Hht, ModifiedHht, with
-// or without the inertia shift) and the reduced Livens schemes (REML: LivensEm; LivensMidpoint) on
-// HeavyTop and FreeRigidBody in double. Which bodies: the blocks of consecutive bodies whose steps
-// take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same load
-// windows, no sinusoidal load); every other body, and the bodies past the last full block, take the
-// scalar step. Adaptive steps are scalar.
+// or without the inertia shift), SimoVuQuoc, Krysl's MidpointLie and ExplicitNewmarkLie, the reduced
+// Livens schemes (REML: LivensEm; LivensMidpoint), the Hamiltonian schemes (HamiltonianEm,
+// HamiltonianMidpoint) and the explicit splittings NoSquish and SymmetricSplitting (orders 2, 4, 6)
+// on HeavyTop and FreeRigidBody in double. Still scalar: Zupan3, LivensEm's full and null-space
+// variants, ExactFreeSplitting. Which bodies: the blocks of consecutive bodies whose steps
+// take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
+// with a sinusoid, the same load windows); every other body, and the bodies past the last full
+// block, take the scalar step. Adaptive steps are scalar.
 //
 // Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2, and used
 // where the CPU has AVX2 (lanes::available()); elsewhere, or with QUATSTEP_SIMD=off in the
@@ -23,9 +26,15 @@
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/integrators/explicit_newmark_lie.hpp"
+#include "quatstep/integrators/hamiltonian_quaternion.hpp"
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/integrators/livens_em.hpp"
 #include "quatstep/integrators/livens_midpoint.hpp"
+#include "quatstep/integrators/midpoint_lie.hpp"
+#include "quatstep/integrators/no_squish.hpp"
+#include "quatstep/integrators/simo_vu_quoc.hpp"
+#include "quatstep/integrators/symmetric_splitting.hpp"
 #include "quatstep/simd/lane_model.hpp"
 
 namespace quatstep::lanes {
@@ -68,6 +77,13 @@ struct BlockJob {
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job);
 void advance_livens(LivensRule rule, const LivensSettings<double>& settings, const BlockJob& job);
+void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const BlockJob& job);
+void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
+void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
+void advance_hamiltonian(LivensRule rule, const HamiltonianSettings<double>& settings, const BlockJob& job);
+/// The splittings with lanes, by their free flow.
+enum class Flow { no_squish, symmetric };
+void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job);
 
 /// The lane step of an integrator, where it has one.
 template <class Integrator>
@@ -83,6 +99,39 @@ template <class M, LivensRule Rule>
 struct LaneForm<LivensIntegrator<M, Rule, LivensVariant::reduced>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const LivensIntegrator<M, Rule>& i, const BlockJob& job) { advance_livens(Rule, i.settings, job); }
+};
+
+template <class M>
+struct LaneForm<SimoVuQuoc<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const SimoVuQuoc<M>& i, const BlockJob& job) { advance_simo_vu_quoc(i.settings, job); }
+};
+template <class M>
+struct LaneForm<MidpointLie<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const MidpointLie<M>& i, const BlockJob& job) { advance_midpoint_lie(i.settings, job); }
+};
+template <class M>
+struct LaneForm<ExplicitNewmarkLie<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const ExplicitNewmarkLie<M>& i, const BlockJob& job) {
+    advance_explicit_newmark_lie(i.settings, job);
+  }
+};
+template <class M, LivensRule Rule>
+struct LaneForm<HamiltonianQuaternion<M, Rule>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const HamiltonianQuaternion<M, Rule>& i, const BlockJob& job) {
+    advance_hamiltonian(Rule, i.settings, job);
+  }
+};
+template <class M, class F>
+struct LaneForm<RigidBodySplitting<M, F>> {
+  static constexpr bool exists =
+      has_lanes<M> && (std::is_same_v<F, NoSquishFlow> || std::is_same_v<F, SymmetricSplittingFlow>);
+  static void advance(const RigidBodySplitting<M, F>& i, const BlockJob& job) {
+    advance_splitting(std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric, i.settings, job);
+  }
 };
 
 /// The blocks of an ensemble of models M: which are stepped in lanes. A block's parameters are

@@ -3,8 +3,12 @@
 // instantiated here, so that no AVX2 code can stand in for a baseline function (the test
 // cpu_lanes_symbols checks the unit's symbols).
 #include "cpu_lanes.hpp"
+#include "quatstep/simd/lane_hamiltonian.hpp"
 #include "quatstep/simd/lane_hht.hpp"
+#include "quatstep/simd/lane_lie_group.hpp"
 #include "quatstep/simd/lane_livens.hpp"
+#include "quatstep/simd/lane_simo_vu_quoc.hpp"
+#include "quatstep/simd/lane_splitting.hpp"
 
 namespace quatstep::lanes {
 namespace {
@@ -70,6 +74,18 @@ void livens_block(const LivensSettings<double>& settings, const BlockJob& job) {
       settings, job, [=](auto&... a) { return simd::lane_livens_step(a..., gravity, torques); });
 }
 
+template <class M, class F>
+void splitting_block(const SplittingSettings<double>& settings, const BlockJob& job) {
+  advance_block_with<RigidBodySplitting<M, F>>(settings, job,
+                                               [](auto&... a) { return simd::lane_splitting_step(a...); });
+}
+
+template <class M>
+void splitting_block(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job) {
+  flow == Flow::no_squish ? splitting_block<M, NoSquishFlow>(settings, job)
+                          : splitting_block<M, SymmetricSplittingFlow>(settings, job);
+}
+
 }  // namespace
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job) {
@@ -89,6 +105,41 @@ void advance_livens(LivensRule rule, const LivensSettings<double>& settings, con
   else
     rule == em ? livens_block<FreeRigidBody<L>, em>(settings, job)
                : livens_block<FreeRigidBody<L>, midpoint>(settings, job);
+}
+
+void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const BlockJob& job) {
+  const auto step = [](auto&... a) { return simd::lane_simo_vu_quoc_step(a...); };
+  if (job.model == Model::heavy_top) advance_block_with<SimoVuQuoc<HeavyTop<L>>>(settings, job, step);
+  else advance_block_with<SimoVuQuoc<FreeRigidBody<L>>>(settings, job, step);
+}
+
+void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job) {
+  const auto step = [](auto&... a) { return simd::lane_midpoint_lie_step(a...); };
+  if (job.model == Model::heavy_top) advance_block_with<MidpointLie<HeavyTop<L>>>(settings, job, step);
+  else advance_block_with<MidpointLie<FreeRigidBody<L>>>(settings, job, step);
+}
+
+void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job) {
+  const auto step = [](auto&... a) { return simd::lane_explicit_newmark_lie_step(a...); };
+  if (job.model == Model::heavy_top) advance_block_with<ExplicitNewmarkLie<HeavyTop<L>>>(settings, job, step);
+  else advance_block_with<ExplicitNewmarkLie<FreeRigidBody<L>>>(settings, job, step);
+}
+
+void advance_hamiltonian(LivensRule rule, const HamiltonianSettings<double>& settings, const BlockJob& job) {
+  constexpr LivensRule em = LivensRule::energy_momentum, midpoint = LivensRule::midpoint;
+  const bool gravity = job.branches.gravity, torques = job.branches.torques;
+  const auto step = [=](auto&... a) { return simd::lane_hamiltonian_step(a..., gravity, torques); };
+  if (job.model == Model::heavy_top)
+    rule == em ? advance_block_with<HamiltonianQuaternion<HeavyTop<L>, em>>(settings, job, step)
+               : advance_block_with<HamiltonianQuaternion<HeavyTop<L>, midpoint>>(settings, job, step);
+  else
+    rule == em ? advance_block_with<HamiltonianQuaternion<FreeRigidBody<L>, em>>(settings, job, step)
+               : advance_block_with<HamiltonianQuaternion<FreeRigidBody<L>, midpoint>>(settings, job, step);
+}
+
+void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job) {
+  if (job.model == Model::heavy_top) splitting_block<HeavyTop<L>>(flow, settings, job);
+  else splitting_block<FreeRigidBody<L>>(flow, settings, job);
 }
 
 }  // namespace quatstep::lanes

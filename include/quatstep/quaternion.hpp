@@ -140,22 +140,33 @@ QS_HD Vec3<S> to_body_derivative(const Vec4<S>& e, const Vec3<S>& f, const Vec4<
 
 // ---------------------------------------------------------------- series-safe elementary functions
 namespace detail {
+/// series() where x² < limit, else closed(): the branch of the functions below, whose closed form
+/// cancels near 0. Called unqualified, so that a lane type blends the two where its lanes disagree
+/// (simd/lane_trig.hpp).
+template <class S, class Series, class Closed>
+QS_HD S series_below(S x2, S limit, Series series, Closed closed) {
+  return x2 < limit ? series() : closed();
+}
 /// sin(x)/x, exact to round-off near 0.
 template <class S>
 QS_HD S sinc(S x) {
   using math::sin;
   const S x2 = x * x;
-  if (x2 < S(1e-4)) return S(1) - x2 / S(6) * (S(1) - x2 / S(20) * (S(1) - x2 / S(42)));
-  return sin(x) / x;
+  return series_below(
+      x2, S(1e-4), [&] { return S(1) - x2 / S(6) * (S(1) - x2 / S(20) * (S(1) - x2 / S(42))); },
+      [&] { return sin(x) / x; });
 }
 /// (1 − cos x)/x².
 template <class S>
 QS_HD S one_minus_cos_over_x2(S x) {
   using math::sin;
   const S x2 = x * x;
-  if (x2 < S(1e-4)) return S(0.5) - x2 / S(24) * (S(1) - x2 / S(30) * (S(1) - x2 / S(56)));
-  const S s = sin(S(0.5) * x);
-  return S(2) * s * s / x2;  // 1 − cos x = 2 sin²(x/2), no cancellation
+  return series_below(
+      x2, S(1e-4), [&] { return S(0.5) - x2 / S(24) * (S(1) - x2 / S(30) * (S(1) - x2 / S(56))); },
+      [&] {
+        const S s = sin(S(0.5) * x);
+        return S(2) * s * s / x2;  // 1 − cos x = 2 sin²(x/2), no cancellation
+      });
 }
 /// x² below which (x − sin x)/x³ takes its series (to x⁶; the first dropped term is 6x⁸/10! relative)
 /// rather than the closed form, whose cancellation costs ≈ 6ε/x² relative. Double: 1e-2 (7 ε of
@@ -174,8 +185,10 @@ template <class S>
 QS_HD S x_minus_sin_over_x3(S x) {
   using math::sin;
   const S x2 = x * x;
-  if (x2 < S(XMinusSinSeries<S>::below)) return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72)));
-  return (x - sin(x)) / (x2 * x);
+  return series_below(
+      x2, S(XMinusSinSeries<S>::below),
+      [&] { return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72))); },
+      [&] { return (x - sin(x)) / (x2 * x); });
 }
 }  // namespace detail
 

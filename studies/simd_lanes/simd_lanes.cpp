@@ -48,7 +48,17 @@ int main(int argc, char** argv) {
   register_both("ModifiedHht+shift", ModifiedHht<HeavyTop<double>>(hht_settings<double>(true)));
   register_both("ModifiedHht", ModifiedHht<HeavyTop<double>>(hht_settings<double>(false)));
   register_both("Hht", Hht<HeavyTop<double>>(hht_settings<double>(false)));
+  register_both("SimoVuQuoc", SimoVuQuoc<HeavyTop<double>>(svq_settings<double>()));
+  register_both("MidpointLie", MidpointLie<HeavyTop<double>>());
+  register_both("ExplicitNewmarkLie", ExplicitNewmarkLie<HeavyTop<double>>());
   register_both("LivensEm (REML)", LivensEm<HeavyTop<double>>());
+  register_both("HamiltonianEm", HamiltonianEm<HeavyTop<double>>());
+  for (const int order : {2, 4}) {
+    SplittingSettings<double> s;
+    s.order = order;
+    register_both("NoSquish order " + std::to_string(order), NoSquish<HeavyTop<double>>(s));
+    register_both("SymmetricSplitting order " + std::to_string(order), SymmetricSplitting<HeavyTop<double>>(s));
+  }
   add_machine_context();
   benchmark::AddCustomContext("simd", lanes::available() ? "AVX2" : "none");
   benchmark::Initialize(&argc, argv);

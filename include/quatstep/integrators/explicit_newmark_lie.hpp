@@ -18,17 +18,38 @@
 
 namespace quatstep {
 
+/// The system for Ψ of Krysl's Φ_h on (q, Π) given T_t = T(q, t): b = Π_t + h T_t (Krysl §3).
+template <class Model, class S = typename Model::Scalar>
+QS_HD IncrementalRotation<Model> lie_phi_system(const Model& model, const Vec4<S>& e, const Vec3<S>& Pi,
+                                                const Vec3<S>& torque_t, S t, S h) {
+  return IncrementalRotation<Model>(model, e, Vec3<S>(Pi + h * torque_t), h, false, t);
+}
+
+/// Φ_h's end point from the solution Ψ of its system: R_{t+h} = R_t exp[skew Ψ],
+/// Π_{t+h} = exp[−skew Ψ](Π_t + h T_t).
+template <class Model, class S = typename Model::Scalar>
+QS_HD void lie_phi_end(const IncrementalRotation<Model>& sys, const Vec3<S>& psi, Vec4<S>& e, Vec3<S>& Pi) {
+  e = stored_orientation(sys.orientation(psi));
+  Pi = rotate_back(psi, sys.b);
+}
+
+/// Φ*_h's end point from the solution Ψ of its system (b = Π_t); T_{t+h} = T(q_{t+h}, t+h) into torque_end.
+template <class Model, class S = typename Model::Scalar>
+QS_HD void lie_phi_adjoint_end(const Model& model, const IncrementalRotation<Model>& sys, const Vec3<S>& psi,
+                               Vec4<S>& e, Vec3<S>& Pi, Vec3<S>& torque_end, S t, S h) {
+  e = stored_orientation(sys.orientation(psi));
+  torque_end = model.body_torque(e, t + h);
+  Pi = rotate_back(psi, sys.b) + h * torque_end;  // docs/errata.md R1: the end impulse is not rotated back
+}
+
 /// Krysl Φ_h on (q, Π) given T_t = T(q, t). On failure q, Π are left as they were.
 template <class Model, class S = typename Model::Scalar>
 QS_HD NewtonOutcome lie_phi(const Model& model, const NewtonSettings<S>& newton, Vec4<S>& e, Vec3<S>& Pi,
                             const Vec3<S>& torque_t, S t, S h) {
-  const Vec3<S> b = Pi + h * torque_t;  // Krysl §3: Π_t + h T_t
-  const IncrementalRotation<Model> sys(model, e, b, h, false, t);
+  const IncrementalRotation<Model> sys = lie_phi_system(model, e, Pi, torque_t, t, h);
   Vec3<S> psi = sys.psi_pred;
   const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
-  if (out.status != Status::ok) return out;
-  e = stored_orientation(sys.orientation(psi));  // R_{t+h} = R_t exp[skew Ψ]
-  Pi = rotate_back(psi, b);  // Π_{t+h} = exp[−skew Ψ](Π_t + h T_t)
+  if (out.status == Status::ok) lie_phi_end(sys, psi, e, Pi);
   return out;
 }
 
@@ -39,10 +60,7 @@ QS_HD NewtonOutcome lie_phi_adjoint(const Model& model, const NewtonSettings<S>&
   const IncrementalRotation<Model> sys(model, e, Pi, h, false, t);
   Vec3<S> psi = sys.psi_pred;
   const NewtonOutcome out = newton_solve<S, 3>(sys, psi, newton);
-  if (out.status != Status::ok) return out;
-  e = stored_orientation(sys.orientation(psi));
-  torque_end = model.body_torque(e, t + h);
-  Pi = rotate_back(psi, Pi) + h * torque_end;  // docs/errata.md R1: the end impulse is not rotated back
+  if (out.status == Status::ok) lie_phi_adjoint_end(model, sys, psi, e, Pi, torque_end, t, h);
   return out;
 }
 
@@ -118,16 +136,23 @@ class ExplicitNewmarkLie {
     out.iterations += second.iterations;
     out.status = second.status;
     if (out.status != Status::ok) return out;
+    translate(model, s, next, t, h);
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+
+  /// The translation of a step from s into next (free bodies; step's, or the lane step's:
+  /// simd/lane_lie_group.hpp).
+  QS_HD void translate(const Model& model, const State& s, State& next, S t, S h) const {
     if constexpr (Model::translates) {
       // Krysl §2, Ξ = Φ*_{h/2} ∘ Φ_{h/2}: v_{1/2} = v + (h/2) a_t, r += h v_{1/2}, v = v_{1/2} + (h/2) a_{t+h}
+      const S hh = S(0.5) * h;
       const Vec3<S> v_half = s.v + hh * s.a;
       next.r = s.r + h * v_half;
       next.a = model.translational_force(t + h) / model.mass;
       next.v = v_half + hh * next.a;
     }
-    if (!all_finite(next)) return {Status::non_finite, out.iterations};
-    s = next;
-    return out;
   }
 };
 

@@ -9,6 +9,7 @@
 // rigid_body_forces.hpp; the centre of mass of a free body by midpoint_translation.hpp.
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include <limits>
@@ -62,7 +63,12 @@ struct Step {
 
   template <class Model>
   QS_HD Step(const Model& model, const Vec4<S>& q, const Vec4<S>& p, S t, S hh)
-      : q0(q), p0(p), t0(invariant(q, p)), h(hh), forces(model.loads, t + S(0.5) * hh) {
+      : Step(model, q, p, hh, livens::RigidBodyForces<S>(model.loads, t + S(0.5) * hh)) {}
+  /// With the forces at t^{n+½} given (a block of bodies in SIMD lanes decides their flags per body,
+  /// simd/lane_hamiltonian.hpp).
+  template <class Model>
+  QS_HD Step(const Model& model, const Vec4<S>& q, const Vec4<S>& p, S hh, const livens::RigidBodyForces<S>& f)
+      : q0(q), p0(p), t0(invariant(q, p)), h(hh), forces(f) {
     const Mat3<S>& J = model.inertia;
     a.setZero();
     a(0, 0) = S(2) / J.trace();
@@ -104,7 +110,8 @@ struct Step {
   QS_HD S correction_norm(const Vec<S, K>& dx, const Vec<S, K>& /*x: position scale is fixed*/) const {
     const S dq = dx.template head<4>().template lpNorm<Eigen::Infinity>();
     const S dp = dx.template segment<4>(4).template lpNorm<Eigen::Infinity>() * p_scale;
-    return dq > dp ? dq : dp;
+    using std::max;  // dp < dq ? dq : dp; a lane type's own max (lane by lane) by argument-dependent lookup
+    return max(dp, dq);
   }
 };
 
@@ -188,21 +195,34 @@ class HamiltonianQuaternion {
   /// the last step.
   QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     const Step sys(model, s.q, s.p, t, h);
+    Vec<S, 9> x = predictor(model, s, h);
+    NewtonOutcome out = newton_solve<S, 9>(sys, x, settings.newton);
+    if (out.status != Status::ok) return out;
+    const State next = end_point(model, s, x, t, h);
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+
+  /// The Newton guess of step (above).
+  QS_HD Vec<S, 9> predictor(const Model& model, const State& s, S h) const {
     const Vec3<S> w = kinematics(model, s).omega_body;
     Vec<S, 9> x;
     x.template head<4>() = midpoint_rotation<S>(s.q, w, h);
     x.template segment<4>(4) = S(2) * (G(Vec4<S>(x.template head<4>())).transpose() * (model.inertia * w));
     x[8] = s.lambda;
-    NewtonOutcome out = newton_solve<S, 9>(sys, x, settings.newton);
-    if (out.status != Status::ok) return out;
+    return x;
+  }
+
+  /// The state at t + h from the solution x = (q¹, p¹, λ), unchecked (step's, or the lane step's per
+  /// body: simd/lane_hamiltonian.hpp).
+  QS_HD State end_point(const Model& model, const State& s, const Vec<S, 9>& x, S t, S h) const {
     State next = s;
     next.q = x.template head<4>();
     next.p = x.template segment<4>(4);
     next.lambda = x[8];
     if constexpr (translates) midpoint_translation(model, next.r, next.vr, t, h);
-    if (!all_finite(next)) return {Status::non_finite, out.iterations};
-    s = next;
-    return out;
+    return next;
   }
 };
 

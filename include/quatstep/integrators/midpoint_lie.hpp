@@ -49,6 +49,15 @@ class MidpointLie {
     Vec3<S> psi = sys.psi_pred;
     const NewtonOutcome out = newton_solve<S, 3>(sys, psi, settings.newton);
     if (out.status != Status::ok) return out;
+    const State next = end_point(model, s, sys, psi, h);
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+
+  /// The state at t + h from the solution Ψ of the step's system, unchecked (step's, or the lane
+  /// step's per body: simd/lane_lie_group.hpp).
+  QS_HD State end_point(const Model& model, const State& s, const Step& sys, const Vec3<S>& psi, S h) const {
     State next = s;
     const Vec3<S> half = S(0.5) * psi;
     const Vec3<S> torque_mid = model.body_torque(sys.orientation(psi, S(0.5)), sys.t_mid);
@@ -59,9 +68,7 @@ class MidpointLie {
       next.v = s.v + h * model.translational_force(sys.t_mid) / model.mass;
       next.r = s.r + S(0.5) * h * (s.v + next.v);
     }
-    if (!all_finite(next)) return {Status::non_finite, out.iterations};
-    s = next;
-    return out;
+    return next;
   }
 };
 

@@ -155,11 +155,17 @@ class RigidBodySplitting {
   /// One step of the composition the settings choose; iterations = 0 (explicit).
   QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     State next = s;
-    Stages stages{model, next};
-    compose(settings, t, h, stages);
+    compose_step(model, next, t, h);
     if (!all_finite(next)) return {Status::non_finite, 0};
     s = next;
     return {Status::ok, 0};
+  }
+
+  /// The step's composition on s, with no check of the result (step's, or the lane step's per body:
+  /// simd/lane_splitting.hpp).
+  QS_HD void compose_step(const Model& model, State& s, S t, S h) const {
+    Stages stages{model, s};
+    compose(settings, t, h, stages);
   }
 
  private:

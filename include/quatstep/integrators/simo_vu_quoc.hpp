@@ -77,17 +77,7 @@ class SimoVuQuoc {
     Vec3<S> x = s.wd;  // predictor ω̇_{n+1}⁽⁰⁾ = ω̇_n
     NewtonOutcome out = newton_solve<S, 3>(sys, x, settings.newton);
     if (out.status != Status::ok) return out;
-    State next = s;
-    next.wd = x;
-    next.e = stored_orientation(sys.orientation(x));
-    next.w = s.w + (S(1) - p.gamma) * h * s.wd + p.gamma * h * x;
-    if constexpr (Model::translates) {
-      // M a_{n+1} = (1+α) F_{n+1} − α F_n (HHT weighting of the applied force), Newmark for r, v.
-      next.a = ((S(1) + p.alpha) * model.translational_force(t + h) - p.alpha * model.translational_force(t)) /
-               model.mass;
-      next.r = s.r + h * s.v + h * h * ((S(0.5) - p.beta) * s.a + p.beta * next.a);
-      next.v = s.v + h * ((S(1) - p.gamma) * s.a + p.gamma * next.a);
-    }
+    const State next = end_point(model, s, sys, x, t, h);
     if (!all_finite(next)) return {Status::non_finite, out.iterations};
     s = next;
     return out;
@@ -143,6 +133,24 @@ class SimoVuQuoc {
       return svq.p.gamma * h * dx.template lpNorm<Eigen::Infinity>() / scale;
     }
   };
+
+  /// The state at t + h from the solution ω̇_{n+1} of the step's system (eqs. 29–31), unchecked
+  /// (step's, or the lane step's per body: simd/lane_simo_vu_quoc.hpp).
+  QS_HD State end_point(const Model& model, const State& s, const Step& sys, const Vec3<S>& wd1, S t,
+                        S h) const {
+    State next = s;
+    next.wd = wd1;
+    next.e = stored_orientation(sys.orientation(wd1));
+    next.w = s.w + (S(1) - p.gamma) * h * s.wd + p.gamma * h * wd1;
+    if constexpr (Model::translates) {
+      // M a_{n+1} = (1+α) F_{n+1} − α F_n (HHT weighting of the applied force), Newmark for r, v.
+      next.a = ((S(1) + p.alpha) * model.translational_force(t + h) - p.alpha * model.translational_force(t)) /
+               model.mass;
+      next.r = s.r + h * s.v + h * h * ((S(0.5) - p.beta) * s.a + p.beta * next.a);
+      next.v = s.v + h * ((S(1) - p.gamma) * s.a + p.gamma * next.a);
+    }
+    return next;
+  }
 };
 
 struct SimoVuQuocMethod {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "quatstep/config.hpp"
+#include "quatstep/linalg/lu.hpp"
 #include "quatstep/simd/lanes.hpp"
 
 namespace quatstep::simd {
@@ -76,3 +77,12 @@ struct LaneLu {
 };
 
 }  // namespace quatstep::simd
+
+namespace quatstep {
+/// The core's Lu for lane scalars is LaneLu: a step that factorises outside its Newton solve (the
+/// Lie-group schemes' predictor, incremental_rotation.hpp) then takes each lane's own pivots.
+template <int W, class A, int N>
+struct Lu<simd::Lanes<W, A>, N> : simd::LaneLu<simd::Lanes<W, A>, N> {
+  using simd::LaneLu<simd::Lanes<W, A>, N>::LaneLu;
+};
+}  // namespace quatstep

@@ -5,8 +5,7 @@
 //                                 read back into the lane model in the same order;
 //   lane_branches(model)          the branches a step takes on the body's data, which every body of a
 //                                 block must share (Lanes' comparisons, simd/lanes.hpp): which loads
-//                                 act, and the load windows. A sinusoidal load keeps its body out of
-//                                 the lanes (math::sin branches on its argument).
+//                                 act, which profiles have a sinusoid, and the load windows.
 #pragma once
 
 #include <cstring>
@@ -49,16 +48,18 @@ inline constexpr int lane_parameters = sizeof(Model) / sizeof(double);
 static_assert(lane_parameters<HeavyTop<double>> == 9 + 7 + 2 * 13, "for_each_parameter misses a field");
 static_assert(lane_parameters<FreeRigidBody<double>> == 9 + 1 + 3 + 13 + 7 + 2 * 13, "for_each_parameter misses a field");
 
-/// The data-dependent branches of a rigid body's HHT and REML steps.
+/// The data-dependent branches of a rigid body's steps that its loads decide.
 struct LaneBranches {
-  bool laneable = false;                             ///< no sinusoidal load
+  bool laneable = false;                             ///< the bodies of the block share the rest
   bool gravity = false, torques = false;             ///< RigidBodyForces' flags (REML)
   bool body_torque = false, spatial_torque = false;  ///< RigidBodyLoads: the profiles that are not zero
+  bool sinusoids[3] = {};                            ///< TimeProfile: the profiles with an amplitude
   double windows[6] = {};                            ///< begin and end of every profile
 
   friend bool operator==(const LaneBranches& a, const LaneBranches& b) {
     return a.laneable == b.laneable && a.gravity == b.gravity && a.torques == b.torques &&
            a.body_torque == b.body_torque && a.spatial_torque == b.spatial_torque &&
+           std::memcmp(a.sinusoids, b.sinusoids, sizeof a.sinusoids) == 0 &&
            std::memcmp(a.windows, b.windows, sizeof a.windows) == 0;
   }
 };
@@ -66,8 +67,9 @@ struct LaneBranches {
 namespace detail {
 inline LaneBranches load_branches(const RigidBodyLoads<double>& l, const TimeProfile<double>& force) {
   LaneBranches b;
-  b.laneable = l.body_torque.amplitude.isZero(0.0) && l.spatial_torque.amplitude.isZero(0.0) &&
-               force.amplitude.isZero(0.0);
+  b.laneable = true;
+  const TimeProfile<double>* profiles[3] = {&l.body_torque, &l.spatial_torque, &force};
+  for (int k = 0; k < 3; ++k) b.sinusoids[k] = !profiles[k]->amplitude.isZero(0.0);
   b.gravity = livens::RigidBodyForces<double>::gravity_acts(l);
   b.torques = livens::RigidBodyForces<double>::torques_act(l);
   b.body_torque = !l.body_torque.is_zero();

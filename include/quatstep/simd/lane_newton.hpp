@@ -37,11 +37,13 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
   LaneLu<L, K> lu;
   for (int k = 1; k <= settings.max_iterations && !stdx::all_of(done); ++k) {
     Mask reuse(false);
-    if constexpr (has_residual<System, Vec<L, K>>::value)
+    bool residual_only = false;
+    if constexpr (has_residual<System, Vec<L, K>>::value) {
       if (k > 1) reuse = first.v <= settings.jacobian_reuse_below.v;
-    if (stdx::all_of(reuse || done)) {
-      sys.residual(x, r);
-    } else {
+      residual_only = stdx::all_of(reuse || done);
+      if (residual_only) sys.residual(x, r);
+    }
+    if (!residual_only) {
       sys.evaluate(x, r, jac);
       if (k == 1) lu = LaneLu<L, K>(jac);
       else lu.take(!reuse, LaneLu<L, K>(jac));
