@@ -2,11 +2,11 @@
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Today the HHT family (Hht, ModifiedHht, with
-// or without the inertia shift), SimoVuQuoc, Krysl's MidpointLie and ExplicitNewmarkLie, the reduced
+// or without the inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the reduced
 // Livens schemes (REML: LivensEm; LivensMidpoint), the Hamiltonian schemes (HamiltonianEm,
 // HamiltonianMidpoint) and the explicit splittings NoSquish and SymmetricSplitting (orders 2, 4, 6)
-// on HeavyTop and FreeRigidBody in double. Still scalar: Zupan3, LivensEm's full and null-space
-// variants, ExactFreeSplitting. Which bodies: the blocks of consecutive bodies whose steps
+// on HeavyTop and FreeRigidBody in double. Still scalar: LivensEm's full and null-space variants,
+// ExactFreeSplitting. Which bodies: the blocks of consecutive bodies whose steps
 // take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
 // with a sinusoid, the same load windows); every other body, and the bodies past the last full
 // block, take the scalar step. Adaptive steps are scalar.
@@ -35,6 +35,7 @@
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/integrators/simo_vu_quoc.hpp"
 #include "quatstep/integrators/symmetric_splitting.hpp"
+#include "quatstep/integrators/zupan3.hpp"
 #include "quatstep/simd/lane_model.hpp"
 
 namespace quatstep::lanes {
@@ -81,6 +82,7 @@ void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const Bloc
 void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
 void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
 void advance_hamiltonian(LivensRule rule, const HamiltonianSettings<double>& settings, const BlockJob& job);
+void advance_zupan3(const Zupan3Settings<double>& settings, const BlockJob& job);
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
 void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job);
@@ -105,6 +107,11 @@ template <class M>
 struct LaneForm<SimoVuQuoc<M>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const SimoVuQuoc<M>& i, const BlockJob& job) { advance_simo_vu_quoc(i.settings, job); }
+};
+template <class M>
+struct LaneForm<Zupan3<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const Zupan3<M>& i, const BlockJob& job) { advance_zupan3(i.settings, job); }
 };
 template <class M>
 struct LaneForm<MidpointLie<M>> {

@@ -9,6 +9,7 @@
 #include "quatstep/simd/lane_livens.hpp"
 #include "quatstep/simd/lane_simo_vu_quoc.hpp"
 #include "quatstep/simd/lane_splitting.hpp"
+#include "quatstep/simd/lane_zupan3.hpp"
 
 namespace quatstep::lanes {
 namespace {
@@ -111,6 +112,12 @@ void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const Bloc
   const auto step = [](auto&... a) { return simd::lane_simo_vu_quoc_step(a...); };
   if (job.model == Model::heavy_top) advance_block_with<SimoVuQuoc<HeavyTop<L>>>(settings, job, step);
   else advance_block_with<SimoVuQuoc<FreeRigidBody<L>>>(settings, job, step);
+}
+
+void advance_zupan3(const Zupan3Settings<double>& settings, const BlockJob& job) {
+  const auto step = [](auto&... a) { return simd::lane_zupan3_step(a...); };
+  if (job.model == Model::heavy_top) advance_block_with<Zupan3<HeavyTop<L>>>(settings, job, step);
+  else advance_block_with<Zupan3<FreeRigidBody<L>>>(settings, job, step);
 }
 
 void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job) {

@@ -230,8 +230,49 @@ TEST(CpuLanes, SimoVuQuocIsBitwiseScalar) {
   expect_lanes_bitwise(SimoVuQuoc<HeavyTop<double>>(full), 300);
   expect_lanes_bitwise(SimoVuQuoc<FreeRigidBody<double>>(), 300);
   // |ω| from 150 to 267 rad/s: in block 2 the rotation's sinc(|θ|/2) takes its series (|θ| < 0.02,
-  // |ω| < 200 at h = 1e-4) in lane 0 and its closed form in lanes 1–3 (series_below, lane_trig.hpp)
+  // |ω| < 200 at h = 1e-4) in lane 0 and its closed form in lanes 1–3 (series_below: math/choose.hpp, lane_trig.hpp)
   expect_lanes_bitwise(SimoVuQuoc<HeavyTop<double>>(), 300, 0.9);
+}
+
+TEST(CpuLanes, Zupan3IsBitwiseScalar) {
+  expect_lanes_bitwise(Zupan3<HeavyTop<double>>(), 300);
+  expect_lanes_bitwise(Zupan3<FreeRigidBody<double>>(), 300);
+  expect_lanes_bitwise(Zupan3<HeavyTop<double>>(), 300, 0.9);  // sinc's series and closed form side by side
+  // Newton capped at one iteration: bodies 2 and 3 of block 0 fail in stage 1 (newton_not_converged)
+  // at the first step beside two that run on
+  Zupan3Settings<double> capped;
+  capped.newton.max_iterations = 1;
+  capped.newton.tolerance = 3e-4;
+  std::set<index_t> failed_steps;
+  expect_lanes_bitwise(Zupan3<HeavyTop<double>>(capped), 300, 0.9, &failed_steps);
+  EXPECT_EQ(failed_steps, std::set<index_t>{0});
+}
+
+/// Every body's sinusoidal torque has an argument that passes math::sin's domain (2^50: NaN beyond)
+/// inside a step of its own, before stage 1's time t + τh (τ = 0.59) in even bodies and after it in
+/// odd ones: their Newton solves meet the NaN in stage 1 or in stage 2, lane by lane as alone.
+TEST(CpuLanes, Zupan3LanesFailInEitherStageLikeScalarBodies) {
+  std::vector<HeavyTop<double>> m = population();
+  for (index_t i = 0; i < bodies; ++i) {
+    TimeProfile<double>& b = m[i].loads.body_torque;
+    b = TimeProfile<double>{};
+    b.amplitude = Vec3<double>(0.0, 0.0, 1.0);
+    b.frequency = 1e6;                                                            // 100 rad per step
+    b.phase = 0x1p50 - 100.0 * (double(20 + 3 * i) + (i % 2 ? 0.8 : 0.3));  // in step 20 + 3i
+  }
+  std::set<index_t> failed_steps;
+  expect_lanes_bitwise(Zupan3<HeavyTop<double>>(), 300, 0.001, &failed_steps, m);
+  EXPECT_GT(failed_steps.size(), 12u);
+  const auto r = run(Zupan3<HeavyTop<double>>(), m, initial_states(), 300, false);
+  int in_stage_1 = 0, in_stage_2 = 0;
+  for (index_t i = 0; i < bodies; ++i) {
+    ASSERT_EQ(r.status[i], Status::non_finite) << "body " << i;
+    // 4 iterations per step before it (2 per stage); then 1 (the NaN in stage 1), or 2 + 1
+    const index_t last = r.iterations[i] - 4 * r.failed_step[i];
+    in_stage_1 += last == 1, in_stage_2 += last == 3;
+  }
+  EXPECT_EQ(in_stage_1, 12);  // the even bodies
+  EXPECT_EQ(in_stage_2, 11);
 }
 
 TEST(CpuLanes, MidpointLieIsBitwiseScalar) {

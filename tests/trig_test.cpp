@@ -14,6 +14,7 @@
 
 #include "quatstep/math/angle.hpp"
 #include "quatstep/math/trig.hpp"
+#include "quatstep/quaternion.hpp"
 #if QUATSTEP_CPU_LANES
 #include "quatstep/simd/lanes.hpp"
 #endif
@@ -224,6 +225,46 @@ TEST(PortableTrig, LaneSincosGivesEachLaneTheScalarBits) {
     }
   }
   EXPECT_EQ(mismatches, 0) << "of " << x.size() << " arguments";
+}
+
+/// The lane forms of the per-body branches (math/choose.hpp, lane_trig.hpp) give each lane the
+/// scalar bits of math::angle, quat_log and rotation_vector, with lanes on different sides side by
+/// side: r = 0, c < 0 and c ≥ 0 in angle; the series (|u| < 1e-4, q₀ > 0) and a/s in the log; the
+/// hemisphere flip (q₀ < 0) in rotation_vector; NaN.
+TEST(PortableTrig, LaneAngleAndLogGiveEachLaneTheScalarBits) {
+  using Lanes = simd::Lanes<4>;
+  std::mt19937_64 gen(12);
+  std::uniform_real_distribution<double> u(-1, 1), decade(-12, 0);
+  std::vector<Vec4<double>> q;
+  for (int i = 0; i < 20000; ++i) {
+    const double size = std::pow(10.0, decade(gen));
+    Vec4<double> v(u(gen), size * u(gen), size * u(gen), size * u(gen));
+    q.push_back(v / v.norm());
+  }
+  q.push_back(Vec4<double>(1, 0, 0, 0));
+  q.push_back(Vec4<double>(-1, 0, 0, 0));
+  q.push_back(Vec4<double>(0, 0, 0, 0));
+  q.push_back(Vec4<double>(0, 1, 0, 0));
+  q.push_back(Vec4<double>(std::numeric_limits<double>::quiet_NaN(), 0, 0, 0));
+  std::shuffle(q.begin(), q.end(), gen);
+  const auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  int mismatches = 0;
+  for (std::size_t i = 0; i + 4 <= q.size(); i += 4) {
+    Vec4<Lanes> lanes;
+    Lanes s, c;
+    for (int j = 0; j < 4; ++j) {
+      for (int k = 0; k < 4; ++k) lanes[k][j] = q[i + j][k];
+      s[j] = std::abs(q[i + j][1]), c[j] = q[i + j][0];
+    }
+    const Lanes angle = math::angle(s, c);
+    const Vec3<Lanes> log = quat_log<Lanes>(lanes), rv = rotation_vector<Lanes>(lanes);
+    for (int j = 0; j < 4; ++j) {
+      mismatches += !same(angle[j], math::angle(std::abs(q[i + j][1]), q[i + j][0]));
+      const Vec3<double> want_log = quat_log<double>(q[i + j]), want_rv = rotation_vector<double>(q[i + j]);
+      for (int k = 0; k < 3; ++k) mismatches += !same(log[k][j], want_log[k]) + !same(rv[k][j], want_rv[k]);
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << q.size() << " quaternions";
 }
 #endif
 

@@ -11,6 +11,7 @@
 
 #include "quatstep/config.hpp"
 #include "quatstep/math/angle.hpp"
+#include "quatstep/math/choose.hpp"
 #include "quatstep/math/trig.hpp"
 
 namespace quatstep {
@@ -141,11 +142,12 @@ QS_HD Vec3<S> to_body_derivative(const Vec4<S>& e, const Vec3<S>& f, const Vec4<
 // ---------------------------------------------------------------- series-safe elementary functions
 namespace detail {
 /// series() where x² < limit, else closed(): the branch of the functions below, whose closed form
-/// cancels near 0. Called unqualified, so that a lane type blends the two where its lanes disagree
-/// (simd/lane_trig.hpp).
+/// cancels near 0 (math/choose.hpp: lane by lane for a lane type).
 template <class S, class Series, class Closed>
 QS_HD S series_below(S x2, S limit, Series series, Closed closed) {
-  return x2 < limit ? series() : closed();
+  using math::choose;
+  using math::is_less;
+  return choose(is_less(x2, limit), series, closed);
 }
 /// sin(x)/x, exact to round-off near 0.
 template <class S>
@@ -238,20 +240,24 @@ QS_HD Vec3<S> quat_log(const Vec4<S>& q) {
   const S s = sqrt(u.squaredNorm());
   const S a = math::angle(s, q[0]);  // ∈ [0, π]
   // a / sin(a) with s = sin(a)·|q|; near zero angle use the series of a/sin a.
-  S k;
-  if (s < S(1e-4) && q[0] > S(0)) {
-    const S s2 = s * s / (q[0] * q[0] + s * s);  // sin² a
-    k = (S(1) + s2 / S(6) + S(3) * s2 * s2 / S(40)) / sqrt(q[0] * q[0] + s * s);
-  } else {
-    k = a / s;
-  }
+  using math::choose;
+  using math::is_less;
+  const S k = choose(
+      is_less(s, S(1e-4)) && is_less(S(0), q[0]),
+      [&] {
+        const S s2 = s * s / (q[0] * q[0] + s * s);  // sin² a
+        return (S(1) + s2 / S(6) + S(3) * s2 * s2 / S(40)) / sqrt(q[0] * q[0] + s * s);
+      },
+      [&] { return a / s; });
   return k * u;
 }
 
 /// Rotation vector of a unit quaternion, angle in [0, π] (q and −q give the same rotation).
 template <class S>
 QS_HD Vec3<S> rotation_vector(const Vec4<S>& q) {
-  return S(2) * quat_log<S>(q[0] < S(0) ? Vec4<S>(-q) : q);
+  using math::choose;
+  using math::is_less;
+  return S(2) * quat_log<S>(choose(is_less(q[0], S(0)), [&] { return Vec4<S>(-q); }, [&] { return Vec4<S>(q); }));
 }
 
 /// Right Jacobian of SO(3): q ∘ exp(θ + δθ) = q ∘ exp(θ) ∘ exp(J_r(θ) δθ) to first order,

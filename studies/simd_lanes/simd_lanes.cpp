@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   register_both("ModifiedHht", ModifiedHht<HeavyTop<double>>(hht_settings<double>(false)));
   register_both("Hht", Hht<HeavyTop<double>>(hht_settings<double>(false)));
   register_both("SimoVuQuoc", SimoVuQuoc<HeavyTop<double>>(svq_settings<double>()));
+  register_both("Zupan3", Zupan3<HeavyTop<double>>());
   register_both("MidpointLie", MidpointLie<HeavyTop<double>>());
   register_both("ExplicitNewmarkLie", ExplicitNewmarkLie<HeavyTop<double>>());
   register_both("LivensEm (REML)", LivensEm<HeavyTop<double>>());

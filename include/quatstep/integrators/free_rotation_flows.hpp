@@ -17,6 +17,7 @@
 // angular momentum: each of these flows conserves it exactly (Noether).
 #pragma once
 
+#include "quatstep/math/choose.hpp"
 #include "quatstep/math/trig.hpp"
 #include "quatstep/quaternion.hpp"
 
@@ -53,13 +54,6 @@ QS_HD void axis_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   p += cosine_minus_one * p + sine * pk;
 }
 
-/// sin a / a from half = a/2 ≥ 0, sh = sin(a/2), ch = cos(a/2): ch · sh/half, 1 at a = 0 (sin x/x is
-/// accurate for any x > 0). Called unqualified: simd/lane_trig.hpp has the lane form, a blend.
-template <class S>
-QS_HD S sinc_from_half_angle(S half, S sh, S ch) {
-  return half > S(0) ? ch * (sh / half) : S(1);
-}
-
 /// Exact flow over t of f = c |L|²/2: (q, p) ← (q ∘ r, p ∘ r), r = exp(½ t c L) = (cos a, sin a · v/a),
 /// v = ½ t c L, as q + q ∘ (r − 1) (see axis_flow), from one sincos of a/2:
 ///   cos a − 1 = −2 sin²(a/2),   sin a / a = cos(a/2) · sin(a/2)/(a/2)   (1 at a = 0).
@@ -71,7 +65,10 @@ QS_HD void spherical_flow(S c, S t, Vec4<S>& q, Vec4<S>& p) {
   using math::sincos;
   S sh, ch;
   sincos(half, sh, ch);
-  const S sinc = sinc_from_half_angle(half, sh, ch);
+  using math::choose;  // per body (math/choose.hpp)
+  using math::is_less;
+  const S sinc = choose(  // sin a / a; sin x/x is accurate for any x > 0
+      is_less(S(0), half), [&] { return ch * (sh / half); }, [] { return S(1); });
   const Vec4<S> r_minus_one(S(-2) * sh * sh, sinc * v[0], sinc * v[1], sinc * v[2]);
   q += quat_mul(q, r_minus_one);
   p += quat_mul(p, r_minus_one);

@@ -130,13 +130,11 @@ class Zupan3 {
   Zupan3Coefficients<S> c;
 
   QS_HD explicit Zupan3(const Zupan3Settings<S>& s = {}) : settings(s) {}
-  /// Host-side check of the settings (device code cannot throw).
-  /// Angular acceleration from Euler's equations at (e, Ω, t), Zupan eq. (21).
-  QS_HD static bool angular_acceleration(const Model& model, const Vec4<S>& e, const Vec3<S>& w, S t, Vec3<S>& wd) {
-    const Lu<S, 3> lu(model.inertia);
-    if (lu.singular) return false;
-    wd = lu.solve(Vec3<S>(model.body_torque(e, t) - w.cross(model.inertia * w)));
-    return true;
+  /// Angular acceleration from Euler's equations at (e, Ω, t), Zupan eq. (21), with the inertia
+  /// factorised (not singular).
+  QS_HD static Vec3<S> angular_acceleration(const Model& model, const Lu<S, 3>& inertia, const Vec4<S>& e,
+                                            const Vec3<S>& w, S t) {
+    return inertia.solve(Vec3<S>(model.body_torque(e, t) - w.cross(model.inertia * w)));
   }
 
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
@@ -154,7 +152,10 @@ class Zupan3 {
   /// a singular inertia, which initialize refuses.
   QS_HD bool hold_loads(const Model& model, State& s, S t) const {
     if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
-    return angular_acceleration(model, s.e, s.w, t, s.wd);
+    const Lu<S, 3> inertia(model.inertia);
+    if (inertia.singular) return false;
+    s.wd = angular_acceleration(model, inertia, s.e, s.w, t);
+    return true;
   }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {
@@ -183,20 +184,14 @@ class Zupan3 {
 
   /// Stages 1 and 2 from s at t (Zupan §III.A–B).
   QS_HD NewtonOutcome stages(const Model& model, const State& s, S t, S h, Stages& r) const {
-    // Stage 1, predictor α^{n+τ}⁽⁰⁾ = α^n (Zupan §III.A (ii)): Ω̄⁽⁰⁾ = Ω^n + (τh/2) α^n
     const Step st1 = Step::first(model, s, t, h);
-    Vec3<S> x1 = s.w + S(0.5) * c.tau * h * s.wd;
+    Vec3<S> x1 = first_guess(s, h);
     NewtonOutcome out = newton_solve<S, 3>(st1, x1, settings.newton);
     if (out.status != Status::ok) return out;
     r.w_tau = st1.omega(x1);
     r.a_tau = st1.alpha(x1);
-
-    // Stage 2, cubic Hermite predictor of Ω^{n+1} through t_n, t_{n+τ} (Zupan §III.B), Ω̄ from eq. (17)
     const Step st2 = Step::second(model, s, r.w_tau, r.a_tau, t, h);
-    const S tau = c.tau;
-    const Vec3<S> w1_pred = s.w + (S(2) - S(3) * tau) / (tau * tau * tau) * (s.w - r.w_tau) +
-                            h * (S(1) - tau) / (tau * tau) * ((S(1) - tau) * s.wd + r.a_tau);
-    Vec3<S> x2 = c.w * (s.w + r.w_tau) + S(0.5) * tau * w1_pred;
+    Vec3<S> x2 = second_guess(s, r, h);
     const NewtonOutcome out2 = newton_solve<S, 3>(st2, x2, settings.newton);
     out.iterations += out2.iterations;
     out.status = out2.status;
@@ -205,27 +200,47 @@ class Zupan3 {
     return out;
   }
 
+  /// Stage 1's predictor α^{n+τ}⁽⁰⁾ = α^n (Zupan §III.A (ii)): Ω̄⁽⁰⁾ = Ω^n + (τh/2) α^n.
+  QS_HD Vec3<S> first_guess(const State& s, S h) const { return s.w + S(0.5) * c.tau * h * s.wd; }
+
+  /// Stage 2's predictor: the cubic Hermite predictor of Ω^{n+1} through t_n, t_{n+τ} (Zupan §III.B),
+  /// Ω̄ from eq. (17); r holds stage 1's Ω^{n+τ}, α^{n+τ}.
+  QS_HD Vec3<S> second_guess(const State& s, const Stages& r, S h) const {
+    const S tau = c.tau;
+    const Vec3<S> w1_pred = s.w + (S(2) - S(3) * tau) / (tau * tau * tau) * (s.w - r.w_tau) +
+                            h * (S(1) - tau) / (tau * tau) * ((S(1) - tau) * s.wd + r.a_tau);
+    return c.w * (s.w + r.w_tau) + S(0.5) * tau * w1_pred;
+  }
+
   QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     Stages st;
     const NewtonOutcome out = stages(model, s, t, h, st);
     if (out.status != Status::ok) return out;
-    // Stage 3: Zupan eqs. (19)–(20) with docs/errata.md Z3, Z4: Corr = h²/(24τ(τ−1)) Ω^n × (τ²Ω^{n+1} − Ω^{n+τ})
+    const Lu<S, 3> inertia(model.inertia);
+    if (inertia.singular) return {Status::singular_jacobian, out.iterations};
+    const State next = end_point(model, inertia, s, st, t, h);
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+
+  /// Stage 3 from the stages' results, unchecked (step's, or the lane step's per body:
+  /// simd/lane_zupan3.hpp): Zupan eqs. (19)–(20) with docs/errata.md Z3, Z4,
+  /// Corr = h²/(24τ(τ−1)) Ω^n × (τ²Ω^{n+1} − Ω^{n+τ}).
+  QS_HD State end_point(const Model& model, const Lu<S, 3>& inertia, const State& s, const Stages& st, S t,
+                        S h) const {
     const S tau = c.tau;
     State next = s;
     const Vec3<S> corr = h * h / (S(24) * tau * (tau - S(1))) * s.w.cross(tau * tau * st.w - st.w_tau);
     next.e = stored_orientation(
         quat_mul<S>(s.e, quat_exp<S>(corr + S(0.5) * h * (c.b1 * s.w + c.b2 * st.w_tau + c.b3 * st.w))));
     // docs/errata.md Z5: third-order Ω, α^{n+1} re-evaluated from eq. (21) at the third-order orientation
-    Vec3<S> a_end;
-    if (!angular_acceleration(model, next.e, st.w, t + h, a_end)) return {Status::singular_jacobian, out.iterations};
+    const Vec3<S> a_end = angular_acceleration(model, inertia, next.e, st.w, t + h);
     next.w = s.w + h * (c.b1 * s.wd + c.b2 * st.a_tau + c.b3 * a_end);
-    if (!angular_acceleration(model, next.e, next.w, t + h, next.wd))  // consistent α for the next step
-      return {Status::singular_jacobian, out.iterations};
+    next.wd = angular_acceleration(model, inertia, next.e, next.w, t + h);  // consistent α for the next step
     next.local_error = rotation_vector<S>(quat_mul<S>(quat_conj(st.e), next.e)).norm();  // docs/errata.md Z7
     if constexpr (Model::translates) translate(model, s, next, t, h);
-    if (!all_finite(next)) return {Status::non_finite, out.iterations};
-    s = next;
-    return out;
+    return next;
   }
 
  private:

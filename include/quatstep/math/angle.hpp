@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/choose.hpp"
 
 namespace quatstep::math {
 
@@ -31,14 +32,19 @@ QS_HD S atan_unit_interval(S x) {
   return S(4) * (x * p);
 }
 
-/// atan2(s, c) for s ≥ 0, in [0, π].
+/// atan2(s, c) for s ≥ 0, in [0, π]. The branches are choose's (choose.hpp: lane by lane for a lane
+/// type); r ≤ 0 is r = 0 here (r ≥ 0, and false for NaN as r == 0 is).
 template <class S>
 QS_HD S angle(S s, S c) {
   using std::sqrt;
   const S r = sqrt(s * s + c * c);
-  if (r == S(0)) return S(0);
-  if (c >= S(0)) return S(2) * atan_unit_interval(s / (r + c));
-  return S(3.14159265358979323846264338327950288) - S(2) * atan_unit_interval(s / (r - c));
+  return choose(
+      is_less_equal(r, S(0)), [] { return S(0); },
+      [&] {
+        return choose(
+            is_less_equal(S(0), c), [&] { return S(2) * atan_unit_interval(s / (r + c)); },
+            [&] { return S(3.14159265358979323846264338327950288) - S(2) * atan_unit_interval(s / (r - c)); });
+      });
 }
 
 }  // namespace quatstep::math

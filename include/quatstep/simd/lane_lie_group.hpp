@@ -3,7 +3,7 @@
 // (incremental_rotation.hpp) and the end points are the core's, instantiated with Lanes; lane-wise
 // are the Newton driver
 // (lane_newton.hpp), the predictor's solve with the inertia (Lu of Lanes is LaneLu, lane_lu.hpp), the
-// series-or-closed-form branches of the rotation's exponential and right Jacobian (series_below,
+// series-or-closed-form branches of the rotation's exponential and right Jacobian (math/choose.hpp,
 // lane_trig.hpp), and the finite check and commit (lane_commit).
 #pragma once
 

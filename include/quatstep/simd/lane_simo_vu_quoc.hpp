@@ -1,7 +1,7 @@
 // SimoVuQuoc::step (integrators/simo_vu_quoc.hpp) for W bodies at once, bit for bit the scalar step
 // of each body. The system (SimoVuQuoc::Step: residual, Jacobian, correction norm) and the end point
 // are the core's, instantiated with Lanes; lane-wise are the Newton driver (lane_newton.hpp), the
-// series-or-closed-form branches of the rotation's exponential and right Jacobian (series_below,
+// series-or-closed-form branches of the rotation's exponential and right Jacobian (math/choose.hpp,
 // lane_trig.hpp), and the finite check and commit (lane_commit).
 #pragma once
 

@@ -2,7 +2,7 @@
 // bodies at once, bit for bit RigidBodySplitting::step of each body. The composition, the kicks and
 // the exact rotations are the core's, instantiated with Lanes; lane-wise are the branches they take
 // on the body's data: the rotations' sin and cos and the sinc of the rotation about L
-// (lane_trig.hpp), the loads' flags and windows (shared by the bodies of a block, lane_model.hpp),
+// (math/choose.hpp, lane_trig.hpp), the loads' flags and windows (shared by the bodies of a block, lane_model.hpp),
 // and the finite check and commit of the end point (lane_commit).
 #pragma once
 

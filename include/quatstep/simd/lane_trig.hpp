@@ -1,8 +1,8 @@
 // sin, cos and sincos of Lanes, lane by lane the bits of math::sin/cos/sincos (math/trig.hpp) for
-// each lane's argument, and the lane forms of the branches of the core's series-safe functions
-// (series_below, quaternion.hpp; sinc_from_half_angle, free_rotation_flows.hpp). The core calls them by argument-dependent lookup (`using math::sincos;
-// sincos(x, s, c)`): the splittings' exact rotations (free_rotation_flows.hpp) and the sinusoidal
-// loads (TimeProfile).
+// each lane's argument, and the lane forms of the core's per-body branches (math/choose.hpp's
+// is_less, is_less_equal and choose). The core calls them by argument-dependent lookup (`using
+// math::sincos; sincos(x, s, c)`): the splittings' exact rotations (free_rotation_flows.hpp), the
+// sinusoidal loads (TimeProfile), the series-or-closed-form functions of quaternion.hpp.
 // The scalar code branches on its argument (|x| ≤ π/4 needs no reduction, |x| < tiny is returned as
 // it is, |x| > max_argument or NaN gives NaN, the quadrant picks the kernel and the sign); here every
 // lane takes every path and keeps its own by a blend. The reduction and the kernels are trig.hpp's
@@ -62,20 +62,42 @@ inline Lanes<W, A> cos(const Lanes<W, A>& x) {
   return c;
 }
 
-/// quaternion.hpp's series_below lane by lane: each lane its own side, the other side evaluated only
-/// where some lane needs it.
-template <int W, class A, class Series, class Closed>
-inline Lanes<W, A> series_below(const Lanes<W, A>& x2, const Lanes<W, A>& limit, Series series, Closed closed) {
-  const typename Lanes<W, A>::Mask small = x2.v < limit.v;
-  if (stdx::all_of(small)) return series();
-  if (stdx::none_of(small)) return closed();
-  return select(small, series(), closed());
+/// A condition per lane (math/choose.hpp's is_less, is_less_equal for Lanes), for choose.
+template <class Mask>
+struct LaneCondition {
+  Mask holds;
+};
+template <class Mask>
+inline LaneCondition<Mask> operator&&(const LaneCondition<Mask>& a, const LaneCondition<Mask>& b) {
+  return {a.holds && b.holds};
+}
+template <int W, class A>
+inline LaneCondition<typename Lanes<W, A>::Mask> is_less(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+  return {a.v < b.v};
+}
+template <int W, class A>
+inline LaneCondition<typename Lanes<W, A>::Mask> is_less_equal(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+  return {a.v <= b.v};
 }
 
-/// free_rotation_flows.hpp's sinc_from_half_angle lane by lane.
-template <int W, class A>
-inline Lanes<W, A> sinc_from_half_angle(const Lanes<W, A>& half, const Lanes<W, A>& sh, const Lanes<W, A>& ch) {
-  return select(half.v > 0.0, ch * (sh / half), Lanes<W, A>(1));
+/// m ? a : b lane by lane, for Lanes and Eigen matrices of them.
+template <class Mask, int W, class A>
+inline Lanes<W, A> blend(const Mask& m, const Lanes<W, A>& a, const Lanes<W, A>& b) {
+  return select(m, a, b);
+}
+template <class Mask, class T, int R, int C>
+inline Eigen::Matrix<T, R, C> blend(const Mask& m, const Eigen::Matrix<T, R, C>& a, const Eigen::Matrix<T, R, C>& b) {
+  Eigen::Matrix<T, R, C> out;
+  for (int i = 0; i < R * C; ++i) out(i) = select(m, a(i), b(i));
+  return out;
+}
+
+/// math::choose lane by lane: one side where every lane agrees, both sides and a blend otherwise.
+template <class Mask, class Then, class Else>
+inline auto choose(const LaneCondition<Mask>& c, Then then_, Else else_) {
+  if (stdx::all_of(c.holds)) return then_();
+  if (stdx::none_of(c.holds)) return else_();
+  return blend(c.holds, then_(), else_());
 }
 
 }  // namespace quatstep::simd
