@@ -1,15 +1,16 @@
 // SIMD across bodies in the CPU backend: CpuEnsemble steps blocks of lanes::width bodies at once,
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
-// Which steps have lanes: LaneForm<Integrator>::exists. Today the HHT family (Hht, ModifiedHht, with
-// or without the inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the reduced
-// Livens schemes (REML: LivensEm; LivensMidpoint), the Hamiltonian schemes (HamiltonianEm,
-// HamiltonianMidpoint) and the explicit splittings NoSquish and SymmetricSplitting (orders 2, 4, 6)
-// on HeavyTop and FreeRigidBody in double. Still scalar: LivensEm's full and null-space variants,
-// ExactFreeSplitting. Which bodies: the blocks of consecutive bodies whose steps
+// Which steps have lanes: LaneForm<Integrator>::exists. Every fixed-step integrator of the registry
+// on HeavyTop and FreeRigidBody in double: the HHT family (Hht, ModifiedHht, with or without the
+// inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the Livens schemes
+// (LivensEm, LivensMidpoint; reduced, full and null-space), the Hamiltonian schemes (HamiltonianEm,
+// HamiltonianMidpoint) and the explicit splittings NoSquish, SymmetricSplitting (orders 2, 4, 6) and
+// ExactFreeSplitting (both compositions). Which bodies: the blocks of consecutive bodies whose steps
 // take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
 // with a sinusoid, the same load windows); every other body, and the bodies past the last full
-// block, take the scalar step. Adaptive steps are scalar.
+// block, take the scalar step. Adaptive steps and the other models (the generic Livens models) are
+// scalar.
 //
 // Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2, and used
 // where the CPU has AVX2 (lanes::available()); elsewhere, or with QUATSTEP_SIMD=off in the
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/integrators/exact_free_flow.hpp"
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
 #include "quatstep/integrators/hamiltonian_quaternion.hpp"
 #include "quatstep/integrators/hht.hpp"
@@ -77,7 +79,7 @@ struct BlockJob {
 };
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job);
-void advance_livens(LivensRule rule, const LivensSettings<double>& settings, const BlockJob& job);
+void advance_livens(LivensRule rule, LivensVariant variant, const LivensSettings<double>& settings, const BlockJob& job);
 void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const BlockJob& job);
 void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
 void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
@@ -86,6 +88,7 @@ void advance_zupan3(const Zupan3Settings<double>& settings, const BlockJob& job)
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
 void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job);
+void advance_exact_free_splitting(const ExactFreeSplittingSettings<double>& settings, const BlockJob& job);
 
 /// The lane step of an integrator, where it has one.
 template <class Integrator>
@@ -97,10 +100,12 @@ struct LaneForm<HhtFamily<M, U>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const HhtFamily<M, U>& i, const BlockJob& job) { advance_hht(U, i.settings, job); }
 };
-template <class M, LivensRule Rule>
-struct LaneForm<LivensIntegrator<M, Rule, LivensVariant::reduced>> {
+template <class M, LivensRule Rule, LivensVariant V>
+struct LaneForm<LivensIntegrator<M, Rule, V>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const LivensIntegrator<M, Rule>& i, const BlockJob& job) { advance_livens(Rule, i.settings, job); }
+  static void advance(const LivensIntegrator<M, Rule, V>& i, const BlockJob& job) {
+    advance_livens(Rule, V, i.settings, job);
+  }
 };
 
 template <class M>
@@ -139,6 +144,11 @@ struct LaneForm<RigidBodySplitting<M, F>> {
   static void advance(const RigidBodySplitting<M, F>& i, const BlockJob& job) {
     advance_splitting(std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric, i.settings, job);
   }
+};
+template <class M>
+struct LaneForm<ExactFreeSplitting<M>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const ExactFreeSplitting<M>& i, const BlockJob& job) { advance_exact_free_splitting(i.settings, job); }
 };
 
 /// The blocks of an ensemble of models M: which are stepped in lanes. A block's parameters are

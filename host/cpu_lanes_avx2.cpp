@@ -2,7 +2,10 @@
 // blocks of lanes::width bodies, one AVX2 register per scalar. Only templates of the lane type are
 // instantiated here, so that no AVX2 code can stand in for a baseline function (the test
 // cpu_lanes_symbols checks the unit's symbols).
+#include <type_traits>
+
 #include "cpu_lanes.hpp"
+#include "quatstep/registry/type_list.hpp"
 #include "quatstep/simd/lane_hamiltonian.hpp"
 #include "quatstep/simd/lane_hht.hpp"
 #include "quatstep/simd/lane_lie_group.hpp"
@@ -63,90 +66,87 @@ void advance_block_with(const Settings& settings, const BlockJob& job, Step&& st
       job, [&](auto& s, L t, L h, L::Mask active) { return step(integrator, model, s, t, h, active); });
 }
 
-template <class M, VelocityUpdate U>
-void hht_block(const HhtSettings<double>& settings, const BlockJob& job) {
-  advance_block_with<HhtFamily<M, U>>(settings, job, [](auto&... a) { return simd::lane_hht_step(a...); });
+/// f(TypeTag<M>{}) with M the block's lane model.
+template <class F>
+void on_model(const BlockJob& job, F&& f) {
+  if (job.model == Model::heavy_top) f(TypeTag<HeavyTop<L>>{});
+  else f(TypeTag<FreeRigidBody<L>>{});
 }
 
-template <class M, LivensRule Rule>
-void livens_block(const LivensSettings<double>& settings, const BlockJob& job) {
-  const bool gravity = job.branches.gravity, torques = job.branches.torques;
-  advance_block_with<LivensIntegrator<M, Rule>>(
-      settings, job, [=](auto&... a) { return simd::lane_livens_step(a..., gravity, torques); });
+/// The value of a std::integral_constant passed to a generic lambda (decayed as tag_type is).
+template <class Constant>
+inline constexpr auto constant_of = std::decay_t<Constant>::value;
+
+/// f(std::integral_constant<LivensRule, rule>{}).
+template <class F>
+void with_livens_rule(LivensRule rule, F&& f) {
+  if (rule == LivensRule::energy_momentum) f(std::integral_constant<LivensRule, LivensRule::energy_momentum>{});
+  else f(std::integral_constant<LivensRule, LivensRule::midpoint>{});
 }
 
-template <class M, class F>
-void splitting_block(const SplittingSettings<double>& settings, const BlockJob& job) {
-  advance_block_with<RigidBodySplitting<M, F>>(settings, job,
-                                               [](auto&... a) { return simd::lane_splitting_step(a...); });
-}
-
-template <class M>
-void splitting_block(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job) {
-  flow == Flow::no_squish ? splitting_block<M, NoSquishFlow>(settings, job)
-                          : splitting_block<M, SymmetricSplittingFlow>(settings, job);
+/// advance_block_with for Integrator<M> on the block's lane model M.
+template <template <class> class Integrator, class Settings, class Step>
+void advance_on_model(const Settings& settings, const BlockJob& job, Step&& step) {
+  on_model(job, [&](auto m) { advance_block_with<Integrator<tag_type<decltype(m)>>>(settings, job, step); });
 }
 
 }  // namespace
 
 void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job) {
-  const bool classical = update == VelocityUpdate::classical;
-  if (job.model == Model::heavy_top)
-    classical ? hht_block<HeavyTop<L>, VelocityUpdate::classical>(settings, job)
-              : hht_block<HeavyTop<L>, VelocityUpdate::modified>(settings, job);
-  else
-    classical ? hht_block<FreeRigidBody<L>, VelocityUpdate::classical>(settings, job)
-              : hht_block<FreeRigidBody<L>, VelocityUpdate::modified>(settings, job);
+  const auto step = [](auto&... a) { return simd::lane_hht_step(a...); };
+  if (update == VelocityUpdate::classical) advance_on_model<Hht>(settings, job, step);
+  else advance_on_model<ModifiedHht>(settings, job, step);
 }
 
-void advance_livens(LivensRule rule, const LivensSettings<double>& settings, const BlockJob& job) {
-  constexpr LivensRule em = LivensRule::energy_momentum, midpoint = LivensRule::midpoint;
-  if (job.model == Model::heavy_top)
-    rule == em ? livens_block<HeavyTop<L>, em>(settings, job) : livens_block<HeavyTop<L>, midpoint>(settings, job);
-  else
-    rule == em ? livens_block<FreeRigidBody<L>, em>(settings, job)
-               : livens_block<FreeRigidBody<L>, midpoint>(settings, job);
+void advance_livens(LivensRule rule, LivensVariant variant, const LivensSettings<double>& settings,
+                    const BlockJob& job) {
+  const bool gravity = job.branches.gravity, torques = job.branches.torques;
+  const auto step = [=](auto&... a) { return simd::lane_livens_step(a..., gravity, torques); };
+  on_model(job, [&](auto m) {
+    with_livens_rule(rule, [&](auto r) {
+      with_livens_variant(variant, [&](auto v) {
+        using Integrator = LivensIntegrator<tag_type<decltype(m)>, constant_of<decltype(r)>, constant_of<decltype(v)>>;
+        advance_block_with<Integrator>(settings, job, step);
+      });
+    });
+  });
 }
 
 void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const BlockJob& job) {
-  const auto step = [](auto&... a) { return simd::lane_simo_vu_quoc_step(a...); };
-  if (job.model == Model::heavy_top) advance_block_with<SimoVuQuoc<HeavyTop<L>>>(settings, job, step);
-  else advance_block_with<SimoVuQuoc<FreeRigidBody<L>>>(settings, job, step);
+  advance_on_model<SimoVuQuoc>(settings, job, [](auto&... a) { return simd::lane_simo_vu_quoc_step(a...); });
 }
 
 void advance_zupan3(const Zupan3Settings<double>& settings, const BlockJob& job) {
-  const auto step = [](auto&... a) { return simd::lane_zupan3_step(a...); };
-  if (job.model == Model::heavy_top) advance_block_with<Zupan3<HeavyTop<L>>>(settings, job, step);
-  else advance_block_with<Zupan3<FreeRigidBody<L>>>(settings, job, step);
+  advance_on_model<Zupan3>(settings, job, [](auto&... a) { return simd::lane_zupan3_step(a...); });
 }
 
 void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job) {
-  const auto step = [](auto&... a) { return simd::lane_midpoint_lie_step(a...); };
-  if (job.model == Model::heavy_top) advance_block_with<MidpointLie<HeavyTop<L>>>(settings, job, step);
-  else advance_block_with<MidpointLie<FreeRigidBody<L>>>(settings, job, step);
+  advance_on_model<MidpointLie>(settings, job, [](auto&... a) { return simd::lane_midpoint_lie_step(a...); });
 }
 
 void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job) {
-  const auto step = [](auto&... a) { return simd::lane_explicit_newmark_lie_step(a...); };
-  if (job.model == Model::heavy_top) advance_block_with<ExplicitNewmarkLie<HeavyTop<L>>>(settings, job, step);
-  else advance_block_with<ExplicitNewmarkLie<FreeRigidBody<L>>>(settings, job, step);
+  advance_on_model<ExplicitNewmarkLie>(settings, job,
+                                       [](auto&... a) { return simd::lane_explicit_newmark_lie_step(a...); });
 }
 
 void advance_hamiltonian(LivensRule rule, const HamiltonianSettings<double>& settings, const BlockJob& job) {
-  constexpr LivensRule em = LivensRule::energy_momentum, midpoint = LivensRule::midpoint;
   const bool gravity = job.branches.gravity, torques = job.branches.torques;
   const auto step = [=](auto&... a) { return simd::lane_hamiltonian_step(a..., gravity, torques); };
-  if (job.model == Model::heavy_top)
-    rule == em ? advance_block_with<HamiltonianQuaternion<HeavyTop<L>, em>>(settings, job, step)
-               : advance_block_with<HamiltonianQuaternion<HeavyTop<L>, midpoint>>(settings, job, step);
-  else
-    rule == em ? advance_block_with<HamiltonianQuaternion<FreeRigidBody<L>, em>>(settings, job, step)
-               : advance_block_with<HamiltonianQuaternion<FreeRigidBody<L>, midpoint>>(settings, job, step);
+  on_model(job, [&](auto m) {
+    with_livens_rule(rule, [&](auto r) {
+      advance_block_with<HamiltonianQuaternion<tag_type<decltype(m)>, constant_of<decltype(r)>>>(settings, job, step);
+    });
+  });
 }
 
 void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job) {
-  if (job.model == Model::heavy_top) splitting_block<HeavyTop<L>>(flow, settings, job);
-  else splitting_block<FreeRigidBody<L>>(flow, settings, job);
+  const auto step = [](auto&... a) { return simd::lane_flattened_splitting_step(a...); };
+  if (flow == Flow::no_squish) advance_on_model<NoSquish>(settings, job, step);
+  else advance_on_model<SymmetricSplitting>(settings, job, step);
+}
+
+void advance_exact_free_splitting(const ExactFreeSplittingSettings<double>& settings, const BlockJob& job) {
+  advance_on_model<ExactFreeSplitting>(settings, job, [](auto&... a) { return simd::lane_splitting_step(a...); });
 }
 
 }  // namespace quatstep::lanes

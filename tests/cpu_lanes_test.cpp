@@ -1,9 +1,9 @@
 // SIMD across bodies in the CPU backend (host/cpu_lanes.hpp): with the lanes on, every body's state,
 // samples, status, Newton iteration count and failed step are those of the scalar step, bit for bit,
-// for the HHT family, REML, the reduced Livens midpoint scheme and the explicit splittings (NoSquish,
-// SymmetricSplitting) on heavy tops and free bodies, with and without Jacobian reuse, on populations
-// whose blocks mix bodies that share their branches (in lanes) with bodies that do not (stepped
-// alone), bodies past the last full block, and bodies that fail at different steps.
+// for every integrator with lanes (cpu_lanes.hpp) on heavy tops and free bodies, with and without
+// Jacobian reuse, on populations whose blocks mix bodies that share their branches (in lanes) with
+// bodies that do not (stepped alone), bodies past the last full block, and bodies that fail at
+// different steps.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -131,20 +131,22 @@ int differing_bits(const std::vector<double>& a, const std::vector<double>& b) {
 
 template <class Integrator>
 constexpr bool is_explicit = false;
-template <class M, class F>
-constexpr bool is_explicit<RigidBodySplitting<M, F>> = true;
+template <class M, class F, template <class> class Settings>
+constexpr bool is_explicit<RigidBodySplitting<M, F, Settings>> = true;
 
 template <class Integrator>
 void expect_lanes_bitwise(const Integrator& integrator, index_t steps, double spread = 0.001,
                           std::set<index_t>* failed_steps = nullptr,
-                          std::vector<typename Integrator::ModelType> models = {}) {
+                          std::vector<typename Integrator::ModelType> models = {},
+                          std::vector<RigidBodyKinematics<double>> initial = {}) {
   if (!lanes::available()) GTEST_SKIP() << "no SIMD lanes here (a CPU without AVX2, a build without them, or QUATSTEP_SIMD=off)";
   if (models.empty()) {
     if constexpr (std::is_same_v<typename Integrator::ModelType, HeavyTop<double>>) models = population();
     else models = free_population();
   }
-  const Run scalar = run(integrator, models, initial_states(spread), steps, false);
-  const Run lanes = run(integrator, models, initial_states(spread), steps, true);
+  if (initial.empty()) initial = initial_states(spread);
+  const Run scalar = run(integrator, models, initial, steps, false);
+  const Run lanes = run(integrator, models, initial, steps, true);
   ASSERT_FALSE(scalar.lanes);
   ASSERT_TRUE(lanes.lanes);
   EXPECT_GE(lanes.in_lanes, 12);  // blocks 0–2 at least
@@ -223,6 +225,22 @@ TEST(CpuLanes, FreeBodiesAreBitwiseScalar) {
   expect_lanes_bitwise(LivensEm<FreeRigidBody<double>>(), 300);
 }
 
+TEST(CpuLanes, LivensFullAndNullSpaceFormsAreBitwiseScalar) {
+  constexpr auto full = LivensVariant::full, nullspace = LivensVariant::nullspace;
+  LivensSettings<double> literal;
+  literal.project_normal_components = false;
+  expect_lanes_bitwise(LivensEm<HeavyTop<double>, full>(), 300);
+  expect_lanes_bitwise(LivensEm<HeavyTop<double>, full>(literal), 300);
+  expect_lanes_bitwise(LivensEm<FreeRigidBody<double>, full>(), 300);
+  expect_lanes_bitwise(LivensMidpoint<HeavyTop<double>, full>(), 300);
+  expect_lanes_bitwise(LivensEm<HeavyTop<double>, nullspace>(), 300);
+  expect_lanes_bitwise(LivensEm<FreeRigidBody<double>, nullspace>(), 300);
+  expect_lanes_bitwise(LivensMidpoint<FreeRigidBody<double>, nullspace>(), 300);
+  // |ϑ| = |ω|h from 0.015 to 0.027: the exponential's sinc(|ϑ|/2) takes its series (|ϑ| < 0.02) in
+  // some lanes of a block and its closed form in the others
+  expect_lanes_bitwise(LivensEm<HeavyTop<double>, nullspace>(), 300, 0.9);
+}
+
 TEST(CpuLanes, SimoVuQuocIsBitwiseScalar) {
   SimoVuQuocSettings<double> full;
   full.newton.jacobian_reuse_below = 0;
@@ -248,18 +266,26 @@ TEST(CpuLanes, Zupan3IsBitwiseScalar) {
   EXPECT_EQ(failed_steps, std::set<index_t>{0});
 }
 
-/// Every body's sinusoidal torque has an argument that passes math::sin's domain (2^50: NaN beyond)
-/// inside a step of its own, before stage 1's time t + τh (τ = 0.59) in even bodies and after it in
-/// odd ones: their Newton solves meet the NaN in stage 1 or in stage 2, lane by lane as alone.
-TEST(CpuLanes, Zupan3LanesFailInEitherStageLikeScalarBodies) {
+/// The population whose body i has a sinusoidal body torque (100 rad per step) whose argument passes
+/// math::sin's domain (2^50: NaN beyond) at step nan_step(i) (fractional: within that step).
+template <class NanStep>
+std::vector<HeavyTop<double>> population_with_nan_torques(NanStep nan_step) {
   std::vector<HeavyTop<double>> m = population();
   for (index_t i = 0; i < bodies; ++i) {
     TimeProfile<double>& b = m[i].loads.body_torque;
     b = TimeProfile<double>{};
     b.amplitude = Vec3<double>(0.0, 0.0, 1.0);
-    b.frequency = 1e6;                                                            // 100 rad per step
-    b.phase = 0x1p50 - 100.0 * (double(20 + 3 * i) + (i % 2 ? 0.8 : 0.3));  // in step 20 + 3i
+    b.frequency = 1e6;
+    b.phase = 0x1p50 - 100.0 * nan_step(i);
   }
+  return m;
+}
+
+/// Every body's torque turns NaN inside a step of its own (20 + 3i), before stage 1's time t + τh
+/// (τ = 0.59) in even bodies and after it in odd ones: their Newton solves meet the NaN in stage 1
+/// or in stage 2, lane by lane as alone.
+TEST(CpuLanes, Zupan3LanesFailInEitherStageLikeScalarBodies) {
+  const auto m = population_with_nan_torques([](index_t i) { return double(20 + 3 * i) + (i % 2 ? 0.8 : 0.3); });
   std::set<index_t> failed_steps;
   expect_lanes_bitwise(Zupan3<HeavyTop<double>>(), 300, 0.001, &failed_steps, m);
   EXPECT_GT(failed_steps.size(), 12u);
@@ -319,17 +345,48 @@ TEST(CpuLanes, SplittingsAreBitwiseScalar) { expect_splittings_bitwise<HeavyTop<
 
 TEST(CpuLanes, SplittingsOnFreeBodiesAreBitwiseScalar) { expect_splittings_bitwise<FreeRigidBody<double>>(); }
 
-/// Every body's sinusoidal torque has an argument that passes math::sin's domain (2^50: NaN beyond)
-/// at a step of its own: the splitting fails there with non_finite, lane by lane as alone.
-TEST(CpuLanes, FailingSplittingLanesStopLikeScalarBodies) {
-  std::vector<HeavyTop<double>> m = population();
+/// Free bodies for the exact free flow whose blocks mix, lane by lane, what its code decides per body:
+/// inertias with two equal moments (body i, i ≡ 0 mod 4: the symmetric flows) beside three distinct
+/// ones; L about the axis of the largest moment or of the smallest (the relabelling of F1); short
+/// steps (|λ·dt| ≤ π/2, the addition theorems) beside long ones (≈ 1e4 rad/s: whole half periods,
+/// turns ≠ 0); a body at rest (L = 0: no rotation).
+std::vector<FreeRigidBody<double>> exact_flow_population() {
+  std::vector<FreeRigidBody<double>> m = free_population();
   for (index_t i = 0; i < bodies; ++i) {
-    TimeProfile<double>& b = m[i].loads.body_torque;
-    b = TimeProfile<double>{};
-    b.amplitude = Vec3<double>(0.0, 0.0, 1.0);
-    b.frequency = 1e6;                                              // 100 rad per step
-    b.phase = 0x1p50 - 100.0 * double(20 + 7 * i);                   // past 2^50 after ≈ 20 + 7i steps
+    const double j = double(i);
+    m[i].inertia = (i % 4 == 0 ? Vec3<double>(1.0, 1.0, 0.5) : Vec3<double>(6.0 + 0.1 * j, 8.0, 3.0)).asDiagonal();
   }
+  return m;
+}
+std::vector<RigidBodyKinematics<double>> exact_flow_initial_states() {
+  std::vector<RigidBodyKinematics<double>> k = initial_states();
+  const Vec3<double> directions[] = {{10.0, 20.0, 20.0}, {20.0, 1.0, 0.5}, {0.3, 2.0, 20.0}, {1.0, -20.0, 3.0}};
+  for (index_t i = 0; i < bodies; ++i)
+    k[i].omega_body = (i % 3 == 1 ? 1000.0 : 1.0) * directions[(i / 2) % 4] * (1.0 + 0.01 * double(i));
+  k[9].omega_body.setZero();
+  return k;
+}
+
+TEST(CpuLanes, ExactFreeSplittingIsBitwiseScalar) {
+  for (const int order : {2, 4, 6}) {
+    ExactFreeSplittingSettings<double> s;
+    s.order = order;
+    expect_lanes_bitwise(ExactFreeSplitting<HeavyTop<double>>(s), 200);
+    expect_lanes_bitwise(ExactFreeSplitting<FreeRigidBody<double>>(s), 200);
+    expect_lanes_bitwise(ExactFreeSplitting<FreeRigidBody<double>>(s), 200, 0.0, nullptr, exact_flow_population(),
+                         exact_flow_initial_states());
+  }
+  ExactFreeSplittingSettings<double> near_integrable;
+  near_integrable.composition = Composition::near_integrable;
+  expect_lanes_bitwise(ExactFreeSplitting<HeavyTop<double>>(near_integrable), 200);
+  expect_lanes_bitwise(ExactFreeSplitting<FreeRigidBody<double>>(near_integrable), 200, 0.0, nullptr,
+                       exact_flow_population(), exact_flow_initial_states());
+}
+
+/// Every body's torque turns NaN at a step of its own (≈ 20 + 7i): the splitting fails there with
+/// non_finite, lane by lane as alone.
+TEST(CpuLanes, FailingSplittingLanesStopLikeScalarBodies) {
+  const auto m = population_with_nan_torques([](index_t i) { return double(20 + 7 * i); });
   std::set<index_t> failed_steps;
   expect_lanes_bitwise(NoSquish<HeavyTop<double>>(), 300, 0.001, &failed_steps, m);
   EXPECT_GT(failed_steps.size(), 12u);  // the bodies of a block fail apart

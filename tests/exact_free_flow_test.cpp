@@ -16,12 +16,16 @@
 #include <boost/math/special_functions/jacobi_elliptic.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "quatstep/integrators/exact_free_flow.hpp"
+#if QUATSTEP_CPU_LANES
+#include "quatstep/simd/lanes.hpp"
+#endif
 #include "reference/heavy_top_reference.hpp"
 #include "rigid_body_problems.hpp"
 
@@ -59,6 +63,51 @@ TEST(EllipticFunctions, CarlsonIntegralsAgreeWithBoostMath) {
   EXPECT_LT(rf_float, 1e-6);
   EXPECT_LT(rj_float, 2e-6);
 }
+
+#if QUATSTEP_CPU_LANES
+/// The lane forms (simd/: four bodies at once) give each lane the scalar bits, with lanes whose
+/// duplication or AGM loops stop at different steps side by side: arguments from nearly equal (one
+/// or two duplications) to spread over 15 decades (a dozen), one zero among x, y, z; R_J's
+/// R_C(1, 1 + e) by its series or by duplication; k'² from 1e-14 (the most AGM steps) to 1; u = 0 (sn
+/// = 0) and u < 0.
+TEST(EllipticFunctions, LanesGiveEachLaneTheScalarBits) {
+  using Lanes = simd::Lanes<4>;
+  std::mt19937_64 random(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const auto draw = [&] { return std::pow(10.0, -15.0 * u(random) * u(random)) * (1.0 + 1e-3 * u(random)); };
+  const auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  int mismatches = 0, checked = 0;
+  for (int i = 0; i < 20000; ++i) {
+    Lanes x, y, z, p, mc, arg;
+    double xs[4], ys[4], zs[4], ps[4], mcs[4], args[4];
+    for (int j = 0; j < 4; ++j) {
+      xs[j] = (i + j) % 5 == 0 ? 0.0 : draw(), ys[j] = draw(), zs[j] = draw(), ps[j] = draw();
+      mcs[j] = std::pow(10.0, -14.0 * u(random));
+      const double quarter = double(boost::math::ellint_1(std::sqrt(1.0 - mcs[j])));
+      args[j] = (i + j) % 7 == 0 ? 0.0 : (2 * u(random) - 1) * quarter;
+      x[j] = xs[j], y[j] = ys[j], z[j] = zs[j], p[j] = ps[j], mc[j] = mcs[j], arg[j] = args[j];
+    }
+    const Lanes rf = math::carlson_rf(x, y, z), rc = math::carlson_rc(x, p);
+    const math::CarlsonPair<Lanes> rfrj = math::carlson_rf_rj(x, y, z, p);
+    Lanes sn, cn, dn;
+    math::jacobi_sncndn(arg, mc, sn, cn, dn);
+    for (int j = 0; j < 4; ++j) {
+      const math::CarlsonPair<double> want = math::carlson_rf_rj(xs[j], ys[j], zs[j], ps[j]);
+      double sn1, cn1, dn1;
+      math::jacobi_sncndn(args[j], mcs[j], sn1, cn1, dn1);
+      mismatches += !same(rf[j], math::carlson_rf(xs[j], ys[j], zs[j])) + !same(rc[j], math::carlson_rc(xs[j], ps[j])) +
+                    !same(rfrj.rf[j], want.rf) + !same(rfrj.rj[j], want.rj) + !same(sn[j], sn1) + !same(cn[j], cn1) +
+                    !same(dn[j], dn1);
+      checked += 7;
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << checked << " values";
+}
+#else
+TEST(EllipticFunctions, LanesGiveEachLaneTheScalarBits) {
+  GTEST_SKIP() << "a build without SIMD lanes (QUATSTEP_CPU_LANES off: no -mavx2, no <experimental/simd>, or not x86-64)";
+}
+#endif
 
 // The series about the mean that end Carlson's duplications (DLMF 19.36.1, 19.36.2) are of seventh
 // order: in long double, against Boost, the truncation error falls by 2⁸ when the arguments' spread

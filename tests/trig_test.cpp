@@ -266,6 +266,11 @@ TEST(PortableTrig, LaneAngleAndLogGiveEachLaneTheScalarBits) {
   }
   EXPECT_EQ(mismatches, 0) << "of " << q.size() << " quaternions";
 }
+#else
+constexpr const char* no_lanes =
+    "a build without SIMD lanes (QUATSTEP_CPU_LANES off: no -mavx2, no <experimental/simd>, or not x86-64)";
+TEST(PortableTrig, LaneSincosGivesEachLaneTheScalarBits) { GTEST_SKIP() << no_lanes; }
+TEST(PortableTrig, LaneAngleAndLogGiveEachLaneTheScalarBits) { GTEST_SKIP() << no_lanes; }
 #endif
 
 /// Largest error of math::angle(s, c) in ulps of atan2l: s ∈ [0, 1], c ∈ [−1, 1] (quaternion

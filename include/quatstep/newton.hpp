@@ -41,6 +41,7 @@
 #include <utility>
 
 #include "quatstep/linalg/lu.hpp"
+#include "quatstep/math/choose.hpp"
 #include "quatstep/settings_keys.hpp"
 #include "quatstep/status.hpp"
 
@@ -126,6 +127,31 @@ QS_HD void linearize(const System& sys, const V& x, V& r, Factorization& f) {
 }
 }  // namespace detail
 
+/// The stopping rule (Negrut §3.3 read as docs/errata.md N3), for newton_solve and its lane form
+/// (simd/lane_newton.hpp): whether iteration k, whose weighted correction is d (the previous one
+/// `previous`), has converged at x. A tiny first correction is accepted at once; later, the
+/// estimated remaining error ξ/(1 − ξ)·d (ξ = d/previous, the convergence rate) within the
+/// tolerance, a zero correction, or one at the system's round-off level. A condition of
+/// math/choose.hpp: a bool for a number, a lane mask for a lane type.
+template <class S, class System, class V>
+QS_HD auto newton_converged(const System& sys, const V& x, int k, const S& d, const S& previous, const S& tolerance) {
+  using math::is_less;
+  using math::is_less_equal;
+  if (k == 1) return is_less_equal(d, S(1e-3) * tolerance);
+  const S xi = d / previous;
+  auto c = (is_less(xi, S(1)) && is_less_equal(xi / (S(1) - xi) * d, tolerance)) || is_less_equal(d, S(0));
+  if constexpr (has_round_off_norm<System, V>::value) c = c || is_less_equal(d, sys.round_off_norm(x));
+  return c;
+}
+
+/// Whether iteration k > 1 keeps the first Jacobian and its LU: the first correction was at most
+/// settings.jacobian_reuse_below (for systems with a residual-only evaluation).
+template <class S>
+QS_HD auto newton_reuses_jacobian(const S& first, const NewtonSettings<S>& settings) {
+  using math::is_less_equal;
+  return is_less_equal(first, settings.jacobian_reuse_below);
+}
+
 /// Newton on sys from x, with the caller's factorisation (kept after the call: the last one used).
 template <class S, int K, class System, class Factorization>
 QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSettings<S>& settings,
@@ -135,7 +161,7 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
   for (int k = 1; k <= settings.max_iterations; ++k) {
     bool fresh = true;
     if constexpr (has_residual<System, Vec<S, K>>::value) {
-      if (k > 1 && first <= settings.jacobian_reuse_below) {
+      if (k > 1 && newton_reuses_jacobian(first, settings)) {
         sys.residual(x, r);
         fresh = false;
       }
@@ -148,16 +174,8 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
     x += dx;
     const S d = sys.correction_norm(dx, x);
     if (!(d <= S(INFINITY))) return {Status::non_finite, k};
-    if (k == 1) {
-      first = d;
-      if (d <= S(1e-3) * settings.tolerance) return {Status::ok, k};
-    } else {
-      const S xi = d / previous;  // convergence rate estimate
-      if (xi < S(1) && xi / (S(1) - xi) * d <= settings.tolerance) return {Status::ok, k};
-      if (d == S(0)) return {Status::ok, k};
-      if constexpr (has_round_off_norm<System, Vec<S, K>>::value)
-        if (d <= sys.round_off_norm(x)) return {Status::ok, k};
-    }
+    if (k == 1) first = d;
+    if (newton_converged(sys, x, k, d, previous, settings.tolerance)) return {Status::ok, k};
     previous = d;
   }
   return {Status::newton_not_converged, settings.max_iterations};

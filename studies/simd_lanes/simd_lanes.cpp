@@ -3,6 +3,8 @@
 // and counters of bench_cpu_throughput (throughput.hpp). The results are bitwise equal
 // (tests/cpu_lanes_test.cpp). Single-threaded, so the rates are per CPU second of the thread (less
 // disturbed by other processes than wall-clock time).
+#include <type_traits>
+
 #include "cpu_ensemble.hpp"
 #include "heavy_top_ensemble.hpp"
 #include "throughput.hpp"
@@ -12,11 +14,22 @@ namespace {
 using namespace quatstep;
 using namespace quatstep::bench;
 
+/// Sherif's heavy tops (bench_cpu_throughput's), or for free bodies the torque-free asymmetric body
+/// of issue 20's targets, J = diag(6, 8, 3), Ω = (10, 20, 20) rad/s, varied by 1e-3 per body.
+template <class Model>
 struct Workload {
-  std::vector<HeavyTop<double>> models;
+  std::vector<Model> models;
   std::vector<RigidBodyKinematics<double>> initial;
-  explicit Workload(index_t bodies) : models(bodies, sherif_top<double>()), initial(bodies) {
-    for (index_t i = 0; i < bodies; ++i) initial[i] = sherif_initial<double>(i);
+  explicit Workload(index_t bodies) : models(bodies), initial(bodies) {
+    for (index_t i = 0; i < bodies; ++i) {
+      if constexpr (std::is_same_v<Model, HeavyTop<double>>) {
+        models[i] = sherif_top<double>();
+        initial[i] = sherif_initial<double>(i);
+      } else {
+        models[i].inertia = Vec3<double>(6.0, 8.0, 3.0).asDiagonal();
+        initial[i].omega_body = Vec3<double>(10.0, 20.0, 20.0) * (1.0 + 1e-3 * double(i) / double(bodies));
+      }
+    }
   }
 };
 
@@ -24,7 +37,7 @@ struct Workload {
 template <class Integrator>
 void run(benchmark::State& state, Integrator integrator, bool lanes) {
   omp_set_num_threads(1);
-  const Workload w(state.range(0));
+  const Workload<typename Integrator::ModelType> w(state.range(0));
   CpuEnsemble<Integrator> e(integrator, w.models, 0.0, step_size);
   e.use_lanes(lanes);
   if (lanes && !e.uses_lanes()) return state.SkipWithError("no SIMD lanes on this CPU or in this build");
@@ -53,6 +66,8 @@ int main(int argc, char** argv) {
   register_both("MidpointLie", MidpointLie<HeavyTop<double>>());
   register_both("ExplicitNewmarkLie", ExplicitNewmarkLie<HeavyTop<double>>());
   register_both("LivensEm (REML)", LivensEm<HeavyTop<double>>());
+  register_both("LivensEm full", LivensEm<HeavyTop<double>, LivensVariant::full>());
+  register_both("LivensEm nullspace", LivensEm<HeavyTop<double>, LivensVariant::nullspace>());
   register_both("HamiltonianEm", HamiltonianEm<HeavyTop<double>>());
   for (const int order : {2, 4}) {
     SplittingSettings<double> s;
@@ -60,6 +75,8 @@ int main(int argc, char** argv) {
     register_both("NoSquish order " + std::to_string(order), NoSquish<HeavyTop<double>>(s));
     register_both("SymmetricSplitting order " + std::to_string(order), SymmetricSplitting<HeavyTop<double>>(s));
   }
+  register_both("ExactFreeSplitting order 4", ExactFreeSplitting<HeavyTop<double>>());
+  register_both("ExactFreeSplitting order 4, asymmetric free body", ExactFreeSplitting<FreeRigidBody<double>>());
   add_machine_context();
   benchmark::AddCustomContext("simd", lanes::available() ? "AVX2" : "none");
   benchmark::Initialize(&argc, argv);

@@ -19,9 +19,12 @@
 // ΔΠ, ΔΘ and L(t) by the addition theorems for a step with |λt| ≤ π/2 (short_step: one R_F, R_J and
 // R_C at the step's own small amplitude, one sn/cn/dn), else by reduction to whole half periods
 // (long_step: three R_F, two or three R_J). Cost measured in bench/symplectic.md.
+// Where a body's numbers pick a branch the code says so through math/choose.hpp (select, choose), so
+// that a lane type runs four bodies at once, each lane the scalar bits (simd/lane_splitting.hpp).
 #pragma once
 
 #include <limits>
+#include <type_traits>
 
 #include "quatstep/integrators/free_rotation_flows.hpp"
 #include "quatstep/integrators/rigid_body_splitting.hpp"
@@ -33,10 +36,16 @@
 namespace quatstep {
 namespace exact_free_flow_detail {
 
+using math::choose;
+using math::is_equal;
+using math::is_less;
+using math::is_less_equal;
+using math::select;
+
 /// atan2(s, c) for c ≥ 0, in [−π/2, π/2].
 template <class S>
 QS_HD S half_plane_angle(S s, S c) {
-  return s < S(0) ? -math::angle(-s, c) : math::angle(s, c);
+  return choose(is_less(s, S(0)), [&] { return S(-math::angle(S(-s), c)); }, [&] { return math::angle(s, c); });
 }
 
 /// u(L): the unit quaternion of the rotation taking σe₃ to L/|L| about σe₃ × L (F6); never singular,
@@ -67,32 +76,35 @@ struct Amplitude {
 /// at t = 0: sin φ₀, cos φ₀ ∝ (L₂/A₂, L₁/A₁) (F2 without divisions), Δ₀ = dn u₀ (F7).
 template <class S>
 struct FreeMotion {
-  bool about_last;  ///< L circles the axis of the largest moment (else the smallest: relabelled)
-  Vec3<S> l, i;     ///< L and the inverse moments in the labels 1, 2, 3
+  math::ConditionOf<S> about_last;  ///< L circles the axis of the largest moment (else the smallest: relabelled)
+  Vec3<S> l, i;                     ///< L and the inverse moments in the labels 1, 2, 3
   S M, a1, a2, a3, mc, k2, n, sigma, lambda;
   S s0, c0, d0;
 
   QS_HD FreeMotion(const Vec3<S>& inverse, const Vec3<S>& L) {
+    using namespace exact_free_flow_detail;
     using std::sqrt;
     M = sqrt(L.squaredNorm());
     // (F1): L circles axis 3 when L₃² d₂₃ ≥ L₁² d₁₂ (M² ≥ 2T·I_mid), else swap the roles of the
     // outer axes: (L₁, L₂, L₃) = (−L_2, L_1, L_0), a proper rotation of the labels.
-    about_last = L[2] * L[2] * (inverse[1] - inverse[2]) >= L[0] * L[0] * (inverse[0] - inverse[1]);
-    l = about_last ? L : Vec3<S>(-L[2], L[1], L[0]);
-    i = about_last ? inverse : Vec3<S>(inverse[2], inverse[1], inverse[0]);
+    about_last = is_less_equal(L[0] * L[0] * (inverse[0] - inverse[1]), L[2] * L[2] * (inverse[1] - inverse[2]));
+    l = choose(about_last, [&] { return L; }, [&] { return Vec3<S>(-L[2], L[1], L[0]); });
+    i = choose(about_last, [&] { return inverse; }, [&] { return Vec3<S>(inverse[2], inverse[1], inverse[0]); });
     const S d12 = i[0] - i[1], d23 = i[1] - i[2], d13 = i[0] - i[2];  // all of one sign
     // Amplitudes, parameter and rate (F3–F5), each a sum of terms of one sign.
     const S a1sq = l[0] * l[0] + l[1] * l[1] * (d23 / d13), a3sq = l[2] * l[2] + l[1] * l[1] * (d12 / d13);
     a1 = sqrt(a1sq), a2 = sqrt(a1sq * (d13 / d23)), a3 = sqrt(a3sq);
     const S tiny = std::numeric_limits<S>::epsilon() * std::numeric_limits<S>::epsilon();
     mc = (l[2] * l[2] * d23 - l[0] * l[0] * d12) / (a3sq * d23);  // k'² = 1 − k² (F4)
-    mc = mc < tiny ? tiny : mc > S(1) ? S(1) : mc;                // the separatrix itself: k'² = ε²
+    mc = select(is_less(mc, tiny), tiny, select(is_less(S(1), mc), S(1), mc));  // the separatrix itself: k'² = ε²
     k2 = S(1) - mc, n = d12 / d23;
-    sigma = l[2] < S(0) ? S(-1) : S(1);
-    lambda = sigma * (d13 < S(0) ? S(-1) : S(1)) * a3 * sqrt(d13 * d23);
+    sigma = select(is_less(l[2], S(0)), S(-1), S(1));
+    lambda = sigma * select(is_less(d13, S(0)), S(-1), S(1)) * a3 * sqrt(d13 * d23);
     s0 = l[1] * a1, c0 = l[0] * a2;
-    const S h0 = sqrt(s0 * s0 + c0 * c0), over_h0 = h0 > S(0) ? S(1) / h0 : S(0);
-    s0 = h0 > S(0) ? s0 * over_h0 : S(0), c0 = h0 > S(0) ? c0 * over_h0 : S(1);
+    const S h0 = sqrt(s0 * s0 + c0 * c0);
+    const auto positive = is_less(S(0), h0);
+    const S over_h0 = select(positive, S(S(1) / h0), S(0));
+    s0 = select(positive, S(s0 * over_h0), S(0)), c0 = select(positive, S(c0 * over_h0), S(1));
     d0 = sqrt(mc + k2 * c0 * c0);
   }
 };
@@ -103,6 +115,13 @@ template <class S>
 struct FreeMotionStep {
   S sn, cn, dn, third, half_theta_cos, half_theta_sin;
 };
+/// m ? a : b field by field, for a lane type's choose (simd/lane_trig.hpp); blend is the lane type's.
+template <class Mask, class S>
+FreeMotionStep<S> blend(const Mask& m, const FreeMotionStep<S>& a, const FreeMotionStep<S>& b) {
+  return {blend(m, a.sn, b.sn),       blend(m, a.cn, b.cn),
+          blend(m, a.dn, b.dn),       blend(m, a.third, b.third),
+          blend(m, a.half_theta_cos, b.half_theta_cos), blend(m, a.half_theta_sin, b.half_theta_sin)};
+}
 
 /// A step with |λt| ≤ π/2 (≤ K): the addition theorems. sn, cn, dn of u₀ + λt from those of u₀ and of
 /// λt (DLMF 22.8.1–3), and from the symmetric integrals' addition theorems (DLMF 19.26.1, 19.26.9)
@@ -113,6 +132,7 @@ struct FreeMotionStep {
 /// the half-angle rotation of a complex number, two square roots and no arctangent.
 template <class S>
 QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
+  using namespace exact_free_flow_detail;
   using std::sqrt;
   FreeMotionStep<S> r;
   S s1, c1, d1;
@@ -130,7 +150,9 @@ QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
   // of |w| + w, or, without the cancellation for Re w < 0, of sign(Im w)·(Im w + i(|w| − Re w)).
   const S re = r.cn * m.c0 + (S(1) + m.n) * r.sn * m.s0, im = sqrt(S(1) + m.n) * (r.sn * m.c0 - r.cn * m.s0);
   const S w = sqrt(re * re + im * im);
-  const S hc = re >= S(0) ? w + re : im < S(0) ? -im : im, hs = re >= S(0) ? im : im < S(0) ? re - w : w - re;
+  const auto re_non_negative = is_less_equal(S(0), re), im_negative = is_less(im, S(0));
+  const S hc = select(re_non_negative, S(w + re), select(im_negative, S(-im), im));
+  const S hs = select(re_non_negative, im, select(im_negative, S(re - w), S(w - re)));
   const S over = S(1) / sqrt(hc * hc + hs * hs);
   r.half_theta_cos = hc * over, r.half_theta_sin = hs * over;
   return r;
@@ -142,11 +164,13 @@ template <class S>
 QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   using std::floor;
   using std::sqrt;
+  using namespace exact_free_flow_detail;
   namespace d = exact_free_flow_detail;
   FreeMotionStep<S> r;
   // φ₀ = m₀π + φ_r, |φ_r| ≤ π/2
-  const S m0 = m.c0 < S(0) ? (m.s0 < S(0) ? S(-1) : S(1)) : S(0);
-  const S s0 = m.c0 < S(0) ? -m.s0 : m.s0, c0 = m.c0 < S(0) ? -m.c0 : m.c0;
+  const auto c0_negative = is_less(m.c0, S(0));
+  const S m0 = select(c0_negative, select(is_less(m.s0, S(0)), S(-1), S(1)), S(0));
+  const S s0 = select(c0_negative, S(-m.s0), m.s0), c0 = select(c0_negative, S(-m.c0), m.c0);
   const S quarter = math::carlson_rf(S(0), m.mc, S(1));  // K(k)
   const d::Amplitude<S> start(s0, c0, m.mc + m.k2 * c0 * c0, m.n);
   const S u = (S(2) * quarter * m0 + start.first) + du;
@@ -154,8 +178,9 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   math::jacobi_sncndn(u - S(2) * quarter * m1, m.mc, r.sn, r.cn, r.dn);
   const d::Amplitude<S> end(r.sn, r.cn, m.mc + m.k2 * r.cn * r.cn, m.n);
   const S turns = m1 - m0;
-  const S complete =
-      turns == S(0) ? S(0) : quarter - (m.n / S(3)) * math::carlson_rj(S(0), m.mc, S(1), S(1) + m.n);
+  const S complete = choose(
+      is_equal(turns, S(0)), [] { return S(0); },
+      [&] { return S(quarter - (m.n / S(3)) * math::carlson_rj(S(0), m.mc, S(1), S(1) + m.n)); });
   r.third = S(2) * turns * complete + (end.third - start.third);
   const S root_1n = sqrt(S(1) + m.n);
   const S theta = turns * S(3.14159265358979323846264338327950288) +
@@ -163,21 +188,22 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   using math::sincos;
   sincos(S(0.5) * theta, r.half_theta_sin, r.half_theta_cos);
   const S odd = m1 - S(2) * floor(S(0.5) * m1);  // sn and cn change sign with each half period
-  if (odd != S(0)) r.sn = -r.sn, r.cn = -r.cn;
+  const auto even = is_equal(odd, S(0));
+  r.sn = select(even, r.sn, S(-r.sn)), r.cn = select(even, r.cn, S(-r.cn));
   return r;
 }
 
-/// r − 1, r the attitude increment of the free rigid body over t from body angular momentum L, with
-/// the inverse moments `inverse` in decreasing order (1/I₀ > 1/I₁ > 1/I₂: no two moments equal).
+namespace exact_free_flow_detail {
+
+/// exact_free_rotation for L ≠ 0.
 template <class S>
-QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t) {
+QS_HD Vec4<S> rotation_of_moving_body(const Vec3<S>& inverse, const Vec3<S>& L, S t) {
   using std::sqrt;
   namespace d = exact_free_flow_detail;
-  if (L.squaredNorm() == S(0)) return Vec4<S>::Zero();
   const FreeMotion<S> m(inverse, L);
   const S du = m.lambda * t;
-  const bool short_enough = du <= S(1.5707963267948966) && du >= S(-1.5707963267948966);  // π/2 ≤ K
-  const FreeMotionStep<S> e = short_enough ? short_step(m, du) : long_step(m, du);
+  const auto short_enough = is_less_equal(du, S(1.5707963267948966)) && is_less_equal(S(-1.5707963267948966), du);  // π/2 ≤ K
+  const FreeMotionStep<S> e = choose(short_enough, [&] { return short_step(m, du); }, [&] { return long_step(m, du); });
   const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third;  // (F8) but −ΔΘ
   const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                     // (F2)
   using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
@@ -187,9 +213,21 @@ QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t)
   const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(c, S(0), S(0), s)),
                              quat_conj(d::frame_of(lt, m.sigma)));  // (F6)
   // Back to the ordered axes, as r − 1 with w − 1 = −|v|²/(1 + w) (|r| = 1) for a small increment.
-  const Vec3<S> v = m.about_last ? Vec3<S>(r[1], r[2], r[3]) : Vec3<S>(r[3], r[2], -r[1]);
-  const S w_minus_one = r[0] >= S(0) ? -v.squaredNorm() / (S(1) + r[0]) : r[0] - S(1);
+  const Vec3<S> v =
+      choose(m.about_last, [&] { return Vec3<S>(r[1], r[2], r[3]); }, [&] { return Vec3<S>(r[3], r[2], -r[1]); });
+  const S w_minus_one = select(is_less_equal(S(0), r[0]), S(-v.squaredNorm() / (S(1) + r[0])), S(r[0] - S(1)));
   return Vec4<S>(w_minus_one, v[0], v[1], v[2]);
+}
+
+}  // namespace exact_free_flow_detail
+
+/// r − 1, r the attitude increment of the free rigid body over t from body angular momentum L, with
+/// the inverse moments `inverse` in decreasing order (1/I₀ > 1/I₁ > 1/I₂: no two moments equal).
+template <class S>
+QS_HD Vec4<S> exact_free_rotation(const Vec3<S>& inverse, const Vec3<S>& L, S t) {
+  using namespace exact_free_flow_detail;
+  return choose(is_equal(L.squaredNorm(), S(0)), [] { return Vec4<S>(Vec4<S>::Zero()); },
+                [&] { return rotation_of_moving_body(inverse, L, t); });
 }
 
 /// The drift of ExactFreeSplitting: the exact free flow over t. The axes are ordered by increasing
@@ -213,19 +251,34 @@ struct ExactFreeFlow {
     exchange_if_less(moments, order[1], order[0]);
   }
 
+  /// (q, p) as the columns of one matrix, so that choose can take either flow per body.
+  template <class S>
+  using Pair = Eigen::Matrix<S, 4, 2>;
+
   template <class S>
   QS_HD static void drift(const Vec3<S>& inverse, S t, Vec4<S>& q, Vec4<S>& p) {
-    if (inverse[0] == inverse[1]) {  // symmetric about axis 2 (or spherical)
-      spherical_flow(inverse[0], t, q, p);
-      axis_flow<2>(inverse[2] - inverse[0], t, q, p);
-    } else if (inverse[1] == inverse[2]) {  // symmetric about axis 0
-      spherical_flow(inverse[1], t, q, p);
-      axis_flow<0>(inverse[0] - inverse[1], t, q, p);
-    } else {
-      const Vec4<S> r_minus_one = exact_free_rotation(inverse, body_momentum(q, p), t);
-      q += quat_mul(q, r_minus_one);
-      p += quat_mul(p, r_minus_one);
-    }
+    using math::choose;
+    using math::is_equal;
+    const auto symmetric = [&](auto axis, S spherical, S about_axis) {  // two equal moments
+      Vec4<S> q1 = q, p1 = p;
+      spherical_flow(spherical, t, q1, p1);
+      axis_flow<decltype(axis)::value>(about_axis, t, q1, p1);
+      return Pair<S>((Pair<S>() << q1, p1).finished());
+    };
+    const Pair<S> qp = choose(
+        is_equal(inverse[0], inverse[1]),  // symmetric about axis 2 (or spherical)
+        [&] { return symmetric(std::integral_constant<int, 2>{}, inverse[0], S(inverse[2] - inverse[0])); },
+        [&] {
+          return choose(
+              is_equal(inverse[1], inverse[2]),  // symmetric about axis 0
+              [&] { return symmetric(std::integral_constant<int, 0>{}, inverse[1], S(inverse[0] - inverse[1])); },
+              [&] {
+                const Vec4<S> r_minus_one = exact_free_rotation(inverse, body_momentum(q, p), t);
+                return Pair<S>((Pair<S>() << Vec4<S>(q + quat_mul(q, r_minus_one)),
+                                Vec4<S>(p + quat_mul(p, r_minus_one))).finished());
+              });
+        });
+    q = qp.col(0), p = qp.col(1);
   }
 };
 

@@ -14,13 +14,14 @@
 #pragma once
 
 #include <array>
-
 #include <limits>
+#include <type_traits>
 
 #include "quatstep/integrators/livens_generic.hpp"
 #include "quatstep/integrators/livens_rigid_body.hpp"
 #include "quatstep/integrators/livens_variant.hpp"
 #include "quatstep/integrators/midpoint_translation.hpp"
+#include "quatstep/math/choose.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
 #include "quatstep/registry/entry.hpp"
 #include "quatstep/state_components.hpp"
@@ -69,11 +70,13 @@ struct Problem<Model, Rule, true> {
   /// E = p·v − T + V only through p·v = p_t·v_t + aν|q|². Removing both changes E by aν|q|², so it is
   /// done only where that is below round-off of p·v (always when a ≡ 0: no potential, no torques).
   QS_HD static void project_normal_components(const Vec4<S>& q, Vec4<S>& v, Vec4<S>& p) {
+    using math::choose;  // a lane type's own, per lane, by argument-dependent lookup
+    using math::is_less_equal;
     using std::abs;
     const S qq = q.squaredNorm(), nu = q.dot(v) / qq, a = q.dot(p) / qq;
-    if (!(abs(a * nu) * qq <= std::numeric_limits<S>::epsilon() * abs(p.dot(v)))) return;
-    v -= nu * q;
-    p -= a * q;
+    const auto project = is_less_equal(abs(a * nu) * qq, std::numeric_limits<S>::epsilon() * abs(p.dot(v)));
+    v = choose(project, [&] { return Vec4<S>(v - nu * q); }, [&] { return v; });
+    p = choose(project, [&] { return Vec4<S>(p - a * q); }, [&] { return p; });
   }
 };
 
@@ -123,6 +126,11 @@ class LivensIntegrator {
   using NullSpaceStep = livens::NullSpaceSystem<Discretization>;  // rigid bodies only
   /// What the reduced variant solves for rigid bodies: eq. (103) with λ eliminated (4 unknowns).
   using EliminatedStep = livens::EliminatedSystem<Discretization>;  // rigid bodies only
+  /// The system a step solves.
+  using StepSystem = std::conditional_t<
+      Variant == LivensVariant::full, FullStep,
+      std::conditional_t<Variant == LivensVariant::nullspace, NullSpaceStep,
+                         std::conditional_t<rigid_body, EliminatedStep, ReducedStep>>>;
 
   struct State {
     VecN q, v, p;     // coordinates, velocities, momenta (independent in Livens' principle)
@@ -207,16 +215,20 @@ class LivensIntegrator {
   /// relative over t ∈ [0, 0.1] on the heavy top at h = 0.01, 1e-12 at h = 1.25e-3), so
   /// project_normal_components projects only where aν is below round-off of p·v: always on the
   /// torque-free body (a ≡ 0), on the heavy top at small h; else the step stays literal.
-  QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
+  QS_FLATTEN QS_HD NewtonOutcome step(const Model& model, State& s, S t, S h) const {
     const Discretization d = discretization(model, s, t, h);
-    const VecN guess = Problem::predictor(d);
-    livens::EndPoint<S, n, m> e;
-    NewtonOutcome out;
-    if constexpr (Variant == LivensVariant::full) out = solve<FullStep>(d, guess, s.lambda, e);
-    else if constexpr (Variant == LivensVariant::nullspace) out = solve<NullSpaceStep>(d, guess, s.lambda, e);
-    else if constexpr (rigid_body) out = solve<EliminatedStep>(d, guess, s.lambda, e);
-    else out = solve<ReducedStep>(d, guess, s.lambda, e);
+    const StepSystem sys(d);
+    auto x = sys.predictor(Problem::predictor(d), s.lambda);
+    const NewtonOutcome out = newton_solve<S, StepSystem::K>(sys, x, settings.newton);
     if (out.status != Status::ok) return out;
+    const State next = end_state(model, s, sys.end_point(x), t, h);
+    if (!all_finite(next)) return {Status::non_finite, out.iterations};
+    s = next;
+    return out;
+  }
+
+  /// The state after the step from s whose Newton solution ends at e.
+  QS_HD State end_state(const Model& model, const State& s, const livens::EndPoint<S, n, m>& e, S t, S h) const {
     State next;
     next.q = e.q;
     next.v = e.v;
@@ -226,20 +238,7 @@ class LivensIntegrator {
     next.r = s.r;
     next.vr = s.vr;
     if constexpr (translates) midpoint_translation(model, next.r, next.vr, t, h);
-    if (!all_finite(next)) return {Status::non_finite, out.iterations};
-    s = next;
-    return out;
-  }
-
- private:
-  template <class System>
-  QS_FLATTEN QS_HD NewtonOutcome solve(const Discretization& d, const VecN& guess, const VecM& lambda,
-                                       livens::EndPoint<S, n, m>& e) const {
-    const System sys(d);
-    auto x = sys.predictor(guess, lambda);
-    const NewtonOutcome out = newton_solve<S, System::K>(sys, x, settings.newton);
-    if (out.status == Status::ok) e = sys.end_point(x);
-    return out;
+    return next;
   }
 };
 

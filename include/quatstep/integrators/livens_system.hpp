@@ -19,6 +19,7 @@
 //   constraint_force_dq(q1, λ)                   ∂(∇̄g λ)/∂q¹.
 #pragma once
 
+#include <algorithm>
 #include <limits>
 
 #include "quatstep/newton.hpp"
@@ -192,7 +193,8 @@ struct FullSystem {
   QS_HD S correction_norm(const Vec<S, K>& dx, const Vec<S, K>& /*x: position scale is fixed*/) const {
     const S dq = dx.template segment<n>(0).template lpNorm<Eigen::Infinity>();
     const S dv = d.h * dx.template segment<n>(n).template lpNorm<Eigen::Infinity>();
-    return (dq > dv ? dq : dv) * inv_scale;
+    using std::max;  // dv < dq ? dq : dv; a lane type's own max (lane by lane) by argument-dependent lookup
+    return max(dv, dq) * inv_scale;
   }
 
   QS_HD EndPoint<S, n, m> end_point(const Vec<S, K>& x) const {

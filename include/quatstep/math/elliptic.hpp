@@ -15,6 +15,10 @@
 // below r/20 in float and double (C measured with mpmath in 60 digits; tests/exact_free_flow_test.cpp
 // checks the series' order and the integrals against Boost.Math).
 //
+// Written for a lane type too (simd/: four bodies at once, each lane the scalar bits): where a body's
+// numbers decide, the code says so through math/choose.hpp (select, choose), and the duplication and
+// AGM loops run while any lane needs another step, each lane's updates made only while it does.
+//
 // sn, cn, dn: Gauss's descending transformation (the arithmetic–geometric mean of 1 and k') run to
 // convergence, the circular functions of u·AGM, and the transformation undone on the ratio cn/sn
 // (R. Bulirsch, "Numerical calculation of elliptic integrals and elliptic functions", Numer. Math. 7
@@ -23,6 +27,7 @@
 #pragma once
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/choose.hpp"
 #include "quatstep/math/trig.hpp"
 
 namespace quatstep::math {
@@ -53,13 +58,15 @@ struct EllipticTolerances<float> {
 template <class S>
 struct EllipticTolerances : EllipticTolerances<double> {};
 
+/// x < 0 ? −x : x (−0 stays −0).
 template <class S>
 QS_HD S abs(S x) {
-  return x < S(0) ? -x : x;
+  return select(is_less(x, S(0)), S(-x), x);
 }
+/// a < b ? b : a.
 template <class S>
 QS_HD S max(S a, S b) {
-  return a < b ? b : a;
+  return select(is_less(a, b), b, a);
 }
 
 }  // namespace detail
@@ -69,12 +76,14 @@ template <class S>
 QS_HD S carlson_rc(S x, S y) {
   using std::sqrt;
   const S a0 = (x + S(2) * y) / S(3), y0 = y;
-  S a = a0, q = detail::EllipticTolerances<S>::rc * detail::abs(a0 - x), scale = S(1);
+  S a = a0, q = S(detail::EllipticTolerances<S>::rc) * detail::abs(a0 - x), scale = S(1);
   // 4^{-m} Q < |A_m| ends it; the cap only guards invalid arguments (two zeros: an infinite integral)
-  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
+  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications; ++m) {
+    const auto more = is_less_equal(detail::abs(a), scale * q);
+    if (!any(more)) break;
     const S lambda = S(2) * sqrt(x) * sqrt(y) + y;
-    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), a = S(0.25) * (a + lambda);
-    scale *= S(0.25);
+    x = select(more, S(S(0.25) * (x + lambda)), x), y = select(more, S(S(0.25) * (y + lambda)), y);
+    a = select(more, S(S(0.25) * (a + lambda)), a), scale = select(more, S(S(0.25) * scale), scale);
   }
   const S s = (y0 - a0) * scale / a;  // Carlson's s = (y₀ − A₀)/(4^m A_m)
   const S poly =
@@ -88,8 +97,12 @@ QS_HD S carlson_rc(S x, S y) {
 /// < e⁶/13 ≈ 1e-19 relative), else the duplication.
 template <class S>
 QS_HD S carlson_rc_one_plus(S e) {
-  if (detail::abs(e) > S(1e-3)) return carlson_rc(S(1), S(1) + e);
-  return S(1) - e * (S(1) / S(3) - e * (S(1) / S(5) - e * (S(1) / S(7) - e * (S(1) / S(9) - e * (S(1) / S(11))))));
+  return choose(
+      is_less(S(1e-3), detail::abs(e)), [&] { return carlson_rc(S(1), S(1) + e); },
+      [&] {
+        return S(1) -
+               e * (S(1) / S(3) - e * (S(1) / S(5) - e * (S(1) / S(7) - e * (S(1) / S(9) - e * (S(1) / S(11))))));
+      });
 }
 
 namespace detail {
@@ -133,14 +146,16 @@ QS_HD S carlson_rf(S x, S y, S z) {
   using std::sqrt;
   const S a0 = (x + y + z) / S(3), x0 = x, y0 = y;
   S a = a0, scale = S(1);
-  const S q = detail::EllipticTolerances<S>::rf *
+  const S q = S(detail::EllipticTolerances<S>::rf) *
               detail::max(detail::abs(a0 - x), detail::max(detail::abs(a0 - y), detail::abs(a0 - z)));
-  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications && scale * q >= detail::abs(a); ++m) {
+  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications; ++m) {
+    const auto more = is_less_equal(detail::abs(a), scale * q);
+    if (!any(more)) break;
     const S sx = sqrt(x), sy = sqrt(y), sz = sqrt(z);
     const S lambda = sx * sy + sx * sz + sy * sz;
-    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), z = S(0.25) * (z + lambda);
-    a = S(0.25) * (a + lambda);
-    scale *= S(0.25);
+    x = select(more, S(S(0.25) * (x + lambda)), x), y = select(more, S(S(0.25) * (y + lambda)), y);
+    z = select(more, S(S(0.25) * (z + lambda)), z), a = select(more, S(S(0.25) * (a + lambda)), a);
+    scale = select(more, S(S(0.25) * scale), scale);
   }
   const S spread = scale / a;
   return detail::rf_series((a0 - x0) * spread, (a0 - y0) * spread, a);
@@ -164,18 +179,21 @@ QS_HD CarlsonPair<S> carlson_rf_rj(S x, S y, S z, S p) {
   const S a0 = (x + y + z + S(2) * p) / S(5), f0 = (x + y + z) / S(3), x0 = x, y0 = y, z0 = z;
   const S delta = (p - x) * (p - y) * (p - z);
   S a = a0, f = f0, scale = S(1), cube = S(1), sum = S(0);  // scale = 4^{-m}, cube = 4^{-3m}
-  const S q = Tol::rj * detail::max(detail::max(detail::abs(a0 - x), detail::abs(a0 - y)),
+  const S q = S(Tol::rj) * detail::max(detail::max(detail::abs(a0 - x), detail::abs(a0 - y)),
                                     detail::max(detail::abs(a0 - z), detail::abs(a0 - p)));
-  const S qf = Tol::rf * detail::max(detail::abs(f0 - x), detail::max(detail::abs(f0 - y), detail::abs(f0 - z)));
-  for (int m = 0; m < Tol::max_duplications && (scale * q >= detail::abs(a) || scale * qf >= detail::abs(f)); ++m) {
+  const S qf = S(Tol::rf) * detail::max(detail::abs(f0 - x), detail::max(detail::abs(f0 - y), detail::abs(f0 - z)));
+  for (int m = 0; m < Tol::max_duplications; ++m) {
+    const auto more = is_less_equal(detail::abs(a), scale * q) || is_less_equal(detail::abs(f), scale * qf);
+    if (!any(more)) break;
     const S sx = sqrt(x), sy = sqrt(y), sz = sqrt(z), sp = sqrt(p);
     const S lambda = sx * sy + sx * sz + sy * sz;
     const S inverse_d = S(1) / ((sp + sx) * (sp + sy) * (sp + sz));
     const S e = cube * delta * (inverse_d * inverse_d);
-    sum += scale * carlson_rc_one_plus(e) * inverse_d;
-    x = S(0.25) * (x + lambda), y = S(0.25) * (y + lambda), z = S(0.25) * (z + lambda);
-    p = S(0.25) * (p + lambda), a = S(0.25) * (a + lambda), f = S(0.25) * (f + lambda);
-    scale *= S(0.25), cube *= S(1) / S(64);
+    sum = select(more, S(sum + scale * carlson_rc_one_plus(e) * inverse_d), sum);
+    x = select(more, S(S(0.25) * (x + lambda)), x), y = select(more, S(S(0.25) * (y + lambda)), y);
+    z = select(more, S(S(0.25) * (z + lambda)), z), p = select(more, S(S(0.25) * (p + lambda)), p);
+    a = select(more, S(S(0.25) * (a + lambda)), a), f = select(more, S(S(0.25) * (f + lambda)), f);
+    scale = select(more, S(S(0.25) * scale), scale), cube = select(more, S(cube * (S(1) / S(64))), cube);
   }
   const S spread = scale / a, spread_f = scale / f;
   return {detail::rf_series((f0 - x0) * spread_f, (f0 - y0) * spread_f, f),
@@ -196,39 +214,42 @@ QS_HD void jacobi_sncndn(S u, S mc, S& sn, S& cn, S& dn) {
   using Tol = detail::EllipticTolerances<S>;
   S means[Tol::max_agm_steps], roots[Tol::max_agm_steps];  // a_i and b_i of the AGM of 1 and √mc
   S a = S(1), b = mc, c = S(1);
-  int last = 0;
+  S last = S(0);  // the body's last step i (a lane's own)
+  int top = 0;    // the last step of any body
+  auto more = always<S>();
   for (int i = 0; i < Tol::max_agm_steps; ++i) {
-    last = i;
+    top = i;
+    last = select(more, S(i), last);
     means[i] = a;
-    b = sqrt(b);
-    roots[i] = b;
-    c = S(0.5) * (a + b);  // a_{i+1}
-    if (detail::abs(a - b) <= Tol::agm * a) break;
-    b *= a;  // b_{i+1}² = a_i b_i
-    a = c;
+    const S root = sqrt(b);
+    roots[i] = root;
+    c = select(more, S(S(0.5) * (a + root)), c);  // a_{i+1}
+    more = more && !is_less_equal(detail::abs(a - root), S(Tol::agm) * a);
+    if (!any(more)) break;
+    b = select(more, S(root * a), b);  // b_{i+1}² = a_i b_i
+    a = select(more, c, a);
   }
   const S v = u * c;  // u · AGM(1, k'): the amplitude of the fully transformed modulus
   using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S s, co;
   sincos(v, s, co);
-  dn = S(1);
-  if (s == S(0)) {
-    sn = s, cn = co;
-    return;
-  }
-  // Bulirsch's recurrence back through the transformations: `ratio` ends as cn/sn of the given
-  // modulus, `t` and `dn` are its auxiliaries
-  S ratio = c * (co / s);
-  S t = co / s;
-  for (int i = last; i >= 0; --i) {
-    t *= ratio;
-    ratio *= dn;
-    dn = (roots[i] + t) / (means[i] + t);
-    t = ratio / means[i];
-  }
-  const S inv = S(1) / sqrt(ratio * ratio + S(1));
-  sn = s < S(0) ? -inv : inv;
-  cn = ratio * sn;
+  const Vec3<S> r = choose(
+      is_equal(s, S(0)), [&] { return Vec3<S>(s, co, S(1)); },
+      [&] {
+        // Bulirsch's recurrence back through the transformations from each body's last step:
+        // `ratio` ends as cn/sn of the given modulus, `t` and `d` are its auxiliaries
+        S ratio = c * (co / s), t = co / s, d = S(1);
+        for (int i = top; i >= 0; --i) {
+          const auto on = is_less_equal(S(i), last);
+          const S t1 = t * ratio, ratio1 = ratio * d;
+          const S d1 = (roots[i] + t1) / (means[i] + t1);
+          t = select(on, S(ratio1 / means[i]), t), ratio = select(on, ratio1, ratio), d = select(on, d1, d);
+        }
+        const S inv = S(1) / sqrt(ratio * ratio + S(1));
+        const S sn1 = select(is_less(s, S(0)), S(-inv), inv);
+        return Vec3<S>(sn1, ratio * sn1, d);
+      });
+  sn = r[0], cn = r[1], dn = r[2];
 }
 
 }  // namespace quatstep::math

@@ -11,14 +11,6 @@
 
 namespace quatstep::simd {
 
-/// The Hamiltonian settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-HamiltonianSettings<L> lane_settings(const HamiltonianSettings<double>& s) {
-  HamiltonianSettings<L> out;
-  out.newton = lane_settings<L>(s.newton);
-  return out;
-}
-
 /// HamiltonianQuaternion<Model, Rule>::step for the bodies of the lanes, whose loads all have (gravity)
 /// or all lack gravity, and all have (torques) or all lack prescribed torques; lanes outside
 /// `active` are not advanced.

@@ -10,17 +10,6 @@
 
 namespace quatstep::simd {
 
-/// The HHT settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-HhtSettings<L> lane_settings(const HhtSettings<double>& s) {
-  HhtSettings<L> out;
-  out.alpha = s.alpha;
-  out.inertia_shift = s.inertia_shift;
-  out.newton = lane_settings<L>(s.newton);
-  out.drift_tolerance = s.drift_tolerance;
-  return out;
-}
-
 /// HhtFamily::step for the bodies of the lanes; lanes outside `active` (failed earlier) are not
 /// advanced.
 template <class Integrator, class L = typename Integrator::Scalar>

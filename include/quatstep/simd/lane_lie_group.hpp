@@ -13,14 +13,6 @@
 
 namespace quatstep::simd {
 
-/// The Lie-group settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-LieGroupSettings<L> lane_settings(const LieGroupSettings<double>& s) {
-  LieGroupSettings<L> out;
-  out.newton = lane_settings<L>(s.newton);
-  return out;
-}
-
 /// MidpointLie::step for the bodies of the lanes; lanes outside `active` are not advanced.
 template <class Model, class L = typename Model::Scalar>
 QS_FLATTEN LaneOutcome<L> lane_midpoint_lie_step(const MidpointLie<Model>& integrator, const Model& model,

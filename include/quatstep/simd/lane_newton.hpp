@@ -1,12 +1,13 @@
 // newton.hpp's driver for W bodies at once (lanes = bodies), bit for bit the scalar newton_solve of
-// each body: the same iterates, the same stopping rule (Negrut §3.3 read as docs/errata.md N3, the
-// round-off stall, the accepted tiny first correction), the same Jacobian reuse. A lane stops when its
+// each body: the same iterates, the same stopping rule and Jacobian reuse (newton.hpp's
+// newton_converged and newton_reuses_jacobian, instantiated with lanes). A lane stops when its
 // own rule is met and keeps its iterate from then on; the loop runs until every lane has stopped. A
 // fresh Jacobian is evaluated when some lane needs one and taken only by those lanes.
 #pragma once
 
 #include "quatstep/newton.hpp"
 #include "quatstep/simd/lane_lu.hpp"
+#include "quatstep/simd/lane_settings.hpp"
 
 namespace quatstep::simd {
 
@@ -39,7 +40,7 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
     Mask reuse(false);
     bool residual_only = false;
     if constexpr (has_residual<System, Vec<L, K>>::value) {
-      if (k > 1) reuse = first.v <= settings.jacobian_reuse_below.v;
+      if (k > 1) reuse = newton_reuses_jacobian(first, settings).holds;
       residual_only = stdx::all_of(reuse || done);
       if (residual_only) sys.residual(x, r);
     }
@@ -53,28 +54,11 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
     for (int i = 0; i < K; ++i) x[i] = select(done, x[i], x[i] + dx[i]);
     const L d = sys.correction_norm(dx, x);
     finish(!(d.v <= INFINITY), Status::non_finite, k);
-    if (k == 1) {
-      first = d;
-      finish(d.v <= (L(1e-3) * settings.tolerance).v, Status::ok, k);
-    } else {
-      const L xi = d / previous;  // convergence rate estimate
-      finish((xi.v < 1.0) && ((xi / (L(1) - xi) * d).v <= settings.tolerance.v), Status::ok, k);
-      finish(d.v == 0.0, Status::ok, k);
-      if constexpr (has_round_off_norm<System, Vec<L, K>>::value) finish(d.v <= sys.round_off_norm(x).v, Status::ok, k);
-    }
+    if (k == 1) first = d;
+    finish(newton_converged(sys, x, k, d, previous, settings.tolerance).holds, Status::ok, k);
     previous = d;
   }
   finish(!done, Status::newton_not_converged, settings.max_iterations);
-  return out;
-}
-
-/// The Newton settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-NewtonSettings<L> lane_settings(const NewtonSettings<double>& s) {
-  NewtonSettings<L> out;
-  out.tolerance = s.tolerance;
-  out.max_iterations = s.max_iterations;
-  out.jacobian_reuse_below = s.jacobian_reuse_below;
   return out;
 }
 

@@ -10,15 +10,6 @@
 
 namespace quatstep::simd {
 
-/// The Simo–Vu-Quoc settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-SimoVuQuocSettings<L> lane_settings(const SimoVuQuocSettings<double>& s) {
-  SimoVuQuocSettings<L> out;
-  out.alpha = s.alpha;
-  out.newton = lane_settings<L>(s.newton);
-  return out;
-}
-
 /// SimoVuQuoc::step for the bodies of the lanes; lanes outside `active` are not advanced.
 template <class Model, class L = typename Model::Scalar>
 QS_FLATTEN LaneOutcome<L> lane_simo_vu_quoc_step(const SimoVuQuoc<Model>& integrator, const Model& model,

@@ -71,6 +71,18 @@ template <class Mask>
 inline LaneCondition<Mask> operator&&(const LaneCondition<Mask>& a, const LaneCondition<Mask>& b) {
   return {a.holds && b.holds};
 }
+template <class Mask>
+inline LaneCondition<Mask> operator||(const LaneCondition<Mask>& a, const LaneCondition<Mask>& b) {
+  return {a.holds || b.holds};
+}
+template <class Mask>
+inline LaneCondition<Mask> operator!(const LaneCondition<Mask>& a) {
+  return {!a.holds};
+}
+template <int W, class A>
+inline LaneCondition<typename Lanes<W, A>::Mask> is_equal(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+  return {a.v == b.v};
+}
 template <int W, class A>
 inline LaneCondition<typename Lanes<W, A>::Mask> is_less(const Lanes<W, A>& a, const Lanes<W, A>& b) {
   return {a.v < b.v};
@@ -90,6 +102,16 @@ inline Eigen::Matrix<T, R, C> blend(const Mask& m, const Eigen::Matrix<T, R, C>&
   Eigen::Matrix<T, R, C> out;
   for (int i = 0; i < R * C; ++i) out(i) = select(m, a(i), b(i));
   return out;
+}
+
+/// math::select and math::any lane by lane.
+template <class Mask, int W, class A>
+inline Lanes<W, A> select(const LaneCondition<Mask>& c, const Lanes<W, A>& a, const Lanes<W, A>& b) {
+  return select(c.holds, a, b);
+}
+template <class Mask>
+inline bool any(const LaneCondition<Mask>& c) {
+  return stdx::any_of(c.holds);
 }
 
 /// math::choose lane by lane: one side where every lane agrees, both sides and a blend otherwise.

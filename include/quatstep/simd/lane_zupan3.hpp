@@ -11,14 +11,6 @@
 
 namespace quatstep::simd {
 
-/// The Zupan3 settings of a lane integrator: the scalar ones in every lane.
-template <class L>
-Zupan3Settings<L> lane_settings(const Zupan3Settings<double>& s) {
-  Zupan3Settings<L> out;
-  out.newton = lane_settings<L>(s.newton);
-  return out;
-}
-
 /// Zupan3::step for the bodies of the lanes: a lane's iterations are both stages', its status the
 /// first failure; lanes outside `active` are not advanced.
 template <class Model, class L = typename Model::Scalar>

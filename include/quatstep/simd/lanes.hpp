@@ -105,6 +105,7 @@ QS_LANES inline Lanes<W, A> abs(const Lanes<W, A>& a) { return Lanes<W, A>(stdx:
 QS_LANES inline Lanes<W, A> max(const Lanes<W, A>& a, const Lanes<W, A>& b) { return select(a.v < b.v, b, a); }
 QS_LANES inline Lanes<W, A> min(const Lanes<W, A>& a, const Lanes<W, A>& b) { return select(b.v < a.v, b, a); }
 QS_LANES inline Lanes<W, A> sqrt(const Lanes<W, A>& a) { return Lanes<W, A>(stdx::sqrt(a.v)); }  // IEEE, correctly rounded
+QS_LANES inline Lanes<W, A> floor(const Lanes<W, A>& a) { return Lanes<W, A>(stdx::floor(a.v)); }  // exact
 #undef QS_LANES
 
 }  // namespace quatstep::simd
