@@ -12,8 +12,9 @@
 // block, take the scalar step. Adaptive steps and the other models (the generic Livens models) are
 // scalar.
 //
-// Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2, and used
-// where the CPU has AVX2 (lanes::available()); elsewhere, or with QUATSTEP_SIMD=off in the
+// Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2 (unless the
+// build turns QUATSTEP_CPU_LANES off), and used where the CPU has AVX2 (lanes::available());
+// elsewhere, or with QUATSTEP_SIMD=off in the
 // environment, every body takes the scalar step (two SSE2 lanes ran 1.3–1.45× the scalar step in the
 // study against 2.5–3.9× for four AVX2 lanes, studies/README.md; an SSE2 fallback is not built).
 // Only plain numbers cross into that unit (BlockJob, the settings), so no template of double is
@@ -45,6 +46,13 @@ namespace quatstep::lanes {
 /// Bodies per block: four doubles, one AVX2 register.
 inline constexpr int width = 4;
 
+/// Whether this build has the lane steps (QUATSTEP_CPU_LANES, host/CMakeLists.txt).
+#if QUATSTEP_CPU_LANES
+inline constexpr bool built = true;
+#else
+inline constexpr bool built = false;
+#endif
+
 /// Whether this build has the lane steps and this CPU runs them, and QUATSTEP_SIMD is not "off".
 inline bool available() {
 #if QUATSTEP_CPU_LANES
@@ -58,10 +66,11 @@ inline bool available() {
 #endif
 }
 
-/// The models with lanes.
+/// The models with lanes (none in a build without them: nothing then calls into the AVX2 unit).
 enum class Model { heavy_top, free_rigid_body };
 template <class M>
-inline constexpr bool has_lanes = std::is_same_v<M, HeavyTop<double>> || std::is_same_v<M, FreeRigidBody<double>>;
+inline constexpr bool has_lanes =
+    built && (std::is_same_v<M, HeavyTop<double>> || std::is_same_v<M, FreeRigidBody<double>>);
 template <class M>
 inline constexpr Model model_of = std::is_same_v<M, HeavyTop<double>> ? Model::heavy_top : Model::free_rigid_body;
 

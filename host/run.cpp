@@ -575,6 +575,9 @@ static std::string lanes_summary(const RunResult& r) {
   if (r.bodies_in_lanes > 0)
     return "AVX2, " + std::to_string(r.bodies_in_lanes) + " of " + std::to_string(r.bodies) + " bodies, " +
            std::to_string(lanes::width) + " per block";
+  if (!lanes::built)
+    return "none (built without them: QUATSTEP_CPU_LANES=OFF, as the README's first command builds, or a compiler "
+           "or CPU family without AVX2; scripts/setup.sh --tests builds them)";
   if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
   if (r.bodies < lanes::width) return "none (fewer bodies than a block of " + std::to_string(lanes::width) + ")";
   return "none (no lane step for this method and model, or no block of bodies whose loads take the same branches)";

@@ -2,7 +2,8 @@
 # Installs what quatstep needs on a fresh Debian 12 machine (as root, or with sudo), then configures
 # and builds it in ./build. Idempotent: a second run only rebuilds what changed.
 #   scripts/setup.sh           the `quatstep` command only, with the CUDA backend only where a GPU is
-#                              usable and without the CPU's float ensembles in a new ./build
+#                              usable and without the CPU's float ensembles and SIMD lanes in a new
+#                              ./build
 #                              (README's first command: it builds only what it runs)
 #   scripts/setup.sh --tests   everything: library, command, tests, examples, benchmarks, and every
 #                              CUDA file whenever nvcc is found, GPU or not (README's test command)
@@ -62,17 +63,20 @@ if [[ $mode == tests ]]; then
   # -U: the Python module follows nanobind's presence now, not at the command's first configure
   # (which runs before pip has installed it).
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=AUTO -DQUATSTEP_CPU_SHARDS=$shards \
-        -DQUATSTEP_BUILD_TESTS=ON -DQUATSTEP_BUILD_BENCH=ON -DQUATSTEP_CPU_FLOAT=ON -UQUATSTEP_PYTHON \
+        -DQUATSTEP_BUILD_TESTS=ON -DQUATSTEP_BUILD_BENCH=ON -DQUATSTEP_CPU_FLOAT=ON -DQUATSTEP_CPU_LANES=ON \
+        -UQUATSTEP_PYTHON \
         ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   cmake --build build -j "$(nproc)"
 else
   cuda=OFF
   if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then cuda=AUTO; fi
   # A new ./build is configured without the tests and benchmarks, in half the time (7 s instead of
-  # 13 s here), and without the CPU's float ensembles (≈ 100 s of compiler time; the heavy top runs in
-  # double); --tests turns them all on, and a ./build that has them keeps them.
+  # 13 s here), without the CPU's float ensembles (≈ 100 s of compiler time; the heavy top runs in
+  # double) and without the CPU's SIMD lanes (≈ 2 min; the example is one body, fewer than a block);
+  # --tests turns them all on, and a ./build that has them keeps them.
   lean=()
-  [[ -f build/CMakeCache.txt ]] || lean=(-DQUATSTEP_BUILD_TESTS=OFF -DQUATSTEP_BUILD_BENCH=OFF -DQUATSTEP_CPU_FLOAT=OFF)
+  [[ -f build/CMakeCache.txt ]] ||
+    lean=(-DQUATSTEP_BUILD_TESTS=OFF -DQUATSTEP_BUILD_BENCH=OFF -DQUATSTEP_CPU_FLOAT=OFF -DQUATSTEP_CPU_LANES=OFF)
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQUATSTEP_CUDA=$cuda -DQUATSTEP_CPU_SHARDS=$shards \
         "${lean[@]}" ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   # pip downloads and unpacks the Python packages while the compiler runs, without compiling their
