@@ -9,8 +9,8 @@
 // ExactFreeSplitting (both compositions). Which bodies: the blocks of consecutive bodies whose steps
 // take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
 // with a sinusoid, the same load windows); every other body, and the bodies past the last full
-// block, take the scalar step. Adaptive steps and the other models (the generic Livens models) are
-// scalar.
+// block, take the scalar step. Adaptive steps, float ensembles and mechanisms are scalar (the generic
+// models of the Livens schemes, livens_generic.hpp, are not in the registry, so no ensemble holds them).
 //
 // Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2 (unless the
 // build turns QUATSTEP_CPU_LANES off), and used where the CPU has AVX2 (lanes::available());

@@ -118,9 +118,12 @@ struct FreeMotionStep {
 /// m ? a : b field by field, for a lane type's choose (simd/lane_trig.hpp); blend is the lane type's.
 template <class Mask, class S>
 FreeMotionStep<S> blend(const Mask& m, const FreeMotionStep<S>& a, const FreeMotionStep<S>& b) {
-  return {blend(m, a.sn, b.sn),       blend(m, a.cn, b.cn),
-          blend(m, a.dn, b.dn),       blend(m, a.third, b.third),
-          blend(m, a.half_theta_cos, b.half_theta_cos), blend(m, a.half_theta_sin, b.half_theta_sin)};
+  return {blend(m, a.sn, b.sn),
+          blend(m, a.cn, b.cn),
+          blend(m, a.dn, b.dn),
+          blend(m, a.third, b.third),
+          blend(m, a.half_theta_cos, b.half_theta_cos),
+          blend(m, a.half_theta_sin, b.half_theta_sin)};
 }
 
 /// A step with |λt| ≤ π/2 (≤ K): the addition theorems. sn, cn, dn of u₀ + λt from those of u₀ and of
@@ -202,7 +205,8 @@ QS_HD Vec4<S> rotation_of_moving_body(const Vec3<S>& inverse, const Vec3<S>& L, 
   namespace d = exact_free_flow_detail;
   const FreeMotion<S> m(inverse, L);
   const S du = m.lambda * t;
-  const auto short_enough = is_less_equal(du, S(1.5707963267948966)) && is_less_equal(S(-1.5707963267948966), du);  // π/2 ≤ K
+  const S quarter_turn = S(1.5707963267948966);  // π/2 ≤ K
+  const auto short_enough = is_less_equal(du, quarter_turn) && is_less_equal(-quarter_turn, du);
   const FreeMotionStep<S> e = choose(short_enough, [&] { return short_step(m, du); }, [&] { return long_step(m, du); });
   const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third;  // (F8) but −ΔΘ
   const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                     // (F2)
