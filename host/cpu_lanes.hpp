@@ -14,9 +14,9 @@
 //
 // Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2 (unless the
 // build turns QUATSTEP_CPU_LANES off), and used where the CPU has AVX2 (lanes::available());
-// elsewhere, or with QUATSTEP_SIMD=off in the
-// environment, every body takes the scalar step (two SSE2 lanes ran 1.3–1.45× the scalar step in the
-// study against 2.5–3.9× for four AVX2 lanes, studies/README.md; an SSE2 fallback is not built).
+// elsewhere, or with QUATSTEP_SIMD=off in the environment, every body takes the scalar step (two
+// SSE2 lanes ran 1.3–1.45× the scalar step in the study against 2.5–3.9× for four AVX2 lanes,
+// studies/README.md; an SSE2 fallback is not built).
 // Only plain numbers cross into that unit (BlockJob, the settings), so no template of double is
 // compiled with AVX2 (the test cpu_lanes_symbols checks the unit's symbols).
 #pragma once

@@ -570,6 +570,8 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
   return r.run.shard ? shard_scenario(sc, *r.run.shard) : sc;
 }
 
+bool simd_lanes_available() { return lanes::available(); }
+
 /// The summary's account of the CPU backend's SIMD lanes (cpu_lanes.hpp).
 static std::string lanes_summary(const RunResult& r) {
   if (r.bodies_in_lanes > 0)

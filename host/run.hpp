@@ -146,4 +146,8 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
 /// file.
 void print_summary(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
+/// Whether the CPU steps blocks of bodies in SIMD lanes in this process: the build has them
+/// (QUATSTEP_CPU_LANES), the CPU has AVX2, and QUATSTEP_SIMD is not "off" (lanes::available()).
+bool simd_lanes_available();
+
 }  // namespace quatstep

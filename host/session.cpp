@@ -153,6 +153,7 @@ class ArrayEnsemble final : public BodyEnsemble {
   const std::vector<index_t>& newton_iterations() const override { return ensemble_->newton_iterations(); }
   const std::vector<index_t>& failed_step() const override { return ensemble_->failed_step(); }
   StepRecords step_records() const override { return ensemble_->step_records(); }
+  index_t bodies_in_lanes() const override { return ensemble_->bodies_in_lanes(); }
 
  private:
   Scenario scenario_;

@@ -152,6 +152,9 @@ class BodyEnsemble {
   virtual const std::vector<index_t>& failed_step() const = 0;
   /// Adaptive steps: every body's step records (Ensemble::step_records); empty for fixed steps.
   virtual StepRecords step_records() const = 0;
+  /// CPU: the bodies stepped in SIMD lanes (host/cpu_lanes.hpp), as `quatstep run`'s summary counts
+  /// them; 0 on the GPU, with adaptive steps, or where simd_lanes_available() (run.hpp) is false.
+  virtual index_t bodies_in_lanes() const = 0;
 };
 
 /// A spec's names and settings as registry indices, checked as a scenario's are.

@@ -489,6 +489,12 @@ class Ensemble(_Stepped):
     precision = property(lambda self: self._core.precision, doc='"double" or "float".')
     backend = property(lambda self: self._core.backend, doc="What runs the bodies (and for \"auto\", why).")
     device = property(lambda self: self._core.device, doc="The CUDA device holding the state; -1: host memory.")
+    bodies_in_lanes = property(
+        lambda self: self._core.bodies_in_lanes,
+        doc="The bodies the CPU steps four at a time in SIMD lanes, bit for bit the scalar step "
+            "(host/cpu_lanes.hpp): blocks of four consecutive bodies whose loads take the same branches, with fixed "
+            "steps in double; 0 on the GPU, with adaptive steps or float, and where ``quatstep._quatstep.simd_lanes`` "
+            "is False (a build without them, a CPU without AVX2, or ``QUATSTEP_SIMD=off``).")
 
     def __repr__(self):
         return (f"Ensemble({self.model!r}, {self.method!r}, {self.bodies} bodies, {self.precision}, "

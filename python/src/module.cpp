@@ -435,6 +435,7 @@ NB_MODULE(_quatstep, m) {
   using namespace quatstep::python;
   m.doc() = "The compiled core of quatstep (use the package `quatstep`, which wraps it).";
   m.attr("version") = version;
+  m.attr("simd_lanes") = simd_lanes_available();
   nb::exception<ScenarioError>(m, "ScenarioError", PyExc_ValueError);
 
   m.def("registry", &registry,
@@ -548,6 +549,8 @@ NB_MODULE(_quatstep, m) {
   body_ensemble.def_prop_ro("bodies", &BodyEnsemble::bodies)
       .def_prop_ro("precision", [](const BodyEnsemble& e) { return std::string(to_string(e.precision())); })
       .def_prop_ro("translates", &BodyEnsemble::translates)
+      .def_prop_ro("bodies_in_lanes", &BodyEnsemble::bodies_in_lanes,
+                   "The bodies the CPU steps in SIMD lanes (host/cpu_lanes.hpp); 0 on the GPU.")
       .def_prop_ro("backend", [](const BodyEnsemble& e) { return e.backend().description; })
       .def_prop_ro("state_size", [](const BodyEnsemble& e) { return e.storage().components; })
       .def_prop_ro("device", [](const BodyEnsemble& e) { return e.storage().device; },

@@ -150,6 +150,19 @@ def test_computed_kinematics_are_copies():
     assert np.shares_memory(ens.quaternion, ens.state)
 
 
+def test_bodies_in_lanes_counts_the_blocks_the_cpu_steps_together():
+    """Ten heavy tops alike: two blocks of four in SIMD lanes where this process has them (the last two
+    bodies step alone), none without them; float and adaptive steps step every body alone."""
+    lanes = quatstep._core.simd_lanes
+    ens = quatstep.Ensemble("heavy_top", "livens_em", dt=1e-3, parameters=HEAVY_TOP, bodies=10)
+    assert ens.bodies_in_lanes == (8 if lanes else 0)
+    ens.advance(10)
+    assert ens.bodies_in_lanes == (8 if lanes else 0) and ens.failures == 0
+    alone = [quatstep.Ensemble("heavy_top", "modified_hht", dt=1e-3, parameters=HEAVY_TOP, bodies=10, **more)
+             for more in ({"precision": "float"}, {"adaptive": True, "inertia_shift": True})]
+    assert [e.bodies_in_lanes for e in alone] == [0, 0]
+
+
 def test_float_views_are_float():
     ens = quatstep.Ensemble("heavy_top", "zupan3", dt=1e-3, parameters=HEAVY_TOP, precision="float")
     assert ens.state.dtype == np.float32 and ens.quaternion.dtype == np.float32
