@@ -3,8 +3,8 @@
 // whatever the thread count. Over an adaptive stepper (AdaptiveHht<Integrator>) it walks
 // advance_body_adaptive instead (include/quatstep/adaptive/adaptive_ensemble.hpp): h is then the
 // spacing of the output times, each body keeps its own t and h, and its step records are kept.
-// Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of lanes::width
-// bodies take it instead of advance_body, with the same bits.
+// Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of
+// lanes::width<S> bodies (4 in double, 8 in float) take it instead of advance_body, with the same bits.
 #pragma once
 
 #include <algorithm>
@@ -167,23 +167,24 @@ class CpuEnsemble {
       const index_t n = bodies(), last = first + steps;
       const SoaView<S> soa{state_.data(), n};
       const BodyRecord rec = record();
+      constexpr index_t width = lanes::width<S>;
 #pragma omp parallel for schedule(static)
-      for (index_t b = 0; b < (n + lanes::width - 1) / lanes::width; ++b) {
-        const index_t i0 = b * lanes::width;
+      for (index_t b = 0; b < (n + width - 1) / width; ++b) {
+        const index_t i0 = b * width;
         if (!lanes_->lanes(b)) {
-          for (index_t i = i0; i < std::min(n, i0 + lanes::width); ++i)
+          for (index_t i = i0; i < std::min(n, i0 + width); ++i)
             advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
           continue;
         }
-        double parameters[lanes::Blocks<Model>::parameters_per_block];
+        S parameters[lanes::Blocks<Model>::parameters_per_block];
         lanes_->pack(&models_[i0], parameters);
-        lanes::BlockJob job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
+        lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
         while (job.first_step < last) {
           const index_t next = next_sample(out, job.first_step, last);
           job.steps = next - job.first_step;
           lanes::LaneForm<Integrator>::advance(integrator_, job);
           if (out.holds(next))
-            for (index_t i = i0; i < i0 + lanes::width; ++i)
+            for (index_t i = i0; i < i0 + width; ++i)
               write_sample(out, next, i, integrator_, models_[i], state(i), status_[i] == Status::ok);
           job.first_step = next;
         }

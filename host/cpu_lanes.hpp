@@ -2,23 +2,25 @@
 // one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Every fixed-step integrator of the registry
-// on HeavyTop and FreeRigidBody in double: the HHT family (Hht, ModifiedHht, with or without the
+// on HeavyTop and FreeRigidBody, in double (four bodies per AVX2 register) and in float (eight): the HHT family (Hht, ModifiedHht, with or without the
 // inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the Livens schemes
 // (LivensEm, LivensMidpoint; reduced, full and null-space), the Hamiltonian schemes (HamiltonianEm,
 // HamiltonianMidpoint) and the explicit splittings NoSquish, SymmetricSplitting (orders 2, 4, 6) and
 // ExactFreeSplitting (both compositions). Which bodies: the blocks of consecutive bodies whose steps
 // take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
 // with a sinusoid, the same load windows); every other body, and the bodies past the last full
-// block, take the scalar step. Adaptive steps, float ensembles and mechanisms are scalar (the generic
-// models of the Livens schemes, livens_generic.hpp, are not in the registry, so no ensemble holds them).
+// block, take the scalar step. Adaptive steps and mechanisms are scalar (the generic models of the
+// Livens schemes, livens_generic.hpp, are not in the registry, so no ensemble holds them).
 //
-// Run-time dispatch: the lane steps are compiled once, in cpu_lanes_avx2.cpp with -mavx2 (unless the
-// build turns QUATSTEP_CPU_LANES off), and used where the CPU has AVX2 (lanes::available());
+// Run-time dispatch: the lane steps are compiled once per precision, in the units generated from
+// cpu_lanes_avx2.cpp.in with -mavx2 (unless the build turns QUATSTEP_CPU_LANES off; the float unit
+// only with QUATSTEP_CPU_FLOAT), and used where the CPU has AVX2 (lanes::available());
 // elsewhere, or with QUATSTEP_SIMD=off in the environment, every body takes the scalar step (two
 // SSE2 lanes ran 1.3–1.45× the scalar step in the study against 2.5–3.9× for four AVX2 lanes,
 // studies/README.md; an SSE2 fallback is not built).
-// Only plain numbers cross into that unit (BlockJob, the settings), so no template of double is
-// compiled with AVX2 (the test cpu_lanes_symbols checks the unit's symbols).
+// Only plain numbers cross into those units (BlockJob, the settings), so no template of double or
+// float is compiled with AVX2 but the entry points below (the test cpu_lanes_symbols checks the units'
+// symbols).
 #pragma once
 
 #include <algorithm>
@@ -43,14 +45,21 @@
 
 namespace quatstep::lanes {
 
-/// Bodies per block: four doubles, one AVX2 register.
-inline constexpr int width = 4;
+/// Bodies per block: one AVX2 register, four doubles or eight floats.
+template <class T>
+inline constexpr int width = 32 / int(sizeof(T));
 
-/// Whether this build has the lane steps (QUATSTEP_CPU_LANES, host/CMakeLists.txt).
+/// Whether this build has the lane steps (QUATSTEP_CPU_LANES, host/CMakeLists.txt), in double and in
+/// float (QUATSTEP_CPU_LANES_FLOAT: with QUATSTEP_CPU_FLOAT).
 #if QUATSTEP_CPU_LANES
 inline constexpr bool built = true;
 #else
 inline constexpr bool built = false;
+#endif
+#if QUATSTEP_CPU_LANES && QUATSTEP_CPU_LANES_FLOAT
+inline constexpr bool built_float = true;
+#else
+inline constexpr bool built_float = false;
 #endif
 
 /// Whether this build has the lane steps and this CPU runs them, and QUATSTEP_SIMD is not "off".
@@ -66,38 +75,52 @@ inline bool available() {
 #endif
 }
 
-/// The models with lanes (none in a build without them: nothing then calls into the AVX2 unit).
+/// The models with lanes (none in a build without them: nothing then calls into the AVX2 units).
 enum class Model { heavy_top, free_rigid_body };
+template <class T>
+inline constexpr bool built_in = std::is_same_v<T, double> ? built : std::is_same_v<T, float> && built_float;
+template <class M, class T = typename M::Scalar>
+inline constexpr bool has_lanes = built_in<T> && (std::is_same_v<M, HeavyTop<T>> || std::is_same_v<M, FreeRigidBody<T>>);
 template <class M>
-inline constexpr bool has_lanes =
-    built && (std::is_same_v<M, HeavyTop<double>> || std::is_same_v<M, FreeRigidBody<double>>);
-template <class M>
-inline constexpr Model model_of = std::is_same_v<M, HeavyTop<double>> ? Model::heavy_top : Model::free_rigid_body;
+inline constexpr Model model_of = std::is_same_v<M, HeavyTop<typename M::Scalar>> ? Model::heavy_top : Model::free_rigid_body;
 
-/// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width − 1, as
+/// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width<T> − 1, as
 /// advance_body does for each: the state in and out of the struct-of-arrays, the records updated.
+template <class T>
 struct BlockJob {
   Model model;
-  const double* parameters;  ///< the block's model parameters, [parameter][lane] (for_each_parameter)
-  LaneBranches branches;     ///< what every body of the block shares
-  double* state;             ///< every body's state, component c of body i at [c·bodies + i]
+  const T* parameters;    ///< the block's model parameters, [parameter][lane] (for_each_parameter)
+  LaneBranches branches;  ///< what every body of the block shares
+  T* state;               ///< every body's state, component c of body i at [c·bodies + i]
   index_t bodies, first;
   BodyRecord record;
-  double t0, h;
+  T t0, h;
   index_t first_step, steps;
 };
 
-void advance_hht(VelocityUpdate update, const HhtSettings<double>& settings, const BlockJob& job);
-void advance_livens(LivensRule rule, LivensVariant variant, const LivensSettings<double>& settings, const BlockJob& job);
-void advance_simo_vu_quoc(const SimoVuQuocSettings<double>& settings, const BlockJob& job);
-void advance_midpoint_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
-void advance_explicit_newmark_lie(const LieGroupSettings<double>& settings, const BlockJob& job);
-void advance_hamiltonian(LivensRule rule, const HamiltonianSettings<double>& settings, const BlockJob& job);
-void advance_zupan3(const Zupan3Settings<double>& settings, const BlockJob& job);
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
-void advance_splitting(Flow flow, const SplittingSettings<double>& settings, const BlockJob& job);
-void advance_exact_free_splitting(const ExactFreeSplittingSettings<double>& settings, const BlockJob& job);
+
+/// The entry points into the AVX2 units, T = double or float: each steps a block (BlockJob) of one
+/// method. Defined and explicitly instantiated in the AVX2 unit of T only.
+template <class T>
+struct LaneSteps {
+  static void hht(VelocityUpdate update, const HhtSettings<T>& settings, const BlockJob<T>& job);
+  static void livens(LivensRule rule, LivensVariant variant, const LivensSettings<T>& settings, const BlockJob<T>& job);
+  static void simo_vu_quoc(const SimoVuQuocSettings<T>& settings, const BlockJob<T>& job);
+  static void midpoint_lie(const LieGroupSettings<T>& settings, const BlockJob<T>& job);
+  static void explicit_newmark_lie(const LieGroupSettings<T>& settings, const BlockJob<T>& job);
+  static void hamiltonian(LivensRule rule, const HamiltonianSettings<T>& settings, const BlockJob<T>& job);
+  static void zupan3(const Zupan3Settings<T>& settings, const BlockJob<T>& job);
+  static void splitting(Flow flow, const SplittingSettings<T>& settings, const BlockJob<T>& job);
+  static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job);
+};
+
+/// The block and the entry points of a model's precision.
+template <class M>
+using JobOf = BlockJob<typename M::Scalar>;
+template <class M>
+using Steps = LaneSteps<typename M::Scalar>;
 
 /// The lane step of an integrator, where it has one.
 template <class Integrator>
@@ -107,63 +130,67 @@ struct LaneForm {
 template <class M, VelocityUpdate U>
 struct LaneForm<HhtFamily<M, U>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const HhtFamily<M, U>& i, const BlockJob& job) { advance_hht(U, i.settings, job); }
+  static void advance(const HhtFamily<M, U>& i, const JobOf<M>& job) { Steps<M>::hht(U, i.settings, job); }
 };
 template <class M, LivensRule Rule, LivensVariant V>
 struct LaneForm<LivensIntegrator<M, Rule, V>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const LivensIntegrator<M, Rule, V>& i, const BlockJob& job) {
-    advance_livens(Rule, V, i.settings, job);
+  static void advance(const LivensIntegrator<M, Rule, V>& i, const JobOf<M>& job) {
+    Steps<M>::livens(Rule, V, i.settings, job);
   }
 };
 
 template <class M>
 struct LaneForm<SimoVuQuoc<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const SimoVuQuoc<M>& i, const BlockJob& job) { advance_simo_vu_quoc(i.settings, job); }
+  static void advance(const SimoVuQuoc<M>& i, const JobOf<M>& job) { Steps<M>::simo_vu_quoc(i.settings, job); }
 };
 template <class M>
 struct LaneForm<Zupan3<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const Zupan3<M>& i, const BlockJob& job) { advance_zupan3(i.settings, job); }
+  static void advance(const Zupan3<M>& i, const JobOf<M>& job) { Steps<M>::zupan3(i.settings, job); }
 };
 template <class M>
 struct LaneForm<MidpointLie<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const MidpointLie<M>& i, const BlockJob& job) { advance_midpoint_lie(i.settings, job); }
+  static void advance(const MidpointLie<M>& i, const JobOf<M>& job) { Steps<M>::midpoint_lie(i.settings, job); }
 };
 template <class M>
 struct LaneForm<ExplicitNewmarkLie<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const ExplicitNewmarkLie<M>& i, const BlockJob& job) {
-    advance_explicit_newmark_lie(i.settings, job);
+  static void advance(const ExplicitNewmarkLie<M>& i, const JobOf<M>& job) {
+    Steps<M>::explicit_newmark_lie(i.settings, job);
   }
 };
 template <class M, LivensRule Rule>
 struct LaneForm<HamiltonianQuaternion<M, Rule>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const HamiltonianQuaternion<M, Rule>& i, const BlockJob& job) {
-    advance_hamiltonian(Rule, i.settings, job);
+  static void advance(const HamiltonianQuaternion<M, Rule>& i, const JobOf<M>& job) {
+    Steps<M>::hamiltonian(Rule, i.settings, job);
   }
 };
 template <class M, class F>
 struct LaneForm<RigidBodySplitting<M, F>> {
   static constexpr bool exists =
       has_lanes<M> && (std::is_same_v<F, NoSquishFlow> || std::is_same_v<F, SymmetricSplittingFlow>);
-  static void advance(const RigidBodySplitting<M, F>& i, const BlockJob& job) {
-    advance_splitting(std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric, i.settings, job);
+  static void advance(const RigidBodySplitting<M, F>& i, const JobOf<M>& job) {
+    Steps<M>::splitting(std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric, i.settings, job);
   }
 };
 template <class M>
 struct LaneForm<ExactFreeSplitting<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const ExactFreeSplitting<M>& i, const BlockJob& job) { advance_exact_free_splitting(i.settings, job); }
+  static void advance(const ExactFreeSplitting<M>& i, const JobOf<M>& job) {
+    Steps<M>::exact_free_splitting(i.settings, job);
+  }
 };
 
 /// The blocks of an ensemble of models M: which are stepped in lanes. A block's parameters are
 /// packed for the lanes when it is stepped (pack), not kept: they would double the models' memory.
 template <class M>
 struct Blocks {
+  using T = typename M::Scalar;
+  static constexpr int width = lanes::width<T>;
   static constexpr int parameters_per_block = lane_parameters<M> * width;
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
 
@@ -175,11 +202,11 @@ struct Blocks {
     }
   }
   /// The parameters of the `width` models from `block`, [parameter][lane], into out[parameters_per_block].
-  static void pack(const M* block, double* out) {
+  static void pack(const M* block, T* out) {
     for (int j = 0; j < width; ++j) {
       M m = block[j];
-      double* p = out + j;
-      for_each_parameter(m, [&](double x) { *p = x, p += width; });
+      T* p = out + j;
+      for_each_parameter(m, [&](T x) { *p = x, p += width; });
     }
   }
   bool lanes(index_t block) const { return block < index_t(branches.size()) && branches[block].laneable; }
@@ -188,8 +215,8 @@ struct Blocks {
     return width * index_t(std::count_if(branches.begin(), branches.end(), [](const LaneBranches& b) { return b.laneable; }));
   }
   /// Block b's job for steps first_step … (the caller sets steps), its parameters packed.
-  BlockJob job(index_t b, const double* parameters, double* state, index_t bodies, const BodyRecord& record,
-               double t0, double h, index_t first_step) const {
+  BlockJob<T> job(index_t b, const T* parameters, T* state, index_t bodies, const BodyRecord& record, T t0, T h,
+                  index_t first_step) const {
     return {model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0};
   }
 };

@@ -573,15 +573,18 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
 bool simd_lanes_available() { return lanes::available(); }
 
 /// The summary's account of the CPU backend's SIMD lanes (cpu_lanes.hpp).
-static std::string lanes_summary(const RunResult& r) {
+static std::string lanes_summary(const Scenario& sc, const RunResult& r) {
+  const bool in_float = sc.precision == Precision::single_precision;
+  const int width = in_float ? lanes::width<float> : lanes::width<double>;
   if (r.bodies_in_lanes > 0)
     return "AVX2, " + std::to_string(r.bodies_in_lanes) + " of " + std::to_string(r.bodies) + " bodies, " +
-           std::to_string(lanes::width) + " per block";
+           std::to_string(width) + " per block";
   if (!lanes::built)
     return "none (built without them: QUATSTEP_CPU_LANES=OFF, as the README's first command builds, or a compiler "
            "or CPU family without AVX2; scripts/setup.sh --tests builds them)";
+  if (in_float && !lanes::built_float) return "none (float lanes come with QUATSTEP_CPU_FLOAT=ON)";
   if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
-  if (r.bodies < lanes::width) return "none (fewer bodies than a block of " + std::to_string(lanes::width) + ")";
+  if (r.bodies < width) return "none (fewer bodies than a block of " + std::to_string(width) + ")";
   return "none (no lane step for this method and model, or no block of bodies whose loads take the same branches)";
 }
 
@@ -607,7 +610,7 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   row("backend") << r.backend.description << ", " << to_string(sc.precision) << "\n";
   if (r.backend.backend == Backend::cpu) {
     row("threads") << r.threads << "\n";
-    row("SIMD lanes") << lanes_summary(r) << "\n";
+    row("SIMD lanes") << lanes_summary(sc, r) << "\n";
   }
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s (integration loop " << r.loop_seconds
                     << " s, the rest setup and closing)\n";

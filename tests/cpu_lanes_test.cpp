@@ -1,9 +1,9 @@
 // SIMD across bodies in the CPU backend (host/cpu_lanes.hpp): with the lanes on, every body's state,
 // samples, status, Newton iteration count and failed step are those of the scalar step, bit for bit,
-// for every integrator with lanes (cpu_lanes.hpp) on heavy tops and free bodies, with and without
-// Jacobian reuse, on populations whose blocks mix bodies that share their branches (in lanes) with
-// bodies that do not (stepped alone), bodies past the last full block, and bodies that fail at
-// different steps.
+// for every integrator with lanes (cpu_lanes.hpp) on heavy tops and free bodies, in double (blocks of
+// four) and in float (blocks of eight), with and without Jacobian reuse, on populations whose blocks
+// mix bodies that share their branches (in lanes) with bodies that do not (stepped alone), bodies past
+// the last full block, and bodies that fail at different steps.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -18,21 +18,44 @@ using namespace quatstep;
 using bench::sherif_top;
 using bench::step_size;
 
-constexpr index_t bodies = 23;  // five full blocks of four and three bodies past them
+/// Bodies per block in S, and the populations' size: five full blocks and three bodies past them.
+template <class S>
+constexpr index_t width = lanes::width<S>;
+template <class S>
+constexpr index_t bodies_of = 5 * width<S> + 3;
+constexpr index_t bodies = bodies_of<double>;  // 23
 
-/// Blocks 0–1: Sherif's top (gravity), ω varied, block 1 with sinusoidal body torques (their own
-/// amplitudes, frequencies and phases: the lanes' sin takes different quadrants); block 2: with a constant body torque and a ramped
-/// spatial torque, both in the window [0.01, 0.02) s (different in size per body: still in lanes);
-/// block 3: one body with a sinusoidal torque (the block steps alone); block 4: torque windows that
-/// end at different times (alone); then three bodies past the last block.
-std::vector<HeavyTop<double>> population() {
-  std::vector<HeavyTop<double>> m(bodies, sherif_top<double>());
-  for (index_t i = 4; i < 8; ++i) {
+/// Model m in precision S (every parameter rounded to S).
+template <template <class> class Model, class S>
+Model<S> in_precision(Model<double> m) {
+  std::vector<double> values;
+  for_each_parameter(m, [&](double x) { values.push_back(x); });
+  Model<S> out;
+  std::size_t k = 0;
+  for_each_parameter(out, [&](S& x) { x = S(values[k++]); });
+  return out;
+}
+template <class S, template <class> class Model>
+std::vector<Model<S>> in_precision(const std::vector<Model<double>>& models) {
+  std::vector<Model<S>> out;
+  for (const Model<double>& m : models) out.push_back(in_precision<Model, S>(m));
+  return out;
+}
+
+/// Blocks of w bodies: blocks 0–1: Sherif's top (gravity), ω varied, block 1 with sinusoidal body
+/// torques (their own amplitudes, frequencies and phases: the lanes' sin takes different quadrants);
+/// block 2: with a constant body torque and a ramped spatial torque, both in the window
+/// [0.01, 0.02) s (different in size per body: still in lanes); block 3: one body with a sinusoidal
+/// torque (the block steps alone); block 4: torque windows that end at different times (alone); then
+/// three bodies past the last block.
+std::vector<HeavyTop<double>> population(index_t w = width<double>) {
+  std::vector<HeavyTop<double>> m(5 * w + 3, sherif_top<double>());
+  for (index_t i = w; i < 2 * w; ++i) {
     TimeProfile<double>& b = m[i].loads.body_torque;
     b.amplitude = Vec3<double>(2.0, -1.0 * double(i), 0.5);
     b.frequency = 1000.0 * double(i), b.phase = 0.7 * double(i);
   }
-  for (index_t i = 8; i < 12; ++i) {
+  for (index_t i = 2 * w; i < 3 * w; ++i) {
     TimeProfile<double>& b = m[i].loads.body_torque;
     b.constant = Vec3<double>(0.5 + 0.1 * double(i), -0.3, 0.2);
     b.begin = 0.01, b.end = 0.02;
@@ -40,59 +63,63 @@ std::vector<HeavyTop<double>> population() {
     s.ramp = Vec3<double>(0.0, 0.0, 20.0 + double(i));
     s.begin = 0.01, s.end = 0.02;
   }
-  m[13].loads.body_torque.amplitude = Vec3<double>(0.0, 0.0, 1.0);
-  m[13].loads.body_torque.frequency = 300.0;
-  for (index_t i = 16; i < 20; ++i) {
+  m[3 * w + 1].loads.body_torque.amplitude = Vec3<double>(0.0, 0.0, 1.0);
+  m[3 * w + 1].loads.body_torque.frequency = 300.0;
+  for (index_t i = 4 * w; i < 5 * w; ++i) {
     m[i].loads.body_torque.constant = Vec3<double>(1.0, 0.0, 0.0);
-    m[i].loads.body_torque.end = 0.005 * double(i - 15);
+    m[i].loads.body_torque.end = 0.005 * double(i - 4 * w + 1);
   }
   return m;
 }
 
 /// Free bodies arranged as population()'s heavy tops: blocks 0–1 under gravity, masses and inertias
-/// varied, block 1 with sinusoidal forces and spatial torques; block 2 with a windowed constant force and a windowed ramped body torque; block 3 with one
-/// sinusoidal force (alone); block 4 with force windows that differ (alone); three bodies past them.
-std::vector<FreeRigidBody<double>> free_population() {
-  std::vector<FreeRigidBody<double>> m(bodies);
-  for (index_t i = 0; i < bodies; ++i) {
+/// varied, block 1 with sinusoidal forces and spatial torques; block 2 with a windowed constant force
+/// and a windowed ramped body torque; block 3 with one sinusoidal force (alone); block 4 with force
+/// windows that differ (alone); three bodies past them.
+std::vector<FreeRigidBody<double>> free_population(index_t w = width<double>) {
+  std::vector<FreeRigidBody<double>> m(5 * w + 3);
+  for (index_t i = 0; i < index_t(m.size()); ++i) {
     m[i].inertia = Vec3<double>(1.0 + 0.01 * double(i), 1.5, 0.8).asDiagonal();
     m[i].mass = 2.0 + 0.1 * double(i);
     m[i].gravity = Vec3<double>(0.0, 0.0, -9.81);
   }
-  for (index_t i = 4; i < 8; ++i) {
+  for (index_t i = w; i < 2 * w; ++i) {
     m[i].force_profile.amplitude = Vec3<double>(1.0, 0.0, -2.0 * double(i));
     m[i].force_profile.frequency = 500.0 * double(i), m[i].force_profile.phase = -1.3 * double(i);
     m[i].loads.spatial_torque.amplitude = Vec3<double>(0.0, 3.0, 0.1 * double(i));
     m[i].loads.spatial_torque.frequency = 800.0 * double(i);
   }
-  for (index_t i = 8; i < 12; ++i) {
+  for (index_t i = 2 * w; i < 3 * w; ++i) {
     m[i].force_profile.constant = Vec3<double>(3.0 + double(i), 0.0, 1.0);
     m[i].force_profile.begin = 0.005, m[i].force_profile.end = 0.02;
     m[i].loads.body_torque.ramp = Vec3<double>(0.0, 40.0 + double(i), 0.0);
     m[i].loads.body_torque.begin = 0.01, m[i].loads.body_torque.end = 0.02;
   }
-  m[13].force_profile.amplitude = Vec3<double>(1.0, 0.0, 0.0);
-  m[13].force_profile.frequency = 300.0;
-  for (index_t i = 16; i < 20; ++i) {
+  m[3 * w + 1].force_profile.amplitude = Vec3<double>(1.0, 0.0, 0.0);
+  m[3 * w + 1].force_profile.frequency = 300.0;
+  for (index_t i = 4 * w; i < 5 * w; ++i) {
     m[i].force_profile.constant = Vec3<double>(0.0, 1.0, 0.0);
-    m[i].force_profile.end = 0.005 * double(i - 15);
+    m[i].force_profile.end = 0.005 * double(i - 4 * w + 1);
   }
   return m;
 }
 
-std::vector<RigidBodyKinematics<double>> initial_states(double spread = 0.001) {
-  std::vector<RigidBodyKinematics<double>> k(bodies);
-  for (index_t i = 0; i < bodies; ++i) {
-    k[i] = bench::sherif_initial<double>(i);
-    k[i].omega_body *= 1.0 + spread * double(i) / bodies;
-    k[i].velocity = Vec3<double>(1.0, -0.5, 2.0 + 0.1 * double(i));  // free bodies only
+template <class S = double>
+std::vector<RigidBodyKinematics<S>> initial_states(double spread = 0.001) {
+  const index_t n = bodies_of<S>;
+  std::vector<RigidBodyKinematics<S>> k(n);
+  for (index_t i = 0; i < n; ++i) {
+    k[i] = bench::sherif_initial<S>(i);
+    k[i].omega_body *= S(1.0 + spread * double(i) / double(n));
+    k[i].velocity = Vec3<S>(1.0, -0.5, 2.0 + 0.1 * double(i));  // free bodies only
   }
   return k;
 }
 
 /// What a run leaves: every state bit, the records, every sample.
+template <class S>
 struct Run {
-  std::vector<double> state, samples;
+  std::vector<S> state, samples;
   std::vector<Status> status;
   std::vector<index_t> iterations, failed_step;
   bool lanes = false;
@@ -100,17 +127,17 @@ struct Run {
 };
 
 /// steps steps in two calls, samples every third step (the second call's window starts past the first's).
-template <class Integrator>
-Run run(const Integrator& integrator, const std::vector<typename Integrator::ModelType>& models,
-        const std::vector<RigidBodyKinematics<double>>& initial, index_t steps, bool lanes) {
-  CpuEnsemble<Integrator> e(integrator, models, 0.0, step_size);
+template <class Integrator, class S = typename Integrator::Scalar>
+Run<S> run(const Integrator& integrator, const std::vector<typename Integrator::ModelType>& models,
+           const std::vector<RigidBodyKinematics<S>>& initial, index_t steps, bool lanes) {
+  CpuEnsemble<Integrator> e(integrator, models, S(0), S(step_size));
   e.use_lanes(lanes);
   constexpr int scalars = CpuEnsemble<Integrator>::sample_scalars;
-  const index_t stride = 3, half = steps / 2, samples = steps / stride + 1;
-  Run r;
-  r.samples.assign(samples * scalars * bodies, 0.0);
+  const index_t n = index_t(models.size()), stride = 3, half = steps / 2, samples = steps / stride + 1;
+  Run<S> r;
+  r.samples.assign(samples * scalars * n, S(0));
   const auto view = [&](index_t first, index_t count) {
-    return SampleView<double>{r.samples.data() + first * scalars * bodies, bodies, first, count, stride, scalars};
+    return SampleView<S>{r.samples.data() + first * scalars * n, n, first, count, stride, scalars};
   };
   const index_t split = half / stride + 1;  // samples [0, split) in the first call
   e.initialize(initial, view(0, split));
@@ -123,9 +150,10 @@ Run run(const Integrator& integrator, const std::vector<typename Integrator::Mod
   return r;
 }
 
-int differing_bits(const std::vector<double>& a, const std::vector<double>& b) {
+template <class S>
+int differing_bits(const std::vector<S>& a, const std::vector<S>& b) {
   int n = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) n += std::memcmp(&a[i], &b[i], sizeof(double)) != 0;
+  for (std::size_t i = 0; i < a.size(); ++i) n += std::memcmp(&a[i], &b[i], sizeof(S)) != 0;
   return n;
 }
 
@@ -134,27 +162,29 @@ constexpr bool is_explicit = false;
 template <class M, class F, template <class> class Settings>
 constexpr bool is_explicit<RigidBodySplitting<M, F, Settings>> = true;
 
-template <class Integrator>
+template <class Integrator, class S = typename Integrator::Scalar>
 void expect_lanes_bitwise(const Integrator& integrator, index_t steps, double spread = 0.001,
                           std::set<index_t>* failed_steps = nullptr,
                           std::vector<typename Integrator::ModelType> models = {},
-                          std::vector<RigidBodyKinematics<double>> initial = {}) {
+                          std::vector<RigidBodyKinematics<S>> initial = {}) {
   if (models.empty()) {
-    if constexpr (std::is_same_v<typename Integrator::ModelType, HeavyTop<double>>) models = population();
-    else models = free_population();
+    if constexpr (std::is_same_v<typename Integrator::ModelType, HeavyTop<S>>)
+      models = in_precision<S>(population(width<S>));
+    else models = in_precision<S>(free_population(width<S>));
   }
-  if (initial.empty()) initial = initial_states(spread);
-  const Run scalar = run(integrator, models, initial, steps, false);
-  const Run lanes = run(integrator, models, initial, steps, true);
+  if (initial.empty()) initial = initial_states<S>(spread);
+  const index_t n = index_t(models.size());
+  const Run<S> scalar = run(integrator, models, initial, steps, false);
+  const Run<S> lanes = run(integrator, models, initial, steps, true);
   ASSERT_FALSE(scalar.lanes);
   ASSERT_TRUE(lanes.lanes);
-  EXPECT_GE(lanes.in_lanes, 12);  // blocks 0–2 at least
+  EXPECT_GE(lanes.in_lanes, 3 * width<S>);  // blocks 0–2 at least
   EXPECT_EQ(differing_bits(scalar.state, lanes.state), 0);
   EXPECT_EQ(differing_bits(scalar.samples, lanes.samples), 0);
   EXPECT_EQ(scalar.status, lanes.status);
   EXPECT_EQ(scalar.iterations, lanes.iterations);
   EXPECT_EQ(scalar.failed_step, lanes.failed_step);
-  for (index_t i = 0; i < bodies; ++i) {
+  for (index_t i = 0; i < n; ++i) {
     if (scalar.status[i] != Status::ok) {
       if (failed_steps) failed_steps->insert(scalar.failed_step[i]);
     } else if (is_explicit<Integrator>) {
@@ -275,19 +305,20 @@ TEST_F(CpuLanes, Zupan3IsBitwiseScalar) {
   EXPECT_EQ(failed_steps, std::set<index_t>{0});
 }
 
-/// The population whose body i has a sinusoidal body torque (100 rad per step) whose argument passes
-/// math::sin's domain (2^50: NaN beyond) at step nan_step(i) (fractional: within that step).
-template <class NanStep>
-std::vector<HeavyTop<double>> population_with_nan_torques(NanStep nan_step) {
-  std::vector<HeavyTop<double>> m = population();
-  for (index_t i = 0; i < bodies; ++i) {
+/// The population in S whose body i has a sinusoidal body torque (100 rad per step) whose argument
+/// passes math::sin's domain (2^50 in double, 2^21 in float: NaN beyond) at step nan_step(i)
+/// (fractional: within that step).
+template <class S = double, class NanStep>
+std::vector<HeavyTop<S>> population_with_nan_torques(NanStep nan_step) {
+  std::vector<HeavyTop<double>> m = population(width<S>);
+  for (index_t i = 0; i < index_t(m.size()); ++i) {
     TimeProfile<double>& b = m[i].loads.body_torque;
     b = TimeProfile<double>{};
     b.amplitude = Vec3<double>(0.0, 0.0, 1.0);
     b.frequency = 1e6;
-    b.phase = 0x1p50 - 100.0 * nan_step(i);
+    b.phase = double(math::detail::TrigConstants<S>::max_argument) - 100.0 * nan_step(i);
   }
-  return m;
+  return in_precision<S>(m);
 }
 
 /// Every body's torque turns NaN inside a step of its own (20 + 3i), before stage 1's time t + τh
@@ -435,6 +466,67 @@ TEST_F(CpuLanes, FailingLanesStopLikeScalarBodies) {
   std::set<index_t> failed_steps;
   expect_lanes_bitwise(Hht<HeavyTop<double>>(s), 5000, 0.1, &failed_steps);
   EXPECT_GT(failed_steps.size(), 4u);  // the bodies of a block fail apart
+}
+
+// Float: eight bodies per block (lanes::width<float>), each lane the bits of its body's float step.
+
+TEST(LaneBlocks, InFloatAreEightBodiesWide) {
+  const lanes::Blocks<HeavyTop<float>> blocks(in_precision<float>(population(width<float>)));
+  ASSERT_EQ(width<float>, 8);
+  EXPECT_EQ(blocks.branches.size(), 5u);
+  EXPECT_TRUE(blocks.lanes(0) && blocks.lanes(1) && blocks.lanes(2));
+  EXPECT_TRUE(blocks.branches[1].sinusoids[0] && blocks.branches[2].spatial_torque);
+  EXPECT_FALSE(blocks.lanes(3) || blocks.lanes(4) || blocks.lanes(5));
+  EXPECT_EQ(blocks.bodies(), 24);
+}
+
+/// Every integrator with lanes on model M in float.
+template <class M>
+void expect_float_lanes_bitwise() {
+  HhtSettings<float> shift, plain;
+  shift.alpha = plain.alpha = float(bench::alpha);
+  shift.inertia_shift = true;
+  expect_lanes_bitwise(ModifiedHht<M>(shift), 300);
+  expect_lanes_bitwise(ModifiedHht<M>(plain), 300);
+  expect_lanes_bitwise(Hht<M>(plain), 300);
+  constexpr auto full = LivensVariant::full, nullspace = LivensVariant::nullspace;
+  expect_lanes_bitwise(LivensEm<M>(), 300);
+  expect_lanes_bitwise(LivensMidpoint<M>(), 300);
+  expect_lanes_bitwise(LivensEm<M, full>(), 300);
+  expect_lanes_bitwise(LivensEm<M, nullspace>(), 300, 0.9);
+  expect_lanes_bitwise(SimoVuQuoc<M>(), 300, 0.9);
+  expect_lanes_bitwise(Zupan3<M>(), 300, 0.9);
+  expect_lanes_bitwise(MidpointLie<M>(), 300, 0.9);
+  expect_lanes_bitwise(ExplicitNewmarkLie<M>(), 300);
+  expect_lanes_bitwise(HamiltonianEm<M>(), 300);
+  expect_lanes_bitwise(HamiltonianMidpoint<M>(), 300);
+  for (const int order : {2, 4, 6}) {
+    SplittingSettings<float> s;
+    s.order = order;
+    expect_lanes_bitwise(NoSquish<M>(s), 200);
+    expect_lanes_bitwise(SymmetricSplitting<M>(s), 200);
+    ExactFreeSplittingSettings<float> e;
+    e.order = order;
+    expect_lanes_bitwise(ExactFreeSplitting<M>(e), 200);
+  }
+}
+
+TEST_F(CpuLanes, FloatHeavyTopsAreBitwiseScalar) { expect_float_lanes_bitwise<HeavyTop<float>>(); }
+
+TEST_F(CpuLanes, FloatFreeBodiesAreBitwiseScalar) { expect_float_lanes_bitwise<FreeRigidBody<float>>(); }
+
+/// Every body's torque turns NaN at a step of its own (≈ 20 + 7i, float's sin domain ends at 2^21):
+/// the float lanes fail there like the scalar float steps, Newton or not.
+TEST_F(CpuLanes, FailingFloatLanesStopLikeScalarBodies) {
+  const auto m = population_with_nan_torques<float>([](index_t i) { return double(20 + 7 * i); });
+  std::set<index_t> explicit_failed, implicit_failed;
+  expect_lanes_bitwise(NoSquish<HeavyTop<float>>(), 400, 0.001, &explicit_failed, m);
+  HhtSettings<float> s;
+  s.alpha = float(bench::alpha);
+  s.inertia_shift = true;
+  expect_lanes_bitwise(ModifiedHht<HeavyTop<float>>(s), 400, 0.001, &implicit_failed, m);
+  EXPECT_GT(explicit_failed.size(), 24u);  // the bodies of a block fail apart
+  EXPECT_GT(implicit_failed.size(), 24u);
 }
 
 }  // namespace

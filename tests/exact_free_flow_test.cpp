@@ -71,7 +71,7 @@ TEST(EllipticFunctions, CarlsonIntegralsAgreeWithBoostMath) {
 /// R_C(1, 1 + e) by its series or by duplication; k'² from 1e-14 (the most AGM steps) to 1; u = 0 (sn
 /// = 0) and u < 0.
 TEST(EllipticFunctions, LanesGiveEachLaneTheScalarBits) {
-  using Lanes = simd::Lanes<4>;
+  using Lanes = simd::Lanes<double, 4>;
   std::mt19937_64 random(3);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const auto draw = [&] { return std::pow(10.0, -15.0 * u(random) * u(random)) * (1.0 + 1e-3 * u(random)); };

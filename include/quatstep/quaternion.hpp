@@ -188,7 +188,7 @@ QS_HD S x_minus_sin_over_x3(S x) {
   using math::sin;
   const S x2 = x * x;
   return series_below(
-      x2, S(XMinusSinSeries<S>::below),
+      x2, S(XMinusSinSeries<math::element_t<S>>::below),
       [&] { return S(1) / S(6) - x2 / S(120) * (S(1) - x2 / S(42) * (S(1) - x2 / S(72))); },
       [&] { return (x - sin(x)) / (x2 * x); });
 }
@@ -226,7 +226,7 @@ QS_HD Vec4<S> quat_from_rotation_vector(const Vec3<S>& theta) {
 template <class S>
 QS_HD Vec4<S> stored_orientation(const Vec4<S>& e) {
   using std::sqrt;
-  if constexpr (std::is_same_v<S, float>) return e / sqrt(e.squaredNorm());
+  if constexpr (std::is_same_v<math::element_t<S>, float>) return e / sqrt(e.squaredNorm());
   return e;
 }
 

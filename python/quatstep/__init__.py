@@ -491,10 +491,11 @@ class Ensemble(_Stepped):
     device = property(lambda self: self._core.device, doc="The CUDA device holding the state; -1: host memory.")
     bodies_in_lanes = property(
         lambda self: self._core.bodies_in_lanes,
-        doc="The bodies the CPU steps four at a time in SIMD lanes, bit for bit the scalar step "
-            "(host/cpu_lanes.hpp): blocks of four consecutive bodies whose loads take the same branches, with fixed "
-            "steps in double; 0 on the GPU, with adaptive steps or float, and where ``quatstep._quatstep.simd_lanes`` "
-            "is False (a build without them, a CPU without AVX2, or ``QUATSTEP_SIMD=off``).")
+        doc="The bodies the CPU steps together in SIMD lanes, bit for bit the scalar step "
+            "(host/cpu_lanes.hpp): blocks of four consecutive bodies in double, eight in float, whose loads take "
+            "the same branches, with fixed steps; 0 on the GPU, with adaptive steps, and where "
+            "``quatstep._quatstep.simd_lanes`` is False (a build without them, a CPU without AVX2, or "
+            "``QUATSTEP_SIMD=off``).")
 
     def __repr__(self):
         return (f"Ensemble({self.model!r}, {self.method!r}, {self.bodies} bodies, {self.precision}, "

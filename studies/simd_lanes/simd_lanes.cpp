@@ -1,5 +1,5 @@
-// SIMD across bodies: the CPU backend's lane steps (host/cpu_lanes.hpp, AVX2, four bodies per block)
-// against its scalar step, the same CpuEnsemble with CpuEnsemble::use_lanes(false), on the workload
+// SIMD across bodies: the CPU backend's lane steps (host/cpu_lanes.hpp, AVX2, four bodies per block
+// in double, eight in float) against its scalar step, the same CpuEnsemble with CpuEnsemble::use_lanes(false), on the workload
 // and counters of bench_cpu_throughput (throughput.hpp). The results are bitwise equal
 // (tests/cpu_lanes_test.cpp). Single-threaded, so the rates are per CPU second of the thread (less
 // disturbed by other processes than wall-clock time).
@@ -15,41 +15,46 @@ using namespace quatstep;
 using namespace quatstep::bench;
 
 /// Sherif's heavy tops (bench_cpu_throughput's), or for free bodies the torque-free asymmetric body
-/// of issue 20's targets, J = diag(6, 8, 3), Ω = (10, 20, 20) rad/s, varied by 1e-3 per body.
-template <class Model>
+/// of issue 20's targets, J = diag(6, 8, 3), Ω = (10, 20, 20) rad/s, varied by 1e-3 per body; in the
+/// model's precision S.
+template <class Model, class S = typename Model::Scalar>
 struct Workload {
   std::vector<Model> models;
-  std::vector<RigidBodyKinematics<double>> initial;
+  std::vector<RigidBodyKinematics<S>> initial;
   explicit Workload(index_t bodies) : models(bodies), initial(bodies) {
     for (index_t i = 0; i < bodies; ++i) {
-      if constexpr (std::is_same_v<Model, HeavyTop<double>>) {
-        models[i] = sherif_top<double>();
-        initial[i] = sherif_initial<double>(i);
+      if constexpr (std::is_same_v<Model, HeavyTop<S>>) {
+        models[i] = sherif_top<S>();
+        initial[i] = sherif_initial<S>(i);
       } else {
-        models[i].inertia = Vec3<double>(6.0, 8.0, 3.0).asDiagonal();
-        initial[i].omega_body = Vec3<double>(10.0, 20.0, 20.0) * (1.0 + 1e-3 * double(i) / double(bodies));
+        models[i].inertia = Vec3<S>(6.0, 8.0, 3.0).asDiagonal();
+        initial[i].omega_body = Vec3<S>(10.0, 20.0, 20.0) * S(1.0 + 1e-3 * double(i) / double(bodies));
       }
     }
   }
 };
 
 // Both sides run the default Newton settings (Jacobian reuse where the first correction is small).
-template <class Integrator>
+template <class Integrator, class S = typename Integrator::Scalar>
 void run(benchmark::State& state, Integrator integrator, bool lanes) {
   omp_set_num_threads(1);
   const Workload<typename Integrator::ModelType> w(state.range(0));
-  CpuEnsemble<Integrator> e(integrator, w.models, 0.0, step_size);
+  CpuEnsemble<Integrator> e(integrator, w.models, S(0), S(step_size));
   e.use_lanes(lanes);
   if (lanes && !e.uses_lanes()) return state.SkipWithError("no SIMD lanes on this CPU or in this build");
-  const SampleView<double> none{nullptr, e.bodies(), 0, 0, 1, 0};
+  const SampleView<S> none{nullptr, e.bodies(), 0, 0, 1, 0};
   measure_throughput(
       state, e, 1, [&] { e.initialize(w.initial, none); }, [&](index_t steps) { e.advance(steps, none); });
 }
 
+/// name/scalar and name/lanesW; a float integrator's name says "(float)".
 template <class Integrator>
-void register_both(const std::string& name, const Integrator& integrator) {
+void register_both(std::string name, const Integrator& integrator) {
+  using S = typename Integrator::Scalar;
+  if (std::is_same_v<S, float>) name += " (float)";
+  const std::string lanes_variant = "/lanes" + std::to_string(lanes::width<S>);
   for (const bool lanes : {false, true})
-    benchmark::RegisterBenchmark((name + (lanes ? "/lanes4" : "/scalar")).c_str(), run<Integrator>, integrator, lanes)
+    benchmark::RegisterBenchmark((name + (lanes ? lanes_variant : "/scalar")).c_str(), run<Integrator>, integrator, lanes)
         ->ArgNames({"bodies"})
         ->Arg(1024)
         ->Unit(benchmark::kMillisecond);
@@ -77,6 +82,15 @@ int main(int argc, char** argv) {
   }
   register_both("ExactFreeSplitting order 4", ExactFreeSplitting<HeavyTop<double>>());
   register_both("ExactFreeSplitting order 4, asymmetric free body", ExactFreeSplitting<FreeRigidBody<double>>());
+  // float: eight bodies per block (the Newton tolerance float's default, 1e-3)
+  register_both("ModifiedHht+shift", ModifiedHht<HeavyTop<float>>(hht_settings<float>(true)));
+  register_both("LivensEm (REML)", LivensEm<HeavyTop<float>>());
+  register_both("SimoVuQuoc", SimoVuQuoc<HeavyTop<float>>(svq_settings<float>()));
+  for (const int order : {2, 4}) {
+    SplittingSettings<float> s;
+    s.order = order;
+    register_both("NoSquish order " + std::to_string(order), NoSquish<HeavyTop<float>>(s));
+  }
   add_machine_context();
   benchmark::AddCustomContext("simd", lanes::available() ? "AVX2" : "none");
   benchmark::Initialize(&argc, argv);

@@ -17,6 +17,7 @@
 
 #include "quatstep/config.hpp"
 #include "quatstep/math/choose.hpp"
+#include "quatstep/math/element.hpp"
 
 namespace quatstep::math {
 
@@ -24,7 +25,7 @@ namespace quatstep::math {
 template <class S>
 QS_HD S atan_unit_interval(S x) {
   using std::sqrt;
-  constexpr int terms = std::is_same_v<S, float> ? 5 : 11;  // x, x³, …, x^(2·terms − 1)
+  constexpr int terms = std::is_same_v<element_t<S>, float> ? 5 : 11;  // x, x³, …, x^(2·terms − 1)
   for (int halving = 0; halving < 2; ++halving) x = x / (S(1) + sqrt(S(1) + x * x));
   const S z = x * x;
   S p = S(1) / S(2 * terms - 1);

@@ -28,6 +28,7 @@
 
 #include "quatstep/config.hpp"
 #include "quatstep/math/choose.hpp"
+#include "quatstep/math/element.hpp"
 #include "quatstep/math/trig.hpp"
 
 namespace quatstep::math {
@@ -76,9 +77,9 @@ template <class S>
 QS_HD S carlson_rc(S x, S y) {
   using std::sqrt;
   const S a0 = (x + S(2) * y) / S(3), y0 = y;
-  S a = a0, q = S(detail::EllipticTolerances<S>::rc) * detail::abs(a0 - x), scale = S(1);
+  S a = a0, q = S(detail::EllipticTolerances<element_t<S>>::rc) * detail::abs(a0 - x), scale = S(1);
   // 4^{-m} Q < |A_m| ends it; the cap only guards invalid arguments (two zeros: an infinite integral)
-  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications; ++m) {
+  for (int m = 0; m < detail::EllipticTolerances<element_t<S>>::max_duplications; ++m) {
     const auto more = is_less_equal(detail::abs(a), scale * q);
     if (!any(more)) break;
     const S lambda = S(2) * sqrt(x) * sqrt(y) + y;
@@ -146,9 +147,9 @@ QS_HD S carlson_rf(S x, S y, S z) {
   using std::sqrt;
   const S a0 = (x + y + z) / S(3), x0 = x, y0 = y;
   S a = a0, scale = S(1);
-  const S q = S(detail::EllipticTolerances<S>::rf) *
+  const S q = S(detail::EllipticTolerances<element_t<S>>::rf) *
               detail::max(detail::abs(a0 - x), detail::max(detail::abs(a0 - y), detail::abs(a0 - z)));
-  for (int m = 0; m < detail::EllipticTolerances<S>::max_duplications; ++m) {
+  for (int m = 0; m < detail::EllipticTolerances<element_t<S>>::max_duplications; ++m) {
     const auto more = is_less_equal(detail::abs(a), scale * q);
     if (!any(more)) break;
     const S sx = sqrt(x), sy = sqrt(y), sz = sqrt(z);

@@ -1,4 +1,4 @@
-// Lu<double, N> (linalg/lu.hpp) for W bodies at once, lane by lane: the same pivots, the same row
+// Lu<T, N> (linalg/lu.hpp) for W bodies at once, lane by lane: the same pivots, the same row
 // exchanges, the same operation order, so every lane holds the bits of its body's scalar
 // factorisation. The pivot search and the exchange are blends on lane masks; the permutation is kept
 // as each lane's row order (LaneInts), applied to the right-hand side by blends.
@@ -30,7 +30,7 @@ struct LaneLu {
         best = select(larger, v, best);
         p = select(larger, Ints(i), p);
       }
-      singular |= !(best.v > 0.0) || !(best.v < INFINITY);
+      singular |= !(best.v > L(0).v) || !(best.v < INFINITY);
       for (int i = k + 1; i < N; ++i) {  // exchange rows k and p where p = i
         const Mask exchange = lanes_where(p, i);
         for (int j = 0; j < N; ++j) {
@@ -81,8 +81,8 @@ struct LaneLu {
 namespace quatstep {
 /// The core's Lu for lane scalars is LaneLu: a step that factorises outside its Newton solve (the
 /// Lie-group schemes' predictor, incremental_rotation.hpp) then takes each lane's own pivots.
-template <int W, class A, int N>
-struct Lu<simd::Lanes<W, A>, N> : simd::LaneLu<simd::Lanes<W, A>, N> {
-  using simd::LaneLu<simd::Lanes<W, A>, N>::LaneLu;
+template <class T, int W, class A, int N>
+struct Lu<simd::Lanes<T, W, A>, N> : simd::LaneLu<simd::Lanes<T, W, A>, N> {
+  using simd::LaneLu<simd::Lanes<T, W, A>, N>::LaneLu;
 };
 }  // namespace quatstep

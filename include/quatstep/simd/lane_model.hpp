@@ -1,7 +1,7 @@
 // What the CPU backend needs to step a model's bodies in SIMD lanes (host/cpu_lanes.hpp), without the
 // lane type itself (this header is read by every unit, the lanes only by the AVX2 one):
 //   for_each_parameter(model, f)  f(x) on every scalar of the model, in one fixed order: a block's
-//                                 parameters travel as plain doubles, [parameter][lane], and are
+//                                 parameters travel as plain numbers, [parameter][lane], and are
 //                                 read back into the lane model in the same order;
 //   lane_branches(model)          the branches a step takes on the body's data, which every body of a
 //                                 block must share (Lanes' comparisons, simd/lanes.hpp): which loads
@@ -44,9 +44,11 @@ void for_each_parameter(FreeRigidBody<S>& m, F&& f) {
 
 /// Scalars per model, all of them parameters (a field added to a model must be added above).
 template <class Model>
-inline constexpr int lane_parameters = sizeof(Model) / sizeof(double);
+inline constexpr int lane_parameters = sizeof(Model) / sizeof(typename Model::Scalar);
 static_assert(lane_parameters<HeavyTop<double>> == 9 + 7 + 2 * 13, "for_each_parameter misses a field");
 static_assert(lane_parameters<FreeRigidBody<double>> == 9 + 1 + 3 + 13 + 7 + 2 * 13, "for_each_parameter misses a field");
+static_assert(lane_parameters<HeavyTop<float>> == lane_parameters<HeavyTop<double>>, "a float model has padding");
+static_assert(lane_parameters<FreeRigidBody<float>> == lane_parameters<FreeRigidBody<double>>, "a float model has padding");
 
 /// The data-dependent branches of a rigid body's steps that its loads decide.
 struct LaneBranches {
@@ -54,7 +56,7 @@ struct LaneBranches {
   bool gravity = false, torques = false;             ///< RigidBodyForces' flags (REML)
   bool body_torque = false, spatial_torque = false;  ///< RigidBodyLoads: the profiles that are not zero
   bool sinusoids[3] = {};                            ///< TimeProfile: the profiles with an amplitude
-  double windows[6] = {};                            ///< begin and end of every profile
+  double windows[6] = {};                            ///< begin and end of every profile (a float's exactly)
 
   friend bool operator==(const LaneBranches& a, const LaneBranches& b) {
     return a.laneable == b.laneable && a.gravity == b.gravity && a.torques == b.torques &&
@@ -65,13 +67,14 @@ struct LaneBranches {
 };
 
 namespace detail {
-inline LaneBranches load_branches(const RigidBodyLoads<double>& l, const TimeProfile<double>& force) {
+template <class S>
+LaneBranches load_branches(const RigidBodyLoads<S>& l, const TimeProfile<S>& force) {
   LaneBranches b;
   b.laneable = true;
-  const TimeProfile<double>* profiles[3] = {&l.body_torque, &l.spatial_torque, &force};
-  for (int k = 0; k < 3; ++k) b.sinusoids[k] = !profiles[k]->amplitude.isZero(0.0);
-  b.gravity = livens::RigidBodyForces<double>::gravity_acts(l);
-  b.torques = livens::RigidBodyForces<double>::torques_act(l);
+  const TimeProfile<S>* profiles[3] = {&l.body_torque, &l.spatial_torque, &force};
+  for (int k = 0; k < 3; ++k) b.sinusoids[k] = !profiles[k]->amplitude.isZero(S(0));
+  b.gravity = livens::RigidBodyForces<S>::gravity_acts(l);
+  b.torques = livens::RigidBodyForces<S>::torques_act(l);
   b.body_torque = !l.body_torque.is_zero();
   b.spatial_torque = !l.spatial_torque.is_zero();
   const double windows[6] = {l.body_torque.begin, l.body_torque.end, l.spatial_torque.begin,
@@ -81,8 +84,12 @@ inline LaneBranches load_branches(const RigidBodyLoads<double>& l, const TimePro
 }
 }  // namespace detail
 
-inline LaneBranches lane_branches(const HeavyTop<double>& m) { return detail::load_branches(m.loads, {}); }
-inline LaneBranches lane_branches(const FreeRigidBody<double>& m) {
+template <class S>
+LaneBranches lane_branches(const HeavyTop<S>& m) {
+  return detail::load_branches(m.loads, TimeProfile<S>{});
+}
+template <class S>
+LaneBranches lane_branches(const FreeRigidBody<S>& m) {
   return detail::load_branches(m.loads, m.force_profile);
 }
 

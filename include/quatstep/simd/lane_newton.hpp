@@ -28,7 +28,7 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
   Mask done = !active;
   const auto finish = [&](Mask which, Status s, int k) {
     which = which && !done;
-    out.status = select(which, Ints(double(s)), out.status);
+    out.status = select(which, Ints(int(s)), out.status);
     out.iterations = select(which, Ints(k), out.iterations);
     done |= which;
   };
@@ -73,8 +73,8 @@ void lane_commit(State& s, State next, typename L::Mask active, LaneOutcome<L>& 
   typename L::Mask finite(true);
   for (int i = 0; i < State::size; ++i) finite &= is_finite(next[i]);
   const typename L::Mask converged = active && lanes_where(out.status, 0);
-  out.status = select(converged && !finite, Ints(double(Status::non_finite)), out.status);
-  out.status = select(converged && finite && extra_failure, Ints(double(extra)), out.status);
+  out.status = select(converged && !finite, Ints(int(Status::non_finite)), out.status);
+  out.status = select(converged && finite && extra_failure, Ints(int(extra)), out.status);
   const typename L::Mask accept = active && lanes_where(out.status, 0);
   for (int i = 0; i < State::size; ++i) s[i] = select(accept, next[i], s[i]);
 }

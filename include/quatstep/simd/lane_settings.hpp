@@ -1,8 +1,8 @@
 // The settings of a lane integrator: the scalar ones in every lane. Every settings template of the
 // core lists its fields in describe(keys) (the scenario's [integrator] keys, settings_keys.hpp), so
-// one copy serves them all: it walks the double settings' list, then the lane settings' list in the
-// same order, each field of the lane settings taking the value of its double twin (a lane number
-// takes it in every lane).
+// one copy serves them all: it walks the scalar settings' list (double or float), then the lane
+// settings' list in the same order, each field of the lane settings taking the value of its scalar
+// twin (a lane number takes it in every lane; a float passes through a double exactly).
 #pragma once
 
 #include <array>
@@ -35,9 +35,9 @@ struct WriteFields {
 
 }  // namespace fields
 
-template <class L, template <class> class Settings>
-Settings<L> lane_settings(const Settings<double>& s) {
-  Settings<double> in = s;  // describe is not const: it hands out the fields to write
+template <class L, template <class> class Settings, class T>
+Settings<L> lane_settings(const Settings<T>& s) {
+  Settings<T> in = s;  // describe is not const: it hands out the fields to write
   fields::ReadFields read;
   in.describe(read);
   Settings<L> out;

@@ -7,8 +7,9 @@
 // it is, |x| > max_argument or NaN gives NaN, the quadrant picks the kernel and the sign); here every
 // lane takes every path and keeps its own by a blend. The reduction and the kernels are trig.hpp's
 // (nearest_quadrant, subtract_quadrants, sin_kernel, cos_kernel), instantiated with Lanes; the
-// quadrant k mod 4 is k − 4⌊k/4⌋, exact in a double for |k| < 2^51, where the scalar code converts k
-// to an integer.
+// quadrant k mod 4 is k − 4⌊k/4⌋, exact in a double for |k| < 2^51 and in a float for |k| < 2^22
+// (|x| ≤ max_argument keeps k there), where the scalar code converts k to an integer. The constants
+// are T's (TrigConstants<Lanes<T, W>> is TrigConstants<T>).
 #pragma once
 
 #include <limits>
@@ -17,16 +18,16 @@
 #include "quatstep/simd/lanes.hpp"
 
 namespace quatstep::math::detail {
-template <int W, class A>
-struct TrigConstants<simd::Lanes<W, A>> : TrigConstants<double> {};
+template <class T, int W, class A>
+struct TrigConstants<simd::Lanes<T, W, A>> : TrigConstants<T> {};
 }  // namespace quatstep::math::detail
 
 namespace quatstep::simd {
 
-template <int W, class A>
-inline void sincos(const Lanes<W, A>& x, Lanes<W, A>& s, Lanes<W, A>& c) {
-  using L = Lanes<W, A>;
-  using C = math::detail::TrigConstants<double>;
+template <class T, int W, class A>
+inline void sincos(const Lanes<T, W, A>& x, Lanes<T, W, A>& s, Lanes<T, W, A>& c) {
+  using L = Lanes<T, W, A>;
+  using C = math::detail::TrigConstants<T>;
   const L a = abs(x);
   L hi, lo;
   const L k = math::detail::nearest_quadrant(x);
@@ -36,28 +37,28 @@ inline void sincos(const Lanes<W, A>& x, Lanes<W, A>& s, Lanes<W, A>& c) {
   lo = select(unreduced, L(0), lo);
   const typename L::V quadrant = select(unreduced, L(0), k - L(4) * L(stdx::floor((L(0.25) * k).v))).v;
   const L sk = math::detail::sin_kernel(hi, lo), ck = math::detail::cos_kernel(hi, lo);
-  const typename L::Mask odd = quadrant == 1.0 || quadrant == 3.0;
+  const typename L::Mask odd = quadrant == T(1) || quadrant == T(3);
   const L sv = select(odd, ck, sk), cv = select(odd, sk, ck);
-  s = select(quadrant >= 2.0, -sv, sv);                    // (q & 2)
-  c = select(quadrant == 1.0 || quadrant == 2.0, -cv, cv);  // ((q + 1) & 2)
+  s = select(quadrant >= T(2), -sv, sv);                    // (q & 2)
+  c = select(quadrant == T(1) || quadrant == T(2), -cv, cv);  // ((q + 1) & 2)
   const typename L::Mask tiny = a.v < C::tiny;
   s = select(tiny, x, s);
   c = select(tiny, L(1), c);
   const typename L::Mask outside = !(a.v <= C::max_argument);  // NaN and ±∞ too
-  s = select(outside, L(std::numeric_limits<double>::quiet_NaN()), s);
-  c = select(outside, L(std::numeric_limits<double>::quiet_NaN()), c);
+  s = select(outside, L(std::numeric_limits<T>::quiet_NaN()), s);
+  c = select(outside, L(std::numeric_limits<T>::quiet_NaN()), c);
 }
 
-template <int W, class A>
-inline Lanes<W, A> sin(const Lanes<W, A>& x) {
-  Lanes<W, A> s, c;
+template <class T, int W, class A>
+inline Lanes<T, W, A> sin(const Lanes<T, W, A>& x) {
+  Lanes<T, W, A> s, c;
   sincos(x, s, c);
   return s;
 }
 
-template <int W, class A>
-inline Lanes<W, A> cos(const Lanes<W, A>& x) {
-  Lanes<W, A> s, c;
+template <class T, int W, class A>
+inline Lanes<T, W, A> cos(const Lanes<T, W, A>& x) {
+  Lanes<T, W, A> s, c;
   sincos(x, s, c);
   return c;
 }
@@ -79,22 +80,22 @@ template <class Mask>
 inline LaneCondition<Mask> operator!(const LaneCondition<Mask>& a) {
   return {!a.holds};
 }
-template <int W, class A>
-inline LaneCondition<typename Lanes<W, A>::Mask> is_equal(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+template <class T, int W, class A>
+inline LaneCondition<typename Lanes<T, W, A>::Mask> is_equal(const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) {
   return {a.v == b.v};
 }
-template <int W, class A>
-inline LaneCondition<typename Lanes<W, A>::Mask> is_less(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+template <class T, int W, class A>
+inline LaneCondition<typename Lanes<T, W, A>::Mask> is_less(const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) {
   return {a.v < b.v};
 }
-template <int W, class A>
-inline LaneCondition<typename Lanes<W, A>::Mask> is_less_equal(const Lanes<W, A>& a, const Lanes<W, A>& b) {
+template <class T, int W, class A>
+inline LaneCondition<typename Lanes<T, W, A>::Mask> is_less_equal(const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) {
   return {a.v <= b.v};
 }
 
 /// m ? a : b lane by lane, for Lanes and Eigen matrices of them.
-template <class Mask, int W, class A>
-inline Lanes<W, A> blend(const Mask& m, const Lanes<W, A>& a, const Lanes<W, A>& b) {
+template <class Mask, class T, int W, class A>
+inline Lanes<T, W, A> blend(const Mask& m, const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) {
   return select(m, a, b);
 }
 template <class Mask, class T, int R, int C>
@@ -105,8 +106,8 @@ inline Eigen::Matrix<T, R, C> blend(const Mask& m, const Eigen::Matrix<T, R, C>&
 }
 
 /// math::select and math::any lane by lane.
-template <class Mask, int W, class A>
-inline Lanes<W, A> select(const LaneCondition<Mask>& c, const Lanes<W, A>& a, const Lanes<W, A>& b) {
+template <class Mask, class T, int W, class A>
+inline Lanes<T, W, A> select(const LaneCondition<Mask>& c, const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) {
   return select(c.holds, a, b);
 }
 template <class Mask>

@@ -34,7 +34,7 @@ QS_FLATTEN LaneOutcome<L> lane_zupan3_step(const Zupan3<Model>& integrator, cons
   r.w = second.omega(x);
   const Lu<L, 3> inertia(model.inertia);
   out.status = select(lanes_where(out.status, 0) && inertia.singular,
-                      typename L::V(double(Status::singular_jacobian)), out.status);
+                      typename L::V(int(Status::singular_jacobian)), out.status);
   lane_commit<L>(s, integrator.end_point(model, inertia, s, r, t, h), active, out);
   return out;
 }
