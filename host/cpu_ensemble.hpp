@@ -4,7 +4,8 @@
 // advance_body_adaptive instead (include/quatstep/adaptive/adaptive_ensemble.hpp): h is then the
 // spacing of the output times, each body keeps its own t and h, and its step records are kept.
 // Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of
-// lanes::width<S> bodies (4 in double, 8 in float) take it instead of advance_body, with the same bits.
+// lanes::width<S>(isa) bodies (AVX2: 4 in double, 8 in float; AVX-512 twice that) take it instead of
+// advance_body, with the same bits.
 #pragma once
 
 #include <algorithm>
@@ -103,9 +104,18 @@ class CpuEnsemble {
     if constexpr (has_lanes) return lanes_ ? lanes_->bodies() : 0;
     else return 0;
   }
-  /// Turn the lanes off (every body its scalar step) or back on where this build and CPU have them.
-  void use_lanes(bool on) {
-    if constexpr (has_lanes) lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_) : nullptr;
+  /// Turn the lanes off (every body its scalar step) or back on where this build and CPU have them,
+  /// in the widest instruction set here (lanes::best_isa()) or in AVX2.
+  void use_lanes(bool on, lanes::Isa isa = lanes::best_isa()) {
+    if constexpr (has_lanes) {
+      if (isa != lanes::Isa::avx2) isa = lanes::best_isa();  // AVX-512 only where the CPU has it
+      lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_, isa) : nullptr;
+    }
+  }
+  /// The instruction set of the lanes (meaningful where uses_lanes()).
+  lanes::Isa lanes_isa() const {
+    if constexpr (has_lanes) return lanes_ ? lanes_->isa : lanes::Isa::avx2;
+    else return lanes::Isa::avx2;
   }
 
   /// Mark a body failed before it starts (bad per-body input); it then never advances.
@@ -167,7 +177,7 @@ class CpuEnsemble {
       const index_t n = bodies(), last = first + steps;
       const SoaView<S> soa{state_.data(), n};
       const BodyRecord rec = record();
-      constexpr index_t width = lanes::width<S>;
+      const index_t width = lanes_->width;
 #pragma omp parallel for schedule(static)
       for (index_t b = 0; b < (n + width - 1) / width; ++b) {
         const index_t i0 = b * width;
@@ -176,7 +186,7 @@ class CpuEnsemble {
             advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
           continue;
         }
-        S parameters[lanes::Blocks<Model>::parameters_per_block];
+        S parameters[lanes::Blocks<Model>::max_parameters_per_block];
         lanes_->pack(&models_[i0], parameters);
         lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
         while (job.first_step < last) {

@@ -1,26 +1,29 @@
-// SIMD across bodies in the CPU backend: CpuEnsemble steps blocks of lanes::width bodies at once,
-// one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
+// SIMD across bodies in the CPU backend: CpuEnsemble steps blocks of lanes::width<T>(isa) bodies at
+// once, one body per lane, bit for bit the scalar step of each body (include/quatstep/simd/).
 //
 // Which steps have lanes: LaneForm<Integrator>::exists. Every fixed-step integrator of the registry
-// on HeavyTop and FreeRigidBody, in double (four bodies per AVX2 register) and in float (eight): the HHT family (Hht, ModifiedHht, with or without the
-// inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the Livens schemes
-// (LivensEm, LivensMidpoint; reduced, full and null-space), the Hamiltonian schemes (HamiltonianEm,
-// HamiltonianMidpoint) and the explicit splittings NoSquish, SymmetricSplitting (orders 2, 4, 6) and
-// ExactFreeSplitting (both compositions). Which bodies: the blocks of consecutive bodies whose steps
-// take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same profiles
-// with a sinusoid, the same load windows); every other body, and the bodies past the last full
-// block, take the scalar step. Adaptive steps and mechanisms are scalar (the generic models of the
-// Livens schemes, livens_generic.hpp, are not in the registry, so no ensemble holds them).
+// on HeavyTop and FreeRigidBody, in double and in float: the HHT family (Hht, ModifiedHht, with or
+// without the inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the
+// Livens schemes (LivensEm, LivensMidpoint; reduced, full and null-space), the Hamiltonian schemes
+// (HamiltonianEm, HamiltonianMidpoint) and the explicit splittings NoSquish, SymmetricSplitting
+// (orders 2, 4, 6) and ExactFreeSplitting (both compositions). Which bodies: the blocks of
+// consecutive bodies whose steps take every data-dependent branch alike (lane_model.hpp: the same
+// loads acting, the same profiles with a sinusoid, the same load windows); every other body, and the
+// bodies past the last full block, take the scalar step. Adaptive steps and mechanisms are scalar
+// (the generic models of the Livens schemes, livens_generic.hpp, are not in the registry, so no
+// ensemble holds them).
 //
-// Run-time dispatch: the lane steps are compiled once per precision, in the units generated from
-// cpu_lanes_avx2.cpp.in with -mavx2 (unless the build turns QUATSTEP_CPU_LANES off; the float unit
-// only with QUATSTEP_CPU_FLOAT), and used where the CPU has AVX2 (lanes::available());
-// elsewhere, or with QUATSTEP_SIMD=off in the environment, every body takes the scalar step (two
-// SSE2 lanes ran 1.3–1.45× the scalar step in the study against 2.5–3.9× for four AVX2 lanes,
+// Run-time dispatch: the lane steps are compiled once per precision and instruction set, in the
+// units generated from cpu_lane_steps.cpp.in: AVX2 (-mavx2: 4 doubles or 8 floats per block) and,
+// where the compiler has it, AVX-512 (-mavx512f/dq/vl/bw: 8 doubles or 16 floats); none with
+// QUATSTEP_CPU_LANES off, float only with QUATSTEP_CPU_FLOAT. A CPU with AVX-512 takes those
+// (best_isa(); QUATSTEP_SIMD=avx2 in the environment keeps it to AVX2), one with AVX2 the AVX2 ones
+// (available()); elsewhere, or with QUATSTEP_SIMD=off, every body takes the scalar step (two SSE2
+// lanes ran 1.3–1.45× the scalar step in the study against 2.5–3.9× for four AVX2 lanes,
 // studies/README.md; an SSE2 fallback is not built).
 // Only plain numbers cross into those units (BlockJob, the settings), so no template of double or
-// float is compiled with AVX2 but the entry points below (the test cpu_lanes_symbols checks the units'
-// symbols).
+// float is compiled with AVX2 or AVX-512 but the entry points LaneSteps (the test cpu_lanes_symbols
+// checks the units' symbols).
 #pragma once
 
 #include <algorithm>
@@ -45,12 +48,21 @@
 
 namespace quatstep::lanes {
 
-/// Bodies per block: one AVX2 register, four doubles or eight floats.
+/// The instruction sets with lane steps, by their register size in bytes: AVX2, and AVX-512 (F, DQ,
+/// VL and BW: every AVX-512 server CPU since Skylake-SP, and AMD's since Zen 4).
+enum class Isa { avx2 = 32, avx512 = 64 };
+inline const char* to_string(Isa isa) { return isa == Isa::avx512 ? "AVX-512" : "AVX2"; }
+/// Bodies per block: one register, four doubles or eight floats in AVX2, twice that in AVX-512.
 template <class T>
-inline constexpr int width = 32 / int(sizeof(T));
+constexpr int width(Isa isa) {
+  return int(isa) / int(sizeof(T));
+}
+template <class T>
+inline constexpr int max_width = width<T>(Isa::avx512);
 
 /// Whether this build has the lane steps (QUATSTEP_CPU_LANES, host/CMakeLists.txt), in double and in
-/// float (QUATSTEP_CPU_LANES_FLOAT: with QUATSTEP_CPU_FLOAT).
+/// float (QUATSTEP_CPU_LANES_FLOAT: with QUATSTEP_CPU_FLOAT), and in AVX-512 as well as in AVX2
+/// (QUATSTEP_CPU_LANES_AVX512: where the compiler has the flags).
 #if QUATSTEP_CPU_LANES
 inline constexpr bool built = true;
 #else
@@ -61,8 +73,14 @@ inline constexpr bool built_float = true;
 #else
 inline constexpr bool built_float = false;
 #endif
+#if QUATSTEP_CPU_LANES && QUATSTEP_CPU_LANES_AVX512
+inline constexpr bool built_avx512 = true;
+#else
+inline constexpr bool built_avx512 = false;
+#endif
 
-/// Whether this build has the lane steps and this CPU runs them, and QUATSTEP_SIMD is not "off".
+/// Whether this build has the lane steps and this CPU runs them (AVX2 at least), and QUATSTEP_SIMD
+/// is not "off".
 inline bool available() {
 #if QUATSTEP_CPU_LANES
   static const bool on = [] {
@@ -75,19 +93,38 @@ inline bool available() {
 #endif
 }
 
-/// The models with lanes (none in a build without them: nothing then calls into the AVX2 units).
+/// The instruction set the lanes take here: the widest this build and CPU have, or AVX2 with
+/// QUATSTEP_SIMD=avx2 in the environment. The same bits either way.
+inline Isa best_isa() {
+#if QUATSTEP_CPU_LANES
+  static const Isa isa = [] {
+    const char* env = std::getenv("QUATSTEP_SIMD");
+    const bool avx512 = built_avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+    return avx512 && !(env && std::strcmp(env, "avx2") == 0) ? Isa::avx512 : Isa::avx2;
+  }();
+  return isa;
+#else
+  return Isa::avx2;
+#endif
+}
+
+/// The models with lanes (none in a build without them: nothing then calls into the lane units).
 enum class Model { heavy_top, free_rigid_body };
 template <class T>
 inline constexpr bool built_in = std::is_same_v<T, double> ? built : std::is_same_v<T, float> && built_float;
 template <class M, class T = typename M::Scalar>
-inline constexpr bool has_lanes = built_in<T> && (std::is_same_v<M, HeavyTop<T>> || std::is_same_v<M, FreeRigidBody<T>>);
+inline constexpr bool has_lanes =
+    built_in<T> && (std::is_same_v<M, HeavyTop<T>> || std::is_same_v<M, FreeRigidBody<T>>);
 template <class M>
-inline constexpr Model model_of = std::is_same_v<M, HeavyTop<typename M::Scalar>> ? Model::heavy_top : Model::free_rigid_body;
+inline constexpr Model model_of =
+    std::is_same_v<M, HeavyTop<typename M::Scalar>> ? Model::heavy_top : Model::free_rigid_body;
 
-/// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width<T> − 1, as
-/// advance_body does for each: the state in and out of the struct-of-arrays, the records updated.
+/// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width<T>(isa) − 1,
+/// as advance_body does for each: the state in and out of the struct-of-arrays, the records updated.
 template <class T>
 struct BlockJob {
+  Isa isa;
   Model model;
   const T* parameters;    ///< the block's model parameters, [parameter][lane] (for_each_parameter)
   LaneBranches branches;  ///< what every body of the block shares
@@ -101,9 +138,9 @@ struct BlockJob {
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
 
-/// The entry points into the AVX2 units, T = double or float: each steps a block (BlockJob) of one
-/// method. Defined and explicitly instantiated in the AVX2 unit of T only.
-template <class T>
+/// The entry points into the lane units, T = double or float, I = AVX2 or AVX-512: each steps a block
+/// (BlockJob) of one method. Defined and explicitly instantiated in the unit of T and I only.
+template <class T, Isa I>
 struct LaneSteps {
   static void hht(VelocityUpdate update, const HhtSettings<T>& settings, const BlockJob<T>& job);
   static void livens(LivensRule rule, LivensVariant variant, const LivensSettings<T>& settings, const BlockJob<T>& job);
@@ -116,11 +153,17 @@ struct LaneSteps {
   static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job);
 };
 
-/// The block and the entry points of a model's precision.
+/// The block of a model's precision, and f(LaneSteps<T, I>{}) with the entry points of its
+/// precision T and instruction set I.
 template <class M>
 using JobOf = BlockJob<typename M::Scalar>;
-template <class M>
-using Steps = LaneSteps<typename M::Scalar>;
+template <class M, class F>
+void with_steps(const JobOf<M>& job, F&& f) {
+  using T = typename M::Scalar;
+  if constexpr (built_avx512)
+    if (job.isa == Isa::avx512) return f(LaneSteps<T, Isa::avx512>{});
+  f(LaneSteps<T, Isa::avx2>{});
+}
 
 /// The lane step of an integrator, where it has one.
 template <class Integrator>
@@ -130,43 +173,51 @@ struct LaneForm {
 template <class M, VelocityUpdate U>
 struct LaneForm<HhtFamily<M, U>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const HhtFamily<M, U>& i, const JobOf<M>& job) { Steps<M>::hht(U, i.settings, job); }
+  static void advance(const HhtFamily<M, U>& i, const JobOf<M>& job) {
+    with_steps<M>(job, [&](auto steps) { steps.hht(U, i.settings, job); });
+  }
 };
 template <class M, LivensRule Rule, LivensVariant V>
 struct LaneForm<LivensIntegrator<M, Rule, V>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const LivensIntegrator<M, Rule, V>& i, const JobOf<M>& job) {
-    Steps<M>::livens(Rule, V, i.settings, job);
+    with_steps<M>(job, [&](auto steps) { steps.livens(Rule, V, i.settings, job); });
   }
 };
 
 template <class M>
 struct LaneForm<SimoVuQuoc<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const SimoVuQuoc<M>& i, const JobOf<M>& job) { Steps<M>::simo_vu_quoc(i.settings, job); }
+  static void advance(const SimoVuQuoc<M>& i, const JobOf<M>& job) {
+    with_steps<M>(job, [&](auto steps) { steps.simo_vu_quoc(i.settings, job); });
+  }
 };
 template <class M>
 struct LaneForm<Zupan3<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const Zupan3<M>& i, const JobOf<M>& job) { Steps<M>::zupan3(i.settings, job); }
+  static void advance(const Zupan3<M>& i, const JobOf<M>& job) {
+    with_steps<M>(job, [&](auto steps) { steps.zupan3(i.settings, job); });
+  }
 };
 template <class M>
 struct LaneForm<MidpointLie<M>> {
   static constexpr bool exists = has_lanes<M>;
-  static void advance(const MidpointLie<M>& i, const JobOf<M>& job) { Steps<M>::midpoint_lie(i.settings, job); }
+  static void advance(const MidpointLie<M>& i, const JobOf<M>& job) {
+    with_steps<M>(job, [&](auto steps) { steps.midpoint_lie(i.settings, job); });
+  }
 };
 template <class M>
 struct LaneForm<ExplicitNewmarkLie<M>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const ExplicitNewmarkLie<M>& i, const JobOf<M>& job) {
-    Steps<M>::explicit_newmark_lie(i.settings, job);
+    with_steps<M>(job, [&](auto steps) { steps.explicit_newmark_lie(i.settings, job); });
   }
 };
 template <class M, LivensRule Rule>
 struct LaneForm<HamiltonianQuaternion<M, Rule>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const HamiltonianQuaternion<M, Rule>& i, const JobOf<M>& job) {
-    Steps<M>::hamiltonian(Rule, i.settings, job);
+    with_steps<M>(job, [&](auto steps) { steps.hamiltonian(Rule, i.settings, job); });
   }
 };
 template <class M, class F>
@@ -174,14 +225,15 @@ struct LaneForm<RigidBodySplitting<M, F>> {
   static constexpr bool exists =
       has_lanes<M> && (std::is_same_v<F, NoSquishFlow> || std::is_same_v<F, SymmetricSplittingFlow>);
   static void advance(const RigidBodySplitting<M, F>& i, const JobOf<M>& job) {
-    Steps<M>::splitting(std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric, i.settings, job);
+    constexpr Flow flow = std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric;
+    with_steps<M>(job, [&](auto steps) { steps.splitting(flow, i.settings, job); });
   }
 };
 template <class M>
 struct LaneForm<ExactFreeSplitting<M>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const ExactFreeSplitting<M>& i, const JobOf<M>& job) {
-    Steps<M>::exact_free_splitting(i.settings, job);
+    with_steps<M>(job, [&](auto steps) { steps.exact_free_splitting(i.settings, job); });
   }
 };
 
@@ -190,11 +242,14 @@ struct LaneForm<ExactFreeSplitting<M>> {
 template <class M>
 struct Blocks {
   using T = typename M::Scalar;
-  static constexpr int width = lanes::width<T>;
-  static constexpr int parameters_per_block = lane_parameters<M> * width;
+  /// A parameter buffer for pack() of any instruction set's block.
+  static constexpr int max_parameters_per_block = lane_parameters<M> * max_width<T>;
+  Isa isa;
+  int width;                           ///< bodies per block
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
 
-  explicit Blocks(const std::vector<M>& models) : branches(models.size() / width) {
+  explicit Blocks(const std::vector<M>& models, Isa isa = best_isa())
+      : isa(isa), width(lanes::width<T>(isa)), branches(models.size() / width) {
     for (std::size_t b = 0; b < branches.size(); ++b) {
       LaneBranches shared = lane_branches(models[b * width]);
       for (int j = 1; j < width; ++j) shared.laneable &= lane_branches(models[b * width + j]) == shared;
@@ -202,7 +257,7 @@ struct Blocks {
     }
   }
   /// The parameters of the `width` models from `block`, [parameter][lane], into out[parameters_per_block].
-  static void pack(const M* block, T* out) {
+  void pack(const M* block, T* out) const {
     for (int j = 0; j < width; ++j) {
       M m = block[j];
       T* p = out + j;
@@ -212,12 +267,13 @@ struct Blocks {
   bool lanes(index_t block) const { return block < index_t(branches.size()) && branches[block].laneable; }
   /// The bodies in lanes.
   index_t bodies() const {
-    return width * index_t(std::count_if(branches.begin(), branches.end(), [](const LaneBranches& b) { return b.laneable; }));
+    const auto laneable = [](const LaneBranches& b) { return b.laneable; };
+    return index_t(width) * index_t(std::count_if(branches.begin(), branches.end(), laneable));
   }
   /// Block b's job for steps first_step … (the caller sets steps), its parameters packed.
   BlockJob<T> job(index_t b, const T* parameters, T* state, index_t bodies, const BodyRecord& record, T t0, T h,
                   index_t first_step) const {
-    return {model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0};
+    return {isa, model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0};
   }
 };
 

@@ -571,14 +571,16 @@ Scenario load_interrupted_scenario(const std::string& file, std::optional<Backen
 }
 
 bool simd_lanes_available() { return lanes::available(); }
+std::string simd_lanes_isa() { return lanes::available() ? lanes::to_string(lanes::best_isa()) : ""; }
 
 /// The summary's account of the CPU backend's SIMD lanes (cpu_lanes.hpp).
 static std::string lanes_summary(const Scenario& sc, const RunResult& r) {
   const bool in_float = sc.precision == Precision::single_precision;
-  const int width = in_float ? lanes::width<float> : lanes::width<double>;
+  const lanes::Isa isa = lanes::best_isa();
+  const int width = in_float ? lanes::width<float>(isa) : lanes::width<double>(isa);
   if (r.bodies_in_lanes > 0)
-    return "AVX2, " + std::to_string(r.bodies_in_lanes) + " of " + std::to_string(r.bodies) + " bodies, " +
-           std::to_string(width) + " per block";
+    return std::string(lanes::to_string(isa)) + ", " + std::to_string(r.bodies_in_lanes) + " of " +
+           std::to_string(r.bodies) + " bodies, " + std::to_string(width) + " per block";
   if (!lanes::built)
     return "none (built without them: QUATSTEP_CPU_LANES=OFF, as the README's first command builds, or a compiler "
            "or CPU family without AVX2; scripts/setup.sh --tests builds them)";

@@ -149,5 +149,7 @@ void print_summary(std::ostream& out, const Scenario& scenario, const RunResult&
 /// Whether the CPU steps blocks of bodies in SIMD lanes in this process: the build has them
 /// (QUATSTEP_CPU_LANES), the CPU has AVX2, and QUATSTEP_SIMD is not "off" (lanes::available()).
 bool simd_lanes_available();
+/// The instruction set of those lanes, "AVX2" or "AVX-512" (lanes::best_isa()); empty without them.
+std::string simd_lanes_isa();
 
 }  // namespace quatstep

@@ -93,26 +93,37 @@ TEST(Cli, SpinningEnsembleExampleWithThreadsAndForcedProgress) {
 }
 
 TEST(Cli, SummarySaysWhichBodiesRanInSimdLanesAndTheyChangeNoBit) {
-  // REML on 100 heavy tops: 25 blocks of four in lanes where the CPU has AVX2; QUATSTEP_SIMD=off
-  // turns them off, and the file's every sample stays the same.
+  // REML on 100 heavy tops: 25 blocks of four in lanes where the CPU has AVX2, 12 blocks of eight
+  // where it has AVX-512; QUATSTEP_SIMD=avx2 keeps to AVX2, QUATSTEP_SIMD=off turns them off, and the
+  // file's every sample stays the same.
   ScratchDirectory dir;
   const std::string args = "run " + example("free_rotation_livens.toml") + " --t-end 1 --backend cpu --output ";
-  const Outcome on = run_cli(args + dir.file("on.h5"), dir);
-  ASSERT_EQ(on.exit_code, 0) << on.err;
+  const auto run_with = [&](const char* simd, const std::string& file) {
+    if (simd) setenv("QUATSTEP_SIMD", simd, 1);
+    const Outcome o = run_cli(args + dir.file(file), dir);
+    unsetenv("QUATSTEP_SIMD");
+    return o;
+  };
+  const Outcome on = run_with(nullptr, "on.h5"), avx2 = run_with("avx2", "avx2.h5"), off = run_with("off", "off.h5");
+  for (const Outcome* o : {&on, &avx2, &off}) ASSERT_EQ(o->exit_code, 0) << o->err;
   const std::string not_built = "SIMD lanes              none (built without them: QUATSTEP_CPU_LANES=OFF";
-  if (lanes::available())
-    EXPECT_NE(on.out.find("SIMD lanes              AVX2, 100 of 100 bodies, 4 per block"), std::string::npos) << on.out;
-  else
+  const std::string in_avx2 = "SIMD lanes              AVX2, 100 of 100 bodies, 4 per block";
+  if (lanes::available()) {
+    const bool avx512 = lanes::best_isa() == lanes::Isa::avx512;
+    EXPECT_NE(on.out.find(avx512 ? "SIMD lanes              AVX-512, 96 of 100 bodies, 8 per block" : in_avx2),
+              std::string::npos)
+        << on.out;
+    EXPECT_NE(avx2.out.find(in_avx2), std::string::npos) << avx2.out;
+  } else {
     EXPECT_NE(on.out.find(lanes::built ? "SIMD lanes              none (no AVX2" : not_built), std::string::npos) << on.out;
-  setenv("QUATSTEP_SIMD", "off", 1);
-  const Outcome off = run_cli(args + dir.file("off.h5"), dir);
-  unsetenv("QUATSTEP_SIMD");
-  ASSERT_EQ(off.exit_code, 0) << off.err;
+  }
   EXPECT_NE(off.out.find(lanes::built ? "SIMD lanes              none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)" : not_built),
             std::string::npos)
       << off.out;
   for (const char* name : {"quaternion", "omega_body", "generalized_energy", "status"})
-    EXPECT_EQ(read_dataset(dir.file("on.h5"), name).values, read_dataset(dir.file("off.h5"), name).values) << name;
+    for (const char* file : {"avx2.h5", "off.h5"})
+      EXPECT_EQ(read_dataset(dir.file("on.h5"), name).values, read_dataset(dir.file(file), name).values)
+          << name << " in " << file;
 }
 
 TEST(Cli, FreeRotationLivensExampleConservesTheGeneralizedEnergy) {

@@ -492,7 +492,7 @@ class Ensemble(_Stepped):
     bodies_in_lanes = property(
         lambda self: self._core.bodies_in_lanes,
         doc="The bodies the CPU steps together in SIMD lanes, bit for bit the scalar step "
-            "(host/cpu_lanes.hpp): blocks of four consecutive bodies in double, eight in float, whose loads take "
+            "(host/cpu_lanes.hpp): blocks of consecutive bodies — one register: AVX2 four in double, eight in float, AVX-512 twice that — whose loads take "
             "the same branches, with fixed steps; 0 on the GPU, with adaptive steps, and where "
             "``quatstep._quatstep.simd_lanes`` is False (a build without them, a CPU without AVX2, or "
             "``QUATSTEP_SIMD=off``).")

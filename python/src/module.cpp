@@ -436,6 +436,7 @@ NB_MODULE(_quatstep, m) {
   m.doc() = "The compiled core of quatstep (use the package `quatstep`, which wraps it).";
   m.attr("version") = version;
   m.attr("simd_lanes") = simd_lanes_available();
+  m.attr("simd_isa") = simd_lanes_isa();
   nb::exception<ScenarioError>(m, "ScenarioError", PyExc_ValueError);
 
   m.def("registry", &registry,

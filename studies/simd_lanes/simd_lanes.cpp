@@ -36,28 +36,34 @@ struct Workload {
 
 // Both sides run the default Newton settings (Jacobian reuse where the first correction is small).
 template <class Integrator, class S = typename Integrator::Scalar>
-void run(benchmark::State& state, Integrator integrator, bool lanes) {
+void run(benchmark::State& state, Integrator integrator, bool lanes, lanes::Isa isa) {
   omp_set_num_threads(1);
   const Workload<typename Integrator::ModelType> w(state.range(0));
   CpuEnsemble<Integrator> e(integrator, w.models, S(0), S(step_size));
-  e.use_lanes(lanes);
-  if (lanes && !e.uses_lanes()) return state.SkipWithError("no SIMD lanes on this CPU or in this build");
+  e.use_lanes(lanes, isa);
+  if (lanes && (!e.uses_lanes() || e.lanes_isa() != isa))
+    return state.SkipWithError("no SIMD lanes of this instruction set on this CPU or in this build");
   const SampleView<S> none{nullptr, e.bodies(), 0, 0, 1, 0};
   measure_throughput(
       state, e, 1, [&] { e.initialize(w.initial, none); }, [&](index_t steps) { e.advance(steps, none); });
 }
 
-/// name/scalar and name/lanesW; a float integrator's name says "(float)".
+/// name/scalar, name/lanesW (AVX2) and, where the CPU has AVX-512, name/lanesW (AVX-512: W twice
+/// AVX2's); a float integrator's name says "(float)".
 template <class Integrator>
 void register_both(std::string name, const Integrator& integrator) {
   using S = typename Integrator::Scalar;
   if (std::is_same_v<S, float>) name += " (float)";
-  const std::string lanes_variant = "/lanes" + std::to_string(lanes::width<S>);
-  for (const bool lanes : {false, true})
-    benchmark::RegisterBenchmark((name + (lanes ? lanes_variant : "/scalar")).c_str(), run<Integrator>, integrator, lanes)
+  const auto add = [&](const std::string& variant, bool lanes, lanes::Isa isa) {
+    benchmark::RegisterBenchmark((name + "/" + variant).c_str(), run<Integrator>, integrator, lanes, isa)
         ->ArgNames({"bodies"})
         ->Arg(1024)
         ->Unit(benchmark::kMillisecond);
+  };
+  add("scalar", false, lanes::Isa::avx2);
+  for (const lanes::Isa isa : {lanes::Isa::avx2, lanes::Isa::avx512})
+    if (isa == lanes::Isa::avx2 || lanes::best_isa() == isa)
+      add("lanes" + std::to_string(lanes::width<S>(isa)), true, isa);
 }
 
 }  // namespace
@@ -92,7 +98,7 @@ int main(int argc, char** argv) {
     register_both("NoSquish order " + std::to_string(order), NoSquish<HeavyTop<float>>(s));
   }
   add_machine_context();
-  benchmark::AddCustomContext("simd", lanes::available() ? "AVX2" : "none");
+  benchmark::AddCustomContext("simd", lanes::available() ? lanes::to_string(lanes::best_isa()) : "none");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
