@@ -160,8 +160,9 @@ using JobOf = BlockJob<typename M::Scalar>;
 template <class M, class F>
 void with_steps(const JobOf<M>& job, F&& f) {
   using T = typename M::Scalar;
-  if constexpr (built_avx512)
+  if constexpr (built_avx512) {
     if (job.isa == Isa::avx512) return f(LaneSteps<T, Isa::avx512>{});
+  }
   f(LaneSteps<T, Isa::avx2>{});
 }
 

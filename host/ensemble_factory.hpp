@@ -91,7 +91,7 @@ class Ensemble {
   /// body, body-major (bodies × 4, bodies × 3, …), computed on the host; null pointers are skipped.
   /// Rigid-body models only (std::invalid_argument otherwise).
   virtual void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const = 0;
-  /// The bodies advance() steps in SIMD lanes (the CPU backend where the CPU has AVX2,
+  /// The bodies advance() steps in SIMD lanes (the CPU backend where the CPU has AVX2 or AVX-512,
   /// host/cpu_lanes.hpp); 0 where none is.
   virtual index_t bodies_in_lanes() const { return 0; }
 };

@@ -1,5 +1,5 @@
 // What the CPU backend needs to step a model's bodies in SIMD lanes (host/cpu_lanes.hpp), without the
-// lane type itself (this header is read by every unit, the lanes only by the AVX2 one):
+// lane type itself (this header is read by every unit, the lanes only by the lane units):
 //   for_each_parameter(model, f)  f(x) on every scalar of the model, in one fixed order: a block's
 //                                 parameters travel as plain numbers, [parameter][lane], and are
 //                                 read back into the lane model in the same order;

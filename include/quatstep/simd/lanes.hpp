@@ -16,10 +16,10 @@
 // integer: status, iteration count, pivot row — below 2^24, exact in a float too) in lane_lu.hpp,
 // lane_newton.hpp and the lane steps.
 //
-// The ABI is a template parameter (deduce_t: AVX registers in a unit compiled with -mavx2, SSE2 ones
-// otherwise), so every template instantiated with Lanes carries its instruction set in its name: an
-// AVX2 unit's instantiations never stand in for a baseline unit's (host/CMakeLists.txt checks the
-// unit's symbols).
+// The ABI is a template parameter (deduce_t: AVX registers in a unit compiled with -mavx2, AVX-512
+// ones with -mavx512f, SSE2 ones otherwise), so every template instantiated with Lanes carries its
+// instruction set in its name: a lane unit's instantiations never stand in for a baseline unit's or
+// for another instruction set's (tests/check_lane_symbols.cmake checks the units' symbols).
 #pragma once
 
 #include <cmath>
