@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The SIMD-lanes study (studies/README.md): build study_simd_lanes in Release, run it (median of
 # REPETITIONS runs, one thread) and write its table into studies/README.md between the markers
-# simd-table-avx2. Instructions per body-step: PROFILE_EXE=studies/study_simd_profile_step bench/profile.sh.
+# simd-table-avx2, or simd-table-avx512 on a CPU with AVX-512. Instructions per body-step: PROFILE_EXE=studies/study_simd_profile_step bench/profile.sh.
 # Usage: studies/simd_lanes/run.sh [extra Google Benchmark flags]
 # Environment: BUILD_DIR (default build-bench-release), JOBS (default 2), REPETITIONS (default 5).
 set -euo pipefail

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """study_simd_lanes's --benchmark_format=json output → its Markdown table in studies/README.md, between
-<!-- simd-table-avx2:begin --> and <!-- simd-table-avx2:end --> (the instruction set from the JSON
-context "simd"). Standard library only (bench/json_to_table.py's helpers).
+<!-- simd-table-ISA:begin --> and <!-- simd-table-ISA:end -->, ISA the widest instruction set of the run
+(the JSON context "simd": avx2, or avx512 where the CPU has AVX-512; its table then has both
+instruction sets' rows). Standard library only (bench/json_to_table.py's helpers).
 
 Usage: simd_table.py RESULT.json [--into README.md]
 """
@@ -38,7 +39,8 @@ def main(argv):
     if len(argv) == 2:
         print(text)
     else:
-        replace_between_markers(argv[3], "simd-table-" + report["context"]["simd"].lower(), text)
+        isa = report["context"]["simd"].lower().replace("-", "")  # "AVX-512" → avx512
+        replace_between_markers(argv[3], "simd-table-" + isa, text)
 
 
 if __name__ == "__main__":
