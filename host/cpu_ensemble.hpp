@@ -5,7 +5,7 @@
 // spacing of the output times, each body keeps its own t and h, and its step records are kept.
 // Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of
 // lanes::width<S>(isa) bodies (AVX2: 4 in double, 8 in float; AVX-512 twice that) take it instead of
-// advance_body, with the same bits.
+// advance_body (advance_body_adaptive), with the same bits.
 #pragma once
 
 #include <algorithm>
@@ -83,13 +83,13 @@ class CpuEnsemble {
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
     const index_t first = steps_done_;
-    if constexpr (adaptive) {
+    if (uses_lanes()) {
+      advance_lanes(first, steps, out);
+    } else if constexpr (adaptive) {
       const AdaptiveRecord<S> taken = adaptive_record();
 #pragma omp parallel for schedule(dynamic, 64)  // bodies take different numbers of steps
       for (index_t i = 0; i < n; ++i)
         advance_body_adaptive(integrator_, models_[i], soa, rec, taken, i, t0_, h_, first, steps, out);
-    } else if (uses_lanes()) {
-      advance_lanes(first, steps, out);
     } else {
 #pragma omp parallel for schedule(static)
       for (index_t i = 0; i < n; ++i) advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
@@ -109,7 +109,7 @@ class CpuEnsemble {
   void use_lanes(bool on, lanes::Isa isa = lanes::best_isa()) {
     if constexpr (has_lanes) {
       if (isa != lanes::Isa::avx2) isa = lanes::best_isa();  // AVX-512 only where the CPU has it
-      lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_, isa) : nullptr;
+      lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_, isa, adaptive) : nullptr;
     }
   }
   /// The instruction set of the lanes (meaningful where uses_lanes()).
@@ -171,34 +171,48 @@ class CpuEnsemble {
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
 
   /// advance() in blocks: a block in lanes steps to each sample it must write, and writes it from the
-  /// stored state as advance_body would; the other bodies advance_body.
+  /// stored state as advance_body (advance_body_adaptive) would; the other bodies advance_body
+  /// (advance_body_adaptive). With adaptive steps the steps and samples are output times.
   void advance_lanes(index_t first, index_t steps, const SampleView<S>& out) {
     if constexpr (has_lanes) {
       const index_t n = bodies(), last = first + steps;
       const SoaView<S> soa{state_.data(), n};
       const BodyRecord rec = record();
+      [[maybe_unused]] const AdaptiveRecord<S> taken = adaptive_record();
       const index_t width = lanes_->width;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 4)  // adaptive blocks take different numbers of steps
       for (index_t b = 0; b < (n + width - 1) / width; ++b) {
         const index_t i0 = b * width;
         if (!lanes_->lanes(b)) {
-          for (index_t i = i0; i < std::min(n, i0 + width); ++i)
-            advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
+          for (index_t i = i0; i < std::min(n, i0 + width); ++i) {
+            if constexpr (adaptive) advance_body_adaptive(integrator_, models_[i], soa, rec, taken, i, t0_, h_, first, steps, out);
+            else advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
+          }
           continue;
         }
         S parameters[lanes::Blocks<Model>::max_parameters_per_block];
         lanes_->pack(&models_[i0], parameters);
-        lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
+        lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first, taken);
         while (job.first_step < last) {
           const index_t next = next_sample(out, job.first_step, last);
           job.steps = next - job.first_step;
           lanes::LaneForm<Integrator>::advance(integrator_, job);
           if (out.holds(next))
-            for (index_t i = i0; i < i0 + width; ++i)
-              write_sample(out, next, i, integrator_, models_[i], state(i), status_[i] == Status::ok);
+            for (index_t i = i0; i < i0 + width; ++i) write_lane_sample(out, next, i);
           job.first_step = next;
         }
       }
+    }
+  }
+  /// Sample `sample` of body i from its stored state, as advance_body (advance_body_adaptive:
+  /// dense output at the output time) writes it.
+  void write_lane_sample(const SampleView<S>& out, index_t sample, index_t i) const {
+    const bool ok = status_[i] == Status::ok;
+    if constexpr (adaptive) {
+      const S t = t0_ + S(sample) * h_;
+      write_sample(out, sample, i, integrator_.integrator, models_[i], integrator_.sample(models_[i], state(i), t), ok);
+    } else {
+      write_sample(out, sample, i, integrator_, models_[i], state(i), ok);
     }
   }
   /// The first step after k, up to `last`, whose sample `out` holds (else `last`).

@@ -6,12 +6,13 @@
 // without the inertia shift), SimoVuQuoc, Zupan3, Krysl's MidpointLie and ExplicitNewmarkLie, the
 // Livens schemes (LivensEm, LivensMidpoint; reduced, full and null-space), the Hamiltonian schemes
 // (HamiltonianEm, HamiltonianMidpoint) and the explicit splittings NoSquish, SymmetricSplitting
-// (orders 2, 4, 6) and ExactFreeSplitting (both compositions). Which bodies: the blocks of
-// consecutive bodies whose steps take every data-dependent branch alike (lane_model.hpp: the same
-// loads acting, the same profiles with a sinusoid, the same load windows); every other body, and the
-// bodies past the last full block, take the scalar step. Adaptive steps and mechanisms are scalar
-// (the generic models of the Livens schemes, livens_generic.hpp, are not in the registry, so no
-// ensemble holds them).
+// (orders 2, 4, 6) and ExactFreeSplitting (both compositions); and adaptive steps over the HHT
+// family (AdaptiveHht, simd/lane_adaptive.hpp). Which bodies: the blocks of consecutive bodies whose
+// steps take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same
+// profiles with a sinusoid, the same load windows; with adaptive steps, where each body keeps its
+// own time, no load windows at all); every other body, and the bodies past the last full block,
+// take the scalar step. Mechanisms are scalar (the generic models of the Livens schemes,
+// livens_generic.hpp, are not in the registry, so no ensemble holds them).
 //
 // Run-time dispatch: the lane steps are compiled once per precision and instruction set, in the
 // units generated from cpu_lane_steps.cpp.in: AVX2 (-mavx2: 4 doubles or 8 floats per block) and,
@@ -32,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "quatstep/adaptive/adaptive_ensemble.hpp"
 #include "quatstep/ensemble.hpp"
 #include "quatstep/integrators/exact_free_flow.hpp"
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
@@ -122,6 +124,8 @@ inline constexpr Model model_of =
 
 /// Steps first_step … first_step + steps − 1 of the block of bodies first … first + width<T>(isa) − 1,
 /// as advance_body does for each: the state in and out of the struct-of-arrays, the records updated.
+/// With adaptive steps, h is the spacing of the output times and the bodies take their steps
+/// through the output times first_step + 1 … first_step + steps, as advance_body_adaptive does.
 template <class T>
 struct BlockJob {
   Isa isa;
@@ -133,6 +137,7 @@ struct BlockJob {
   BodyRecord record;
   T t0, h;
   index_t first_step, steps;
+  AdaptiveRecord<T> adaptive;  ///< adaptive steps: every body's step records
 };
 
 /// The splittings with lanes, by their free flow.
@@ -143,6 +148,8 @@ enum class Flow { no_squish, symmetric };
 template <class T, Isa I>
 struct LaneSteps {
   static void hht(VelocityUpdate update, const HhtSettings<T>& settings, const BlockJob<T>& job);
+  static void adaptive_hht(VelocityUpdate update, const HhtSettings<T>& settings, const AdaptiveSettings<T>& adaptive,
+                           const BlockJob<T>& job);
   static void livens(LivensRule rule, LivensVariant variant, const LivensSettings<T>& settings, const BlockJob<T>& job);
   static void simo_vu_quoc(const SimoVuQuocSettings<T>& settings, const BlockJob<T>& job);
   static void midpoint_lie(const LieGroupSettings<T>& settings, const BlockJob<T>& job);
@@ -176,6 +183,13 @@ struct LaneForm<HhtFamily<M, U>> {
   static constexpr bool exists = has_lanes<M>;
   static void advance(const HhtFamily<M, U>& i, const JobOf<M>& job) {
     with_steps<M>(job, [&](auto steps) { steps.hht(U, i.settings, job); });
+  }
+};
+template <class M, VelocityUpdate U>
+struct LaneForm<AdaptiveHht<HhtFamily<M, U>>> {
+  static constexpr bool exists = has_lanes<M>;
+  static void advance(const AdaptiveHht<HhtFamily<M, U>>& i, const JobOf<M>& job) {
+    with_steps<M>(job, [&](auto steps) { steps.adaptive_hht(U, i.integrator.settings, i.settings, job); });
   }
 };
 template <class M, LivensRule Rule, LivensVariant V>
@@ -249,11 +263,13 @@ struct Blocks {
   int width;                           ///< bodies per block
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
 
-  explicit Blocks(const std::vector<M>& models, Isa isa = best_isa())
+  /// own_times: the bodies keep their own times (adaptive steps), so a block's loads have no windows.
+  explicit Blocks(const std::vector<M>& models, Isa isa = best_isa(), bool own_times = false)
       : isa(isa), width(lanes::width<T>(isa)), branches(models.size() / width) {
     for (std::size_t b = 0; b < branches.size(); ++b) {
       LaneBranches shared = lane_branches(models[b * width]);
       for (int j = 1; j < width; ++j) shared.laneable &= lane_branches(models[b * width + j]) == shared;
+      shared.laneable &= !own_times || shared.windowless();
       branches[b] = shared;
     }
   }
@@ -273,8 +289,8 @@ struct Blocks {
   }
   /// Block b's job for steps first_step … (the caller sets steps), its parameters packed.
   BlockJob<T> job(index_t b, const T* parameters, T* state, index_t bodies, const BodyRecord& record, T t0, T h,
-                  index_t first_step) const {
-    return {isa, model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0};
+                  index_t first_step, const AdaptiveRecord<T>& adaptive = {}) const {
+    return {isa, model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0, adaptive};
   }
 };
 

@@ -153,7 +153,7 @@ class BodyEnsemble {
   /// Adaptive steps: every body's step records (Ensemble::step_records); empty for fixed steps.
   virtual StepRecords step_records() const = 0;
   /// CPU: the bodies stepped in SIMD lanes (host/cpu_lanes.hpp), as `quatstep run`'s summary counts
-  /// them; 0 on the GPU, with adaptive steps, or where simd_lanes_available() (run.hpp) is false.
+  /// them; 0 on the GPU or where simd_lanes_available() (run.hpp) is false.
   virtual index_t bodies_in_lanes() const = 0;
 };
 

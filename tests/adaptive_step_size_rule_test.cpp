@@ -28,7 +28,7 @@ TEST(AdaptiveStepSizeRule, CubeRootWithinTwoUlps) {
 TEST(AdaptiveStepSizeRule, ErrorPerStepFollowsNegrutEq37) {
   AdaptiveSettings<double> a;  // safety 0.9, limits [0.2, 5]
   double successes = 0;
-  auto decide = [&](double e, bool after_rejection = false) { return decide_step(a, e, 1e-3, 2, after_rejection, successes); };
+  auto decide = [&](double e, bool after_rejection = false) { return decide_step(a, e, 1e-3, 2.0, after_rejection, successes); };
   // h_new = s·h·Θ^(−1/6), Θ = e²
   EXPECT_TRUE(decide(1.0).accept);
   EXPECT_NEAR(decide(1.0).factor, 0.9, 1e-15);
@@ -50,24 +50,24 @@ TEST(AdaptiveStepSizeRule, ErrorPerUnitStepHoldsErrorOverStep) {
   double successes = 0;
   const double h = 1e-2;
   // e/h = 4 with h = 1e-2: rejected, h_new = 0.9·h·(e/h)^(−1/2)
-  const StepDecision<double> d = decide_step(a, 4e-2, h, 2, false, successes);
+  const StepDecision<double> d = decide_step(a, 4e-2, h, 2.0, false, successes);
   EXPECT_FALSE(d.accept);
   EXPECT_NEAR(d.factor, 0.45, 1e-15);
-  EXPECT_TRUE(decide_step(a, 0.25e-2, h, 2, false, successes).accept);
-  EXPECT_NEAR(decide_step(a, 0.25e-2, h, 2, false, successes).factor, 1.8, 1e-15);
+  EXPECT_TRUE(decide_step(a, 0.25e-2, h, 2.0, false, successes).accept);
+  EXPECT_NEAR(decide_step(a, 0.25e-2, h, 2.0, false, successes).factor, 1.8, 1e-15);
 }
 
 TEST(AdaptiveStepSizeRule, HalveDoubleIsChronosRule) {
   AdaptiveSettings<double> a;
   a.control = ErrorControl::halve_double;
   double successes = 0;
-  for (int k = 1; k <= 4; ++k) EXPECT_EQ(decide_step(a, 0.5, 1e-3, 3, false, successes).factor, 1.0) << k;
-  EXPECT_EQ(decide_step(a, 0.5, 1e-3, 3, false, successes).factor, 2.0) << "doubles after 5 successes";
+  for (int k = 1; k <= 4; ++k) EXPECT_EQ(decide_step(a, 0.5, 1e-3, 3.0, false, successes).factor, 1.0) << k;
+  EXPECT_EQ(decide_step(a, 0.5, 1e-3, 3.0, false, successes).factor, 2.0) << "doubles after 5 successes";
   EXPECT_EQ(successes, 0);
-  for (int k = 1; k <= 4; ++k) decide_step(a, 0.5, 1e-3, 2, false, successes);
-  EXPECT_EQ(decide_step(a, 0.5, 1e-3, 4, false, successes).factor, 1.0) << "4 Newton iterations reset the count";
+  for (int k = 1; k <= 4; ++k) decide_step(a, 0.5, 1e-3, 2.0, false, successes);
+  EXPECT_EQ(decide_step(a, 0.5, 1e-3, 4.0, false, successes).factor, 1.0) << "4 Newton iterations reset the count";
   EXPECT_EQ(successes, 0);
-  const StepDecision<double> rejected = decide_step(a, 1.5, 1e-3, 2, false, successes);
+  const StepDecision<double> rejected = decide_step(a, 1.5, 1e-3, 2.0, false, successes);
   EXPECT_FALSE(rejected.accept);
   EXPECT_EQ(rejected.factor, 0.5);
   EXPECT_EQ(failed_step_factor(a), 0.5);

@@ -3,10 +3,12 @@
 // for every integrator with lanes (cpu_lanes.hpp) on heavy tops and free bodies, in double and in
 // float, with and without Jacobian reuse, on populations whose blocks mix bodies that share their
 // branches (in lanes) with bodies that do not (stepped alone), bodies past the last full block, and
-// bodies that fail at different steps. The lanes are the widest the CPU has (AVX-512: blocks of 8
-// doubles or 16 floats; AVX2: 4 or 8); ctest runs the suite again with QUATSTEP_SIMD=avx2 (avx2.*).
+// bodies that fail at different steps; and adaptive steps, whose step records agree too. The lanes
+// are the widest the CPU has (AVX-512: blocks of 8 doubles or 16 floats; AVX2: 4 or 8); ctest runs
+// the suite again with QUATSTEP_SIMD=avx2 (avx2.*).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -166,28 +168,37 @@ constexpr bool is_explicit = false;
 template <class M, class F, template <class> class Settings>
 constexpr bool is_explicit<RigidBodySplitting<M, F, Settings>> = true;
 
-template <class Integrator, class S = typename Integrator::Scalar>
-void expect_lanes_bitwise(const Integrator& integrator, index_t steps, double spread = 0.001,
-                          std::set<index_t>* failed_steps = nullptr,
-                          std::vector<typename Integrator::ModelType> models = {},
-                          std::vector<RigidBodyKinematics<S>> initial = {}) {
-  if (models.empty()) {
-    if constexpr (std::is_same_v<typename Integrator::ModelType, HeavyTop<S>>)
-      models = in_precision<S>(population(width<S>()));
-    else models = in_precision<S>(free_population(width<S>()));
-  }
-  if (initial.empty()) initial = initial_states<S>(spread);
-  const index_t n = index_t(models.size());
-  const Run<S> scalar = run(integrator, models, initial, steps, false);
-  const Run<S> lanes = run(integrator, models, initial, steps, true);
-  ASSERT_FALSE(scalar.lanes);
-  ASSERT_TRUE(lanes.lanes);
-  EXPECT_GE(lanes.in_lanes, 3 * width<S>());  // blocks 0–2 at least
+/// population() of heavy tops, or free_population(), in the precision of Model.
+template <class Model, class S = typename Model::Scalar>
+std::vector<Model> population_of() {
+  if constexpr (std::is_same_v<Model, HeavyTop<S>>) return in_precision<S>(population(width<S>()));
+  else return in_precision<S>(free_population(width<S>()));
+}
+
+/// A run without lanes and one with them leave the same bits, in_lanes bodies at least in lanes.
+template <class S>
+void expect_same_bits(const Run<S>& scalar, const Run<S>& lanes, index_t in_lanes) {
+  EXPECT_FALSE(scalar.lanes);
+  EXPECT_TRUE(lanes.lanes);
+  EXPECT_GE(lanes.in_lanes, in_lanes);
   EXPECT_EQ(differing_bits(scalar.state, lanes.state), 0);
   EXPECT_EQ(differing_bits(scalar.samples, lanes.samples), 0);
   EXPECT_EQ(scalar.status, lanes.status);
   EXPECT_EQ(scalar.iterations, lanes.iterations);
   EXPECT_EQ(scalar.failed_step, lanes.failed_step);
+}
+
+template <class Integrator, class S = typename Integrator::Scalar>
+void expect_lanes_bitwise(const Integrator& integrator, index_t steps, double spread = 0.001,
+                          std::set<index_t>* failed_steps = nullptr,
+                          std::vector<typename Integrator::ModelType> models = {},
+                          std::vector<RigidBodyKinematics<S>> initial = {}) {
+  if (models.empty()) models = population_of<typename Integrator::ModelType>();
+  if (initial.empty()) initial = initial_states<S>(spread);
+  const index_t n = index_t(models.size());
+  const Run<S> scalar = run(integrator, models, initial, steps, false);
+  const Run<S> lanes = run(integrator, models, initial, steps, true);
+  expect_same_bits(scalar, lanes, 3 * width<S>());  // blocks 0–2 at least
   for (index_t i = 0; i < n; ++i) {
     if (scalar.status[i] != Status::ok) {
       if (failed_steps) failed_steps->insert(scalar.failed_step[i]);
@@ -544,6 +555,133 @@ TEST_F(CpuLanes, FailingFloatLanesStopLikeScalarBodies) {
   expect_lanes_bitwise(ModifiedHht<HeavyTop<float>>(s), 400, 0.001, &implicit_failed, m);
   EXPECT_GT(explicit_failed.size(), std::size_t(3 * width<float>()));  // the bodies of a block fail apart
   EXPECT_GT(implicit_failed.size(), std::size_t(3 * width<float>()));
+}
+
+// Adaptive steps (AdaptiveHht over the HHT family): each lane keeps its own t and h and makes its own
+// attempts; the step records too are those of the scalar steps. Blocks whose loads have windows
+// (population()'s blocks 2 and 4) step alone: their bodies' times differ.
+
+/// What an adaptive run leaves besides Run's: the step records.
+template <class S>
+struct AdaptiveRun : Run<S> {
+  StepRecords records;
+};
+
+/// `outputs` output times 1 ms apart in two calls: the first samples every one, the second only its
+/// last three (the lanes then step through several output times at once).
+template <class Integrator, class S = typename Integrator::Scalar>
+AdaptiveRun<S> adaptive_run(const AdaptiveHht<Integrator>& stepper,
+                            const std::vector<typename Integrator::ModelType>& models,
+                            const std::vector<RigidBodyKinematics<S>>& initial, index_t outputs, bool lanes) {
+  using Ensemble = CpuEnsemble<AdaptiveHht<Integrator>>;
+  Ensemble e(stepper, models, S(0), S(1e-3));
+  e.use_lanes(lanes);
+  constexpr int scalars = Ensemble::sample_scalars;
+  const index_t n = index_t(models.size()), half = outputs / 2, samples = outputs + 1;
+  AdaptiveRun<S> r;
+  r.samples.assign(samples * scalars * n, S(0));
+  const auto view = [&](index_t first, index_t count) {
+    return SampleView<S>{r.samples.data() + first * scalars * n, n, first, count, 1, scalars};
+  };
+  e.initialize(initial, view(0, half + 1));
+  e.advance(half, view(0, half + 1));
+  e.advance(outputs - half, view(outputs - 2, 3));
+  r.state = e.state_data();
+  r.status = e.status(), r.iterations = e.newton_iterations(), r.failed_step = e.failed_step();
+  r.records = e.step_records();
+  r.lanes = e.uses_lanes();
+  r.in_lanes = e.bodies_in_lanes();
+  return r;
+}
+
+/// The adaptive stepper's runs with and without lanes agree bit for bit, on population() (heavy tops)
+/// or free_population() unless `models` are given. Returns the scalar run.
+template <class Integrator, class S = typename Integrator::Scalar>
+AdaptiveRun<S> expect_adaptive_lanes_bitwise(const AdaptiveHht<Integrator>& stepper, index_t outputs,
+                                             double spread = 10.0,
+                                             std::vector<typename Integrator::ModelType> models = {}) {
+  if (models.empty()) models = population_of<typename Integrator::ModelType>();
+  const std::vector<RigidBodyKinematics<S>> initial = initial_states<S>(spread);
+  const AdaptiveRun<S> scalar = adaptive_run(stepper, models, initial, outputs, false);
+  const AdaptiveRun<S> lanes = adaptive_run(stepper, models, initial, outputs, true);
+  expect_same_bits<S>(scalar, lanes, 2 * width<S>());  // blocks 0–1 at least
+  EXPECT_EQ(scalar.records.accepted, lanes.records.accepted);
+  EXPECT_EQ(scalar.records.rejected, lanes.records.rejected);
+  EXPECT_EQ(differing_bits(scalar.records.smallest, lanes.records.smallest), 0);
+  EXPECT_EQ(differing_bits(scalar.records.largest, lanes.records.largest), 0);
+  // the lanes of block 0 took steps of their own
+  const std::set<index_t> counts(scalar.records.accepted.begin(), scalar.records.accepted.begin() + width<S>());
+  EXPECT_GT(counts.size(), 1u);
+  return scalar;
+}
+
+template <class Integrator>
+AdaptiveHht<Integrator> adaptive(const Integrator& integrator, double tolerance = 1e-6) {
+  AdaptiveSettings<typename Integrator::Scalar> a;
+  a.rotation_atol = a.translation_atol = a.translation_rtol = typename Integrator::Scalar(tolerance);
+  return AdaptiveHht<Integrator>(integrator, a);
+}
+
+TEST_F(CpuLanes, AdaptiveHhtFamilyIsBitwiseScalar) {
+  for (const bool shift : {true, false}) {
+    const AdaptiveRun<double> r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(shift))), 20);
+    EXPECT_GT(*std::max_element(r.records.rejected.begin(), r.records.rejected.end()), 0);  // attempts rejected
+    expect_adaptive_lanes_bitwise(adaptive(Hht<HeavyTop<double>>(hht(shift))), 20);
+  }
+}
+
+TEST_F(CpuLanes, AdaptiveControlsAreBitwiseScalar) {
+  AdaptiveHht<ModifiedHht<HeavyTop<double>>> a = adaptive(ModifiedHht<HeavyTop<double>>(hht(true)));
+  for (const ErrorControl control : {ErrorControl::per_unit_step, ErrorControl::halve_double}) {
+    a.settings.control = control;
+    expect_adaptive_lanes_bitwise(a, 20);
+  }
+  a.settings.control = ErrorControl::per_step;
+  a.settings.predictor_degree = 0;
+  expect_adaptive_lanes_bitwise(a, 20);
+}
+
+TEST_F(CpuLanes, AdaptiveFreeBodiesAreBitwiseScalar) {
+  expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<FreeRigidBody<double>>(hht(true))), 20);
+  expect_adaptive_lanes_bitwise(adaptive(Hht<FreeRigidBody<double>>(hht(false))), 20);
+}
+
+/// Bodies fail apart, each as alone: a torque that turns NaN at a time of its own (the corrector
+/// fails at every step size down to h_min: a NaN pivot), and a tolerance that the fastest bodies
+/// cannot meet above h_min (step_size_too_small).
+TEST_F(CpuLanes, FailingAdaptiveLanesStopLikeScalarBodies) {
+  const auto nan = population_with_nan_torques([](index_t i) { return double(20 + 7 * i); });
+  const AdaptiveRun<double> r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(true))), 40, 10.0, nan);
+  std::set<index_t> failed_steps;
+  for (std::size_t i = 0; i < r.status.size(); ++i) {
+    EXPECT_EQ(r.status[i], Status::singular_jacobian) << "body " << i;
+    failed_steps.insert(r.failed_step[i]);
+  }
+  EXPECT_GT(failed_steps.size(), std::size_t(2 * width<double>()));
+
+  AdaptiveHht<ModifiedHht<HeavyTop<double>>> tight = adaptive(ModifiedHht<HeavyTop<double>>(hht(true)), 1e-10);
+  tight.settings.h_min = 3e-6;
+  const AdaptiveRun<double> t = expect_adaptive_lanes_bitwise(tight, 10);
+  const auto too_small = std::count(t.status.begin(), t.status.end(), Status::step_size_too_small);
+  EXPECT_GT(too_small, 0);
+  EXPECT_LT(too_small, std::ptrdiff_t(t.status.size()));  // the slow bodies meet it
+}
+
+TEST_F(CpuLanes, AdaptiveFloatLanesAreBitwiseScalar) {
+  HhtSettings<float> s;
+  s.alpha = float(bench::alpha);
+  s.inertia_shift = true;
+  expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<float>>(s), 1e-4), 20);
+  expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<FreeRigidBody<float>>(s), 1e-4), 20);
+}
+
+/// Adaptive steps keep bodies with load windows out of the lanes: their times differ.
+TEST(LaneBlocks, WithTheirOwnTimesHaveNoLoadWindows) {
+  const lanes::Blocks<HeavyTop<double>> fixed(population()), own(population(), lanes::best_isa(), true);
+  EXPECT_TRUE(fixed.lanes(2));
+  EXPECT_TRUE(own.lanes(0) && own.lanes(1));
+  EXPECT_FALSE(own.lanes(2) || own.lanes(3) || own.lanes(4));
+  EXPECT_EQ(own.bodies(), 2 * own.width);
 }
 
 }  // namespace

@@ -142,6 +142,76 @@ class AdaptiveHht {
     return dense_output(model, st.previous, st.now, st.h_last, theta);
   }
 
+  // The stages of an attempt, shared with the lanes' driver of the attempts (simd/lane_adaptive.hpp):
+  // every branch on a body's numbers in them is math::select or math::choose.
+
+  /// The error test of the converged step start → next of size h, after `iterations` Newton
+  /// iterations: accept or not, and the factor for the next size; st.successes updated.
+  QS_HD StepDecision<S> decide(const Model& model, State& st, const IntegratorState& start,
+                               const IntegratorState& next, S h, S iterations,
+                               math::ConditionOf<S> after_rejection) const {
+    const VecN delta = local_error(integrator, model, start, next, st.t + h, h);
+    const S e = composite_error(model, settings, delta, st.now.q, next.q);
+    return decide_step(settings, e, h, iterations, after_rejection, st.successes);
+  }
+
+  /// Take the accepted step start → next of size h from the unknowns xn of st.now; the next step's
+  /// size is factor·h within [h_min, h_max].
+  QS_HD void accept(State& st, const IntegratorState& start, const IntegratorState& next, const Vec<S, K>& xn, S h,
+                    S factor) const {
+    st.history.template accept<compared_unknowns<Integrator>::value>(xn, h, Integrator::unknowns(next),
+                                                                     settings.predictor_degree);
+    st.previous = start;
+    st.now = next;
+    const S y = h + st.t_low, t1 = st.t + y;  // Kahan: t + t_low += h
+    st.t_low = y - (t1 - st.t);                 // what the rounded sum t1 left out
+    st.t = t1;
+    st.h_last = h;
+    st.h = clamp_step(factor * h);
+  }
+
+  /// The state a step of size h starts from. HHT's accelerations and multipliers lag: after a step
+  /// of size h₀ they approximate their values at t_n + αh₀, not t_n (Negrut eq. 23), and with
+  /// constant steps this is consistent. A step of another size h would take the lag αh₀ for αh
+  /// and make an O(h·(h − h₀)) velocity error (first order under a jittery h); the lag is moved to
+  /// αh by the first-order extrapolation x_n → x_n + α(h − h₀)/h₀·(x_n − x_{n−1}) along the last
+  /// step, where x_{n−1} is that step's own start.
+  QS_HD IntegratorState step_start(const Model& model, const State& st, S h) const {
+    using math::choose;
+    using math::is_equal;
+    using math::is_less;
+    IntegratorState start = st.now;
+    const S h0 = st.h_last, alpha = integrator.p.alpha;
+    if (alpha == S(0)) return start;
+    const auto moves = is_less(S(0), h0) && !is_equal(h, h0);
+    const S r = alpha * (h - h0) / h0;
+    using Lambda = decltype(start.lambda);
+    start.lambda = choose(moves, [&] { return Lambda(st.now.lambda + r * (st.now.lambda - st.previous.lambda)); },
+                          [&] { return st.now.lambda; });
+    start.a = choose(moves, [&] { return lagged_accelerations(model, st, r); }, [&] { return st.now.a; });
+    return start;
+  }
+
+  /// st.h within the model's load_step_limit. The limit is taken from h_min ahead, so that a switch
+  /// the sum of the steps reached to within rounding counts as passed.
+  QS_HD S step_within_loads(const Model& model, const State& st) const {
+    if constexpr (has_load_step_limit<Model>::value) {
+      const S ahead = settings.h_min;
+      const S limit = (model.load_step_limit(st.t + ahead) + ahead) - st.t_low;
+      using math::is_less;
+      using math::select;
+      return select(is_less(limit, st.h), limit, st.h);
+    } else {
+      return st.h;
+    }
+  }
+
+  QS_HD S clamp_step(S h) const {
+    using math::is_less;
+    using math::select;
+    return select(is_less(h, settings.h_min), settings.h_min, select(is_less(settings.h_max, h), settings.h_max, h));
+  }
+
  private:
   QS_FLATTEN QS_HD StepOutcome flattened_attempts(const Model& model, State& st) const { return attempts(model, st); }
 
@@ -170,21 +240,9 @@ class AdaptiveHht {
         return out;
       }
       StepDecision<S> decision{false, failed_step_factor(settings)};
-      if (solved.status == Status::ok) {
-        const VecN delta = local_error(integrator, model, start, next, st.t + h, h);
-        const S e = composite_error(model, settings, delta, st.now.q, next.q);
-        decision = decide_step(settings, e, h, solved.iterations, rejected, st.successes);
-      }
+      if (solved.status == Status::ok) decision = decide(model, st, start, next, h, S(solved.iterations), rejected);
       if (decision.accept) {
-        st.history.template accept<compared_unknowns<Integrator>::value>(xn, h, Integrator::unknowns(next),
-                                                                         settings.predictor_degree);
-        st.previous = start;
-        st.now = next;
-        const S y = h + st.t_low, t1 = st.t + y;  // Kahan: t + t_low += h
-        st.t_low = y - (t1 - st.t);                 // what the rounded sum t1 left out
-        st.t = t1;
-        st.h_last = h;
-        st.h = clamp_step(decision.factor * h);
+        accept(st, start, next, xn, h, decision.factor);
         out.h = h;
         return out;
       }
@@ -198,46 +256,21 @@ class AdaptiveHht {
     }
   }
 
-  /// The state a step of size h starts from. HHT's accelerations and multipliers lag: after a step
-  /// of size h₀ they approximate their values at t_n + αh₀, not t_n (Negrut eq. 23), and with
-  /// constant steps this is consistent. A step of another size h would take the lag αh₀ for αh
-  /// and make an O(h·(h − h₀)) velocity error (first order under a jittery h); the lag is moved to
-  /// αh by the first-order extrapolation x_n → x_n + α(h − h₀)/h₀·(x_n − x_{n−1}) along the last
-  /// step, where x_{n−1} is that step's own start.
-  QS_HD IntegratorState step_start(const Model& model, const State& st, S h) const {
-    IntegratorState start = st.now;
-    const S h0 = st.h_last, alpha = integrator.p.alpha;
-    if (alpha != S(0) && h0 > S(0) && h != h0) {
-      const S r = alpha * (h - h0) / h0;
-      start.a += r * (st.now.a - st.previous.a);
-      start.lambda += r * (st.now.lambda - st.previous.lambda);
-      if constexpr (Integrator::update == VelocityUpdate::modified) {
-        // Only the angular acceleration ω̇ = 2Gë lags (eq. 34 is Newmark on ω); the centripetal part
-        // of ë stays the one the constraints fix: ë += r·G_nᵀ(G_n ë_n − G_{n−1} ë_{n−1}).
-        QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
-          const int o = Blocks::offset(b);
-          const Vec4<S> e = st.now.q.template segment<4>(o), e0 = st.previous.q.template segment<4>(o);
-          const Vec3<S> dw = G(e) * st.now.a.template segment<4>(o) - G(e0) * st.previous.a.template segment<4>(o);
-          start.a.template segment<4>(o) = st.now.a.template segment<4>(o) + r * (G(e).transpose() * dw);
-        }
+  /// step_start's accelerations, the lag moved by the fraction r of the last step.
+  QS_HD VecN lagged_accelerations(const Model& model, const State& st, S r) const {
+    VecN a = st.now.a + r * (st.now.a - st.previous.a);
+    if constexpr (Integrator::update == VelocityUpdate::modified) {
+      // Only the angular acceleration ω̇ = 2Gë lags (eq. 34 is Newmark on ω); the centripetal part
+      // of ë stays the one the constraints fix: ë += r·G_nᵀ(G_n ë_n − G_{n−1} ë_{n−1}).
+      QS_UNROLL_UP_TO(Blocks::capacity) for (int b = 0; b < Blocks::count(model); ++b) {
+        const int o = Blocks::offset(b);
+        const Vec4<S> e = st.now.q.template segment<4>(o), e0 = st.previous.q.template segment<4>(o);
+        const Vec3<S> dw = G(e) * st.now.a.template segment<4>(o) - G(e0) * st.previous.a.template segment<4>(o);
+        a.template segment<4>(o) = st.now.a.template segment<4>(o) + r * (G(e).transpose() * dw);
       }
     }
-    return start;
+    return a;
   }
-
-  /// st.h within the model's load_step_limit. The limit is taken from h_min ahead, so that a switch
-  /// the sum of the steps reached to within rounding counts as passed.
-  QS_HD S step_within_loads(const Model& model, const State& st) const {
-    if constexpr (has_load_step_limit<Model>::value) {
-      const S ahead = settings.h_min;
-      const S limit = (model.load_step_limit(st.t + ahead) + ahead) - st.t_low;
-      return limit < st.h ? limit : st.h;
-    } else {
-      return st.h;
-    }
-  }
-
-  QS_HD S clamp_step(S h) const { return h < settings.h_min ? settings.h_min : h > settings.h_max ? settings.h_max : h; }
 };
 
 /// Whether AdaptiveHht runs over an integrator: the HHT family (the registry's hht and

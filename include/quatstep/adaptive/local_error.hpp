@@ -38,6 +38,7 @@
 #include "quatstep/adaptive/euler_parameter_blocks.hpp"
 #include "quatstep/integrators/hht.hpp"
 #include "quatstep/linalg/lu.hpp"
+#include "quatstep/math/choose.hpp"
 
 namespace quatstep {
 
@@ -88,7 +89,11 @@ QS_HD Vec<typename Model::Scalar, Model::n> local_error(const HhtFamily<Model, U
     Vec<S, K> rhs = Vec<S, K>::Zero();
     rhs.template head<nr>() = f.template tail<nr>();
     const Lu<S, K> lu(Hht::constrained_mass(model, s1.q));
-    if (!lu.singular) x_shifted.template tail<nr>() += lu.solve(rhs).template head<nr>();
+    using Rows = Vec<S, nr>;
+    const Rows plain = x_shifted.template tail<nr>();
+    using math::choose;
+    x_shifted.template tail<nr>() = choose(
+        lu.solvable(), [&] { return Rows(plain + lu.solve(rhs).template head<nr>()); }, [&] { return plain; });
   }
   return local_error_from<Update>(model, hht.p, hht.settings.inertia_shift, s0, s1, x, x_shifted, h);
 }

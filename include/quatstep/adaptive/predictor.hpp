@@ -13,6 +13,7 @@
 #pragma once
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/choose.hpp"
 
 namespace quatstep {
 
@@ -45,9 +46,15 @@ struct PredictorHistory {
 
   /// The extrapolations of degree 0 … max_degree (at most count) from x_n and the history to
   /// t_n + h: p[d] = P_d(t_n + h) (the higher degrees repeat the highest available). Returns that
-  /// degree. The loops have constant bounds, so every index is a constant once unrolled (GPU registers).
-  QS_HD int extrapolate(const Vec<S, K>& xn, S h, int max_degree, Vec<S, K> (&p)[points + 1]) const {
-    const int available = int(count) < max_degree ? int(count) : max_degree;
+  /// degree. The loops have constant bounds, so every index is a constant once unrolled (GPU
+  /// registers); the degrees are numbers of S and the branches on them math::choose, so that a lane
+  /// type takes them lane by lane (simd/lane_adaptive.hpp).
+  QS_HD S extrapolate(const Vec<S, K>& xn, S h, S max_degree, Vec<S, K> (&p)[points + 1]) const {
+    using math::choose;
+    using math::is_less;
+    using math::is_less_equal;
+    using math::select;
+    const S available = select(is_less(count, max_degree), count, max_degree);
     S nodes[points + 1];         // t − t_n
     Vec<S, K> diff[points + 1];  // divided differences, in place: diff[k] = x[t_n, …, t_{n−k}]
     nodes[0] = S(0);
@@ -55,26 +62,29 @@ struct PredictorHistory {
     QS_UNROLL for (int k = 1; k <= points; ++k) nodes[k] = -age[k - 1], diff[k] = x[k - 1];
     QS_UNROLL for (int k = 1; k <= points; ++k) {
       QS_UNROLL for (int j = points; j >= k; --j) {
-        if (j <= available) diff[j] = (diff[j - 1] - diff[j]) / (nodes[j - k] - nodes[j]);
+        diff[j] = choose(
+            is_less_equal(S(j), available),
+            [&] { return Vec<S, K>((diff[j - 1] - diff[j]) / (nodes[j - k] - nodes[j])); }, [&] { return diff[j]; });
       }
     }
     p[0] = diff[0];
     S w = S(1);
     QS_UNROLL for (int d = 1; d <= points; ++d) {
       w *= h - nodes[d - 1];
-      p[d] = d <= available ? Vec<S, K>(p[d - 1] + w * diff[d]) : p[d - 1];
+      p[d] = choose(is_less_equal(S(d), available), [&] { return Vec<S, K>(p[d - 1] + w * diff[d]); },
+                    [&] { return p[d - 1]; });
     }
     return available;
   }
 
   /// The Newton starting value at t_n + h, extrapolated with the current degree.
   QS_HD Vec<S, K> predict(const Vec<S, K>& xn, S h) const {
+    using math::choose;
+    using math::is_equal;
     Vec<S, K> p[points + 1];
-    extrapolate(xn, h, int(degree), p);
+    extrapolate(xn, h, degree, p);
     Vec<S, K> x1 = p[0];
-    QS_UNROLL for (int d = 1; d <= points; ++d) {
-      if (d == int(degree)) x1 = p[d];
-    }
+    QS_UNROLL for (int d = 1; d <= points; ++d) x1 = choose(is_equal(S(d), degree), [&] { return p[d]; }, [&] { return x1; });
     return x1;
   }
 
@@ -83,19 +93,22 @@ struct PredictorHistory {
   /// accelerations), and make x_n the newest past point.
   template <int compared>
   QS_HD void accept(const Vec<S, K>& xn, S h, const Vec<S, K>& x1, int max_degree) {
+    using math::is_less;
+    using math::is_less_equal;
+    using math::select;
     Vec<S, K> p[points + 1];
-    const int available = extrapolate(xn, h, max_degree, p);
-    int best = 0;
-    S best_error = S(INFINITY);
+    const S available = extrapolate(xn, h, S(max_degree), p);
+    S best = S(0), best_error = S(INFINITY);
     QS_UNROLL for (int d = 0; d <= points; ++d) {
       const S error = (p[d] - x1).template head<compared>().template lpNorm<Eigen::Infinity>();
-      if (d <= available && error < best_error) best_error = error, best = d;
+      const auto closer = is_less_equal(S(d), available) && is_less(error, best_error);
+      best_error = select(closer, error, best_error), best = select(closer, S(d), best);
     }
     QS_UNROLL for (int j = points - 1; j > 0; --j) x[j] = x[j - 1], age[j] = age[j - 1] + h;
     x[0] = xn;
     age[0] = h;
-    if (count < S(points)) count += S(1);
-    degree = S(best);
+    count = select(is_less(count, S(points)), S(count + S(1)), count);
+    degree = best;
   }
 };
 

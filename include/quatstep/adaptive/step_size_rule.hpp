@@ -15,19 +15,25 @@
 #include "quatstep/adaptive/adaptive_settings.hpp"
 #include "quatstep/adaptive/euler_parameter_blocks.hpp"
 #include "quatstep/config.hpp"
+#include "quatstep/math/choose.hpp"
 
 namespace quatstep {
 
 namespace detail {
 /// x^(1/3) for x > 0 by Newton's iteration y ← (2y + x/y²)/3 from y₀ = max(1, x) ≥ x^(1/3): the
-/// iterates decrease monotonically to the root, and the loop stops at the first one that does not.
+/// iterates decrease monotonically to the root, and the iteration stops at the first one that does
+/// not (a lane type: each lane at its own, the loop while any lane still moves).
 template <class S>
 QS_HD S cube_root(S x) {
-  S y = x > S(1) ? x : S(1);
+  using math::any;
+  using math::is_less;
+  using math::select;
+  S y = select(is_less(S(1), x), x, S(1));
   for (int k = 0; k < 200; ++k) {
     const S next = (S(2) * y + x / (y * y)) / S(3);
-    if (!(next < y)) break;
-    y = next;
+    const auto moves = is_less(next, y);
+    if (!any(moves)) break;
+    y = select(moves, next, y);
   }
   return y;
 }
@@ -59,50 +65,49 @@ QS_HD S composite_error(const Model& model, const AdaptiveSettings<S>& settings,
 /// What the controller makes of a step whose corrector converged.
 template <class S>
 struct StepDecision {
-  bool accept;
+  math::ConditionOf<S> accept;
   S factor;  ///< h_next / h
 };
 
 /// The accuracy test and the next step's factor for a step of size h with composite error e.
 /// `successes` counts consecutive accepted steps for the halve_double rule (updated here);
 /// `iterations` is the step's Newton iteration count; `after_rejection` caps the factor at 1.
+/// The branches on the body's numbers are math::select and math::choose (a lane type takes them
+/// lane by lane, simd/lane_adaptive.hpp).
 template <class S>
-QS_HD StepDecision<S> decide_step(const AdaptiveSettings<S>& settings, S e, S h, int iterations, bool after_rejection,
-                                  S& successes) {
+QS_HD StepDecision<S> decide_step(const AdaptiveSettings<S>& settings, S e, S h, S iterations,
+                                  math::ConditionOf<S> after_rejection, S& successes) {
+  using math::choose;
+  using math::is_less;
+  using math::is_less_equal;
+  using math::select;
   using std::sqrt;
-  StepDecision<S> d;
   if (settings.control == ErrorControl::halve_double) {
     // Project Chrono's ChTimestepperHHT: halve on a failure, double after 5 successes that took at
     // most 3 Newton iterations each.
-    d.accept = e <= S(1);
-    d.factor = S(1);
-    if (!d.accept) {
-      d.factor = S(0.5);
-      successes = S(0);
-    } else if (iterations > 3) {
-      successes = S(0);
-    } else if ((successes += S(1)) >= S(5)) {
-      d.factor = S(2);
-      successes = S(0);
-    }
-    return d;
+    const auto accept = is_less_equal(e, S(1)), few = is_less_equal(iterations, S(3));
+    const S counted = successes + S(1);
+    const auto doubles = accept && few && is_less_equal(S(5), counted);
+    const S factor = select(accept, select(doubles, S(2), S(1)), S(0.5));
+    successes = select(accept && few && !doubles, counted, S(0));
+    return {accept, factor};
   }
   // With the factor f the next error is ≈ r·f^k (k = 3 per step, 2 per unit step), and the rule is
   // f = s·r^(−1/k). Whether f reaches a limit is decided from r·f^k at the limit against s^k, so the
   // root is only taken between the limits (a bounded number of iterations).
   const bool per_unit = settings.control == ErrorControl::per_unit_step;
   const S r = per_unit ? e / h : e;
-  d.accept = r <= S(1);
-  const S high = after_rejection || !d.accept ? S(1) : settings.growth_limit, low = settings.shrink_limit;
+  const auto accept = is_less_equal(r, S(1));
+  const S high = select(after_rejection || !accept, S(1), settings.growth_limit), low = settings.shrink_limit;
   const S sk = per_unit ? settings.safety * settings.safety : settings.safety * settings.safety * settings.safety;
   const S hk = per_unit ? high * high : high * high * high, lk = per_unit ? low * low : low * low * low;
-  if (r * hk <= sk)
-    d.factor = high;
-  else if (r * lk >= sk)
-    d.factor = low;
-  else  // Negrut eq. (37b), or its per-unit-step form
-    d.factor = settings.safety / (per_unit ? sqrt(r) : detail::cube_root(r));
-  return d;
+  const S factor = choose(
+      is_less_equal(r * hk, sk), [&] { return high; },
+      [&] {
+        return choose(is_less_equal(sk, r * lk), [&] { return low; },  // Negrut eq. (37b), or its per-unit-step form
+                      [&] { return S(settings.safety / (per_unit ? S(sqrt(r)) : detail::cube_root(r))); });
+      });
+  return {accept, factor};
 }
 
 /// The factor after a step whose corrector failed (no error estimate): shrink_limit, or ½ for the

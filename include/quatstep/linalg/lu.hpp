@@ -26,6 +26,8 @@ struct Lu {
   Eigen::Matrix<S, N, N> lu;  // unit-lower L below the diagonal, U on and above
   int pivot[N];               // step k exchanged rows k and pivot[k] (≥ k)
   bool singular = false;
+  /// Whether solve() holds (a condition of math/choose.hpp: a lane type's LaneLu says it per lane).
+  QS_HD bool solvable() const { return !singular; }
 
   QS_HD Lu() = default;
   QS_HD explicit Lu(const Eigen::Matrix<S, N, N>& a) : lu(a) { factorize(); }

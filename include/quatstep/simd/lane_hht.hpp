@@ -10,14 +10,14 @@
 
 namespace quatstep::simd {
 
-/// HhtFamily::step for the bodies of the lanes; lanes outside `active` (failed earlier) are not
-/// advanced.
+/// HhtFamily::step for the bodies of the lanes, from the Newton starting value x; lanes outside
+/// `active` (failed earlier) are not advanced.
 template <class Integrator, class L = typename Integrator::Scalar>
 QS_FLATTEN LaneOutcome<L> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
-                                        typename Integrator::State& s, L t, L h, typename L::Mask active) {
+                                        typename Integrator::State& s, L t, L h, typename L::Mask active,
+                                        Vec<L, Integrator::K> x) {
   using Model = typename Integrator::ModelType;
   const typename Integrator::Step sys(model, integrator, s, t, h);
-  Vec<L, Integrator::K> x = Integrator::unknowns(s);  // predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n
   LaneOutcome<L> out = lane_newton(sys, x, integrator.settings.newton, active);
   typename Integrator::State next;
   next.a = sys.accelerations(x);
@@ -31,6 +31,13 @@ QS_FLATTEN LaneOutcome<L> lane_hht_step(const Integrator& integrator, const type
   }
   lane_commit<L>(s, next, active, out, drift, Status::constraint_drift);
   return out;
+}
+
+/// The same from the start's own unknowns (predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n).
+template <class Integrator, class L = typename Integrator::Scalar>
+LaneOutcome<L> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
+                             typename Integrator::State& s, L t, L h, typename L::Mask active) {
+  return lane_hht_step(integrator, model, s, t, h, active, Integrator::unknowns(s));
 }
 
 }  // namespace quatstep::simd

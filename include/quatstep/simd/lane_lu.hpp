@@ -17,6 +17,8 @@ struct LaneLu {
   Eigen::Matrix<L, N, N> lu;
   Ints row[N];  // row i of the factors is row row[i] of A
   Mask singular = Mask(false);
+  /// Lu::solvable lane by lane.
+  LaneCondition<Mask> solvable() const { return {!singular}; }
 
   LaneLu() = default;  // to assign to
   explicit LaneLu(const Eigen::Matrix<L, N, N>& a) : lu(a) {

@@ -8,6 +8,7 @@
 //                                 act, which profiles have a sinusoid, and the load windows.
 #pragma once
 
+#include <cmath>
 #include <cstring>
 
 #include "quatstep/integrators/rigid_body_forces.hpp"
@@ -57,6 +58,14 @@ struct LaneBranches {
   bool body_torque = false, spatial_torque = false;  ///< RigidBodyLoads: the profiles that are not zero
   bool sinusoids[3] = {};                            ///< TimeProfile: the profiles with an amplitude
   double windows[6] = {};                            ///< begin and end of every profile (a float's exactly)
+
+  /// Whether no profile has a window (each acts at all times): then no step branches on time, and
+  /// bodies with their own times (adaptive steps) can share a block.
+  bool windowless() const {
+    for (int k = 0; k < 6; k += 2)
+      if (!(windows[k] == -INFINITY && windows[k + 1] == INFINITY)) return false;
+    return true;
+  }
 
   friend bool operator==(const LaneBranches& a, const LaneBranches& b) {
     return a.laneable == b.laneable && a.gravity == b.gravity && a.torques == b.torques &&
