@@ -5,12 +5,15 @@
 // spacing of the output times, each body keeps its own t and h, and its step records are kept.
 // Where the integrator has a lane step and the CPU has AVX2 (cpu_lanes.hpp), blocks of
 // lanes::width<S>(isa) bodies (AVX2: 4 in double, 8 in float; AVX-512 twice that) take it instead of
-// advance_body (advance_body_adaptive), with the same bits.
+// advance_body, with the same bits: blocks of consecutive bodies, or with adaptive steps blocks of
+// bodies of like step size, sorted anew between output times (lanes::SortedBlocks).
 #pragma once
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "body_validation.hpp"
@@ -35,6 +38,8 @@ class CpuEnsemble {
   static constexpr bool adaptive = is_adaptive_stepper<Integrator>::value;
   /// Blocks of bodies in SIMD lanes where the CPU has them (cpu_lanes.hpp).
   static constexpr bool has_lanes = lanes::LaneForm<Integrator>::exists;
+  /// How they are formed: consecutive bodies, or (adaptive steps) bodies sorted by their next step.
+  using LaneBlocks = std::conditional_t<adaptive, lanes::SortedBlocks<Model>, lanes::Blocks<Model>>;
 
   /// One model (per-body parameters) and one initial state per body. The settings are checked
   /// against their declared ranges (std::invalid_argument naming the key).
@@ -109,7 +114,7 @@ class CpuEnsemble {
   void use_lanes(bool on, lanes::Isa isa = lanes::best_isa()) {
     if constexpr (has_lanes) {
       if (isa != lanes::Isa::avx2) isa = lanes::best_isa();  // AVX-512 only where the CPU has it
-      lanes_ = on && lanes::available() ? std::make_shared<const lanes::Blocks<Model>>(models_, isa, adaptive) : nullptr;
+      lanes_ = on && lanes::available() ? std::make_shared<LaneBlocks>(models_, isa) : nullptr;
     }
   }
   /// The instruction set of the lanes (meaningful where uses_lanes()).
@@ -171,48 +176,97 @@ class CpuEnsemble {
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
 
   /// advance() in blocks: a block in lanes steps to each sample it must write, and writes it from the
-  /// stored state as advance_body (advance_body_adaptive) would; the other bodies advance_body
-  /// (advance_body_adaptive). With adaptive steps the steps and samples are output times.
+  /// stored state as advance_body would; the other bodies advance_body.
   void advance_lanes(index_t first, index_t steps, const SampleView<S>& out) {
-    if constexpr (has_lanes) {
+    if constexpr (adaptive) {
+      advance_sorted_lanes(first, steps, out);
+    } else if constexpr (has_lanes) {
       const index_t n = bodies(), last = first + steps;
       const SoaView<S> soa{state_.data(), n};
       const BodyRecord rec = record();
-      [[maybe_unused]] const AdaptiveRecord<S> taken = adaptive_record();
       const index_t width = lanes_->width;
-#pragma omp parallel for schedule(dynamic, 4)  // adaptive blocks take different numbers of steps
+#pragma omp parallel for schedule(static)
       for (index_t b = 0; b < (n + width - 1) / width; ++b) {
         const index_t i0 = b * width;
         if (!lanes_->lanes(b)) {
-          for (index_t i = i0; i < std::min(n, i0 + width); ++i) {
-            if constexpr (adaptive) advance_body_adaptive(integrator_, models_[i], soa, rec, taken, i, t0_, h_, first, steps, out);
-            else advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
-          }
+          for (index_t i = i0; i < std::min(n, i0 + width); ++i)
+            advance_body(integrator_, models_[i], soa, rec, i, t0_, h_, first, steps, out);
           continue;
         }
-        S parameters[lanes::Blocks<Model>::max_parameters_per_block];
+        S parameters[LaneBlocks::max_parameters_per_block];
         lanes_->pack(&models_[i0], parameters);
-        lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first, taken);
+        lanes::BlockJob<S> job = lanes_->job(b, parameters, state_.data(), n, rec, t0_, h_, first);
         while (job.first_step < last) {
           const index_t next = next_sample(out, job.first_step, last);
           job.steps = next - job.first_step;
           lanes::LaneForm<Integrator>::advance(integrator_, job);
           if (out.holds(next))
-            for (index_t i = i0; i < i0 + width; ++i) write_lane_sample(out, next, i);
+            for (index_t i = i0; i < i0 + width; ++i)
+              write_sample(out, next, i, integrator_, models_[i], state(i), status_[i] == Status::ok);
           job.first_step = next;
         }
       }
     }
   }
-  /// Sample `sample` of body i from its stored state, as advance_body (advance_body_adaptive:
-  /// dense output at the output time) writes it.
-  void write_lane_sample(const SampleView<S>& out, index_t sample, index_t i) const {
-    const bool ok = status_[i] == Status::ok;
-    if constexpr (adaptive) {
-      const S t = t0_ + S(sample) * h_;
-      write_sample(out, sample, i, integrator_.integrator, models_[i], integrator_.sample(models_[i], state(i), t), ok);
-    } else {
-      write_sample(out, sample, i, integrator_, models_[i], state(i), ok);
+
+  /// advance() with adaptive steps in lanes, one output time after the other: the bodies in blocks by
+  /// their next step size (lanes::SortedBlocks, sorted anew now and then), each block's state and
+  /// records gathered into a block of its own, stepped to that time, and scattered back; a body
+  /// outside the blocks in lanes advance_body_adaptive. Samples by dense output, as
+  /// advance_body_adaptive writes them.
+  void advance_sorted_lanes(index_t first, index_t steps, const SampleView<S>& out) {
+    if constexpr (has_lanes && adaptive) {
+      constexpr int size = State::size, w_max = lanes::max_width<S>;
+      const index_t n = bodies(), last = first + steps;
+      const SoaView<S> soa{state_.data(), n};
+      const BodyRecord rec = record();
+      const AdaptiveRecord<S> taken = adaptive_record();
+      LaneBlocks& blocks = *lanes_;
+      const int width = blocks.width;
+      for (index_t done = first; done < last; ++done) {
+        const index_t next = done + 1;
+        // Sorting 10⁶ bodies takes about as long as stepping each of them once (studies/README.md):
+        // anew once they have taken 16 steps each on average since the last sort.
+        const index_t accepted = std::accumulate(accepted_.begin(), accepted_.end(), index_t(0));
+        if (accepted - accepted_at_sort_ >= 16 * n) {
+          blocks.sort(&state_[State::next_step_component * n]);
+          accepted_at_sort_ = accepted;
+        }
+#pragma omp parallel for schedule(dynamic, 4)  // blocks take different numbers of steps
+        for (index_t b = 0; b < blocks.blocks(); ++b) {
+          const index_t* ids = blocks.bodies_of(b);
+          if (!blocks.lanes(b)) {
+            for (index_t j = 0; j < blocks.size_of(b); ++j)
+              advance_body_adaptive(integrator_, models_[ids[j]], soa, rec, taken, ids[j], t0_, h_, done, next - done, out);
+            continue;
+          }
+          S parameters[LaneBlocks::max_parameters_per_block], block_state[size * w_max], smallest[w_max], largest[w_max];
+          Status status[w_max];
+          index_t iterations[w_max], failed[w_max], accepted[w_max], rejected[w_max];
+          const BodyRecord lane_rec{status, iterations, failed};
+          const AdaptiveRecord<S> lane_taken{accepted, rejected, smallest, largest};
+          for (int j = 0; j < width; ++j) {  // gather
+            const index_t i = ids[j];
+            for (int c = 0; c < size; ++c) block_state[c * width + j] = state_[c * n + i];
+            status[j] = status_[i], iterations[j] = 0, failed[j] = failed_step_[i];
+            accepted[j] = accepted_[i], rejected[j] = rejected_[i], smallest[j] = smallest_[i], largest[j] = largest_[i];
+          }
+          blocks.pack(models_, b, parameters);
+          lanes::LaneForm<Integrator>::advance(
+              integrator_, blocks.job(b, parameters, block_state, lane_rec, lane_taken, t0_, h_, done, next - done));
+          for (int j = 0; j < width; ++j) {  // scatter
+            const index_t i = ids[j];
+            for (int c = 0; c < size; ++c) state_[c * n + i] = block_state[c * width + j];
+            status_[i] = status[j], iterations_[i] += iterations[j], failed_step_[i] = failed[j];
+            accepted_[i] = accepted[j], rejected_[i] = rejected[j], smallest_[i] = smallest[j], largest_[i] = largest[j];
+            if (out.holds(next)) {
+              const S t = t0_ + S(next) * h_;
+              write_sample(out, next, i, integrator_.integrator, models_[i], integrator_.sample(models_[i], state(i), t),
+                           status_[i] == Status::ok);
+            }
+          }
+        }
+      }
     }
   }
   /// The first step after k, up to `last`, whose sample `out` holds (else `last`).
@@ -239,7 +293,8 @@ class CpuEnsemble {
   std::vector<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   std::vector<S> smallest_, largest_;
   index_t steps_done_ = 0;
-  std::shared_ptr<const lanes::Blocks<Model>> lanes_;  // null: every body its scalar step
+  index_t accepted_at_sort_ = 0;  // adaptive lanes: the steps the bodies had accepted when last sorted
+  std::shared_ptr<LaneBlocks> lanes_;  // null: every body its scalar step
 };
 
 }  // namespace quatstep

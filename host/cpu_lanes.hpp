@@ -9,9 +9,9 @@
 // (orders 2, 4, 6) and ExactFreeSplitting (both compositions); and adaptive steps over the HHT
 // family (AdaptiveHht, simd/lane_adaptive.hpp). Which bodies: the blocks of consecutive bodies whose
 // steps take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same
-// profiles with a sinusoid, the same load windows; with adaptive steps, where each body keeps its
-// own time, no load windows at all); every other body, and the bodies past the last full block,
-// take the scalar step. Mechanisms are scalar (the generic models of the Livens schemes,
+// profiles with a sinusoid, the same load windows), Blocks; with adaptive steps, where each body
+// keeps its own time, bodies without load windows sorted by their next step size, SortedBlocks.
+// Every other body, and the bodies past the last full block, take the scalar step. Mechanisms are scalar (the generic models of the Livens schemes,
 // livens_generic.hpp, are not in the registry, so no ensemble holds them).
 //
 // Run-time dispatch: the lane steps are compiled once per precision and instruction set, in the
@@ -28,6 +28,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -252,6 +253,13 @@ struct LaneForm<ExactFreeSplitting<M>> {
   }
 };
 
+/// Model m's parameters into lane j of a block of `width`, [parameter][lane] (for_each_parameter).
+template <class M, class T = typename M::Scalar>
+void pack_parameters(M m, int j, int width, T* out) {
+  T* p = out + j;
+  for_each_parameter(m, [&](T x) { *p = x, p += width; });
+}
+
 /// The blocks of an ensemble of models M: which are stepped in lanes. A block's parameters are
 /// packed for the lanes when it is stepped (pack), not kept: they would double the models' memory.
 template <class M>
@@ -263,23 +271,17 @@ struct Blocks {
   int width;                           ///< bodies per block
   std::vector<LaneBranches> branches;  ///< per full block; laneable = false: its bodies step alone
 
-  /// own_times: the bodies keep their own times (adaptive steps), so a block's loads have no windows.
-  explicit Blocks(const std::vector<M>& models, Isa isa = best_isa(), bool own_times = false)
+  explicit Blocks(const std::vector<M>& models, Isa isa = best_isa())
       : isa(isa), width(lanes::width<T>(isa)), branches(models.size() / width) {
     for (std::size_t b = 0; b < branches.size(); ++b) {
       LaneBranches shared = lane_branches(models[b * width]);
       for (int j = 1; j < width; ++j) shared.laneable &= lane_branches(models[b * width + j]) == shared;
-      shared.laneable &= !own_times || shared.windowless();
       branches[b] = shared;
     }
   }
   /// The parameters of the `width` models from `block`, [parameter][lane], into out[parameters_per_block].
   void pack(const M* block, T* out) const {
-    for (int j = 0; j < width; ++j) {
-      M m = block[j];
-      T* p = out + j;
-      for_each_parameter(m, [&](T x) { *p = x, p += width; });
-    }
+    for (int j = 0; j < width; ++j) pack_parameters(block[j], j, width, out);
   }
   bool lanes(index_t block) const { return block < index_t(branches.size()) && branches[block].laneable; }
   /// The bodies in lanes.
@@ -289,8 +291,82 @@ struct Blocks {
   }
   /// Block b's job for steps first_step … (the caller sets steps), its parameters packed.
   BlockJob<T> job(index_t b, const T* parameters, T* state, index_t bodies, const BodyRecord& record, T t0, T h,
-                  index_t first_step, const AdaptiveRecord<T>& adaptive = {}) const {
-    return {isa, model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0, adaptive};
+                  index_t first_step) const {
+    return {isa, model_of<M>, parameters, branches[b], state, bodies, b * width, record, t0, h, first_step, 0, {}};
+  }
+};
+
+/// Blocks of bodies with their own times (adaptive steps), formed between output times: a
+/// block runs until its slowest-stepping body reaches the time, so the bodies are ordered by kind
+/// (the branches their loads take, LaneBranches: the bodies of a block must share them, and have no
+/// load windows) and within a kind by the size of their next step, and cut into blocks in that
+/// order. Which bodies share a block changes no body's bits. The bodies of a block are not
+/// consecutive in the ensemble: the caller gathers their state and records into a block of its own
+/// (job()) and scatters them back.
+template <class M>
+struct SortedBlocks {
+  using T = typename M::Scalar;
+  static constexpr int max_parameters_per_block = Blocks<M>::max_parameters_per_block;
+  Isa isa;
+  int width;                        ///< bodies per block
+  std::vector<LaneBranches> kinds;  ///< the branches of each kind of body
+  std::vector<int> kind;            ///< per body: its kind, or −1 (loads with windows: it steps alone)
+  std::vector<index_t> order;       ///< the bodies, block b = order[b·width …]
+  std::vector<int> block_kind;      ///< per block: the kind all its bodies share, or −1 (they step alone)
+
+  explicit SortedBlocks(const std::vector<M>& models, Isa isa = best_isa())
+      : isa(isa), width(lanes::width<T>(isa)), kind(models.size(), -1), order(models.size()) {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const LaneBranches b = lane_branches(models[i]);
+      if (!b.windowless()) continue;
+      const auto k = std::find(kinds.begin(), kinds.end(), b);
+      kind[i] = int(k - kinds.begin());
+      if (k == kinds.end()) kinds.push_back(b);
+    }
+    const std::vector<T> none(models.size(), T(0));
+    sort(none.data());
+  }
+
+  /// Order the bodies by kind, then by key (their next step size; a NaN counts as +∞), then by index,
+  /// and cut the blocks.
+  void sort(const T* key) {
+    struct Entry {
+      int kind;
+      T key;
+      index_t body;
+      bool operator<(const Entry& o) const {
+        return kind != o.kind ? kind < o.kind : key != o.key ? key < o.key : body < o.body;
+      }
+    };
+    std::vector<Entry> entries(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      entries[i] = {kind[i], std::isnan(key[i]) ? T(INFINITY) : key[i], index_t(i)};
+    std::sort(entries.begin(), entries.end());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = entries[i].body;
+    block_kind.assign(order.size() / width, -1);
+    for (std::size_t b = 0; b < block_kind.size(); ++b) {
+      const int k = kind[order[b * width]];
+      bool shared = k >= 0;
+      for (int j = 1; j < width; ++j) shared &= kind[order[b * width + j]] == k;
+      block_kind[b] = shared ? k : -1;
+    }
+  }
+  /// The blocks, the last one partial (its bodies step alone).
+  index_t blocks() const { return (index_t(order.size()) + width - 1) / width; }
+  bool lanes(index_t block) const { return block < index_t(block_kind.size()) && block_kind[block] >= 0; }
+  /// The bodies of `block` (width of them, fewer in the last).
+  const index_t* bodies_of(index_t block) const { return order.data() + block * width; }
+  index_t size_of(index_t block) const { return std::min<index_t>(width, index_t(order.size()) - block * width); }
+  /// The bodies in lanes.
+  index_t bodies() const { return index_t(width) * index_t(std::count_if(block_kind.begin(), block_kind.end(), [](int k) { return k >= 0; })); }
+  void pack(const std::vector<M>& models, index_t block, T* out) const {
+    for (int j = 0; j < width; ++j) pack_parameters(models[bodies_of(block)[j]], j, width, out);
+  }
+  /// Block b's job on its gathered state (width bodies, component c of lane j at state[c·width + j]) and
+  /// records, through the output times first_step + 1 … first_step + steps.
+  BlockJob<T> job(index_t b, const T* parameters, T* state, const BodyRecord& record, const AdaptiveRecord<T>& adaptive,
+                  T t0, T h, index_t first_step, index_t steps) const {
+    return {isa, model_of<M>, parameters, kinds[block_kind[b]], state, width, 0, record, t0, h, first_step, steps, adaptive};
   }
 };
 

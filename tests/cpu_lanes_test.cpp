@@ -558,8 +558,9 @@ TEST_F(CpuLanes, FailingFloatLanesStopLikeScalarBodies) {
 }
 
 // Adaptive steps (AdaptiveHht over the HHT family): each lane keeps its own t and h and makes its own
-// attempts; the step records too are those of the scalar steps. Blocks whose loads have windows
-// (population()'s blocks 2 and 4) step alone: their bodies' times differ.
+// attempts; the step records too are those of the scalar steps. The blocks are bodies sorted by
+// their next step size between output times (lanes::SortedBlocks); bodies whose loads have
+// windows (population()'s blocks 2 and 4) step alone: their bodies' times differ.
 
 /// What an adaptive run leaves besides Run's: the step records.
 template <class S>
@@ -675,13 +676,29 @@ TEST_F(CpuLanes, AdaptiveFloatLanesAreBitwiseScalar) {
   expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<FreeRigidBody<float>>(s), 1e-4), 20);
 }
 
-/// Adaptive steps keep bodies with load windows out of the lanes: their times differ.
-TEST(LaneBlocks, WithTheirOwnTimesHaveNoLoadWindows) {
-  const lanes::Blocks<HeavyTop<double>> fixed(population()), own(population(), lanes::best_isa(), true);
-  EXPECT_TRUE(fixed.lanes(2));
-  EXPECT_TRUE(own.lanes(0) && own.lanes(1));
-  EXPECT_FALSE(own.lanes(2) || own.lanes(3) || own.lanes(4));
-  EXPECT_EQ(own.bodies(), 2 * own.width);
+/// Adaptive steps: blocks of bodies of one kind (the same branches, no load windows), by their next
+/// step size.
+TEST(LaneBlocks, OfAdaptiveStepsAreBodiesOfOneKindByStepSize) {
+  const std::vector<HeavyTop<double>> models = population();
+  lanes::SortedBlocks<HeavyTop<double>> blocks(models);
+  const index_t w = blocks.width, n = index_t(models.size());
+  EXPECT_EQ(blocks.kinds.size(), 2u);  // no torque; a sinusoidal body torque (block 1, and body 3w + 1)
+  for (index_t i = 0; i < n; ++i) EXPECT_EQ(blocks.kind[i] < 0, (i >= 2 * w && i < 3 * w) || i >= 4 * w && i < 5 * w) << i;
+  std::vector<double> h(n);
+  for (index_t i = 0; i < n; ++i) h[i] = 1.0 / double(1 + i % 7);
+  h[1] = NAN;  // counts as +inf
+  blocks.sort(h.data());
+  // the 2w bodies with windows first (alone), then 2w + 2 without torque: two blocks of them
+  EXPECT_EQ(blocks.bodies(), 2 * w);
+  EXPECT_TRUE(!blocks.lanes(0) && !blocks.lanes(1) && blocks.lanes(2) && blocks.lanes(3) && !blocks.lanes(4));
+  std::vector<double> sizes;
+  for (index_t k = 2 * w; k < 4 * w + 2; ++k) {
+    const index_t i = blocks.order[k];
+    EXPECT_EQ(blocks.kind[i], blocks.kind[0]) << k;
+    sizes.push_back(std::isnan(h[i]) ? INFINITY : h[i]);
+  }
+  EXPECT_TRUE(std::is_sorted(sizes.begin(), sizes.end()));
+  EXPECT_EQ(blocks.order[4 * w + 1], 1);  // the NaN last of its kind
 }
 
 }  // namespace

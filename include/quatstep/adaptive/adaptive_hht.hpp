@@ -76,6 +76,7 @@ class AdaptiveHht {
 
     static constexpr int scalars = 5;
     static constexpr int size = 2 * IntegratorState::size + scalars + History::size;
+    static constexpr int next_step_component = 2 * IntegratorState::size + 3;  ///< h's index below
     QS_HD S& operator[](int i) {
       constexpr int m = IntegratorState::size;
       if (i < m) return now[i];
