@@ -224,23 +224,24 @@ class CpuEnsemble {
       LaneBlocks& blocks = *lanes_;
       const int width = blocks.width;
       for (index_t done = first; done < last; ++done) {
-        const index_t next = done + 1;
+        const index_t next = done + 1;  // the output time the blocks step to
         // Sorting 10⁶ bodies takes about as long as stepping each of them once (studies/README.md):
         // anew once they have taken 16 steps each on average since the last sort.
-        const index_t accepted = std::accumulate(accepted_.begin(), accepted_.end(), index_t(0));
-        if (accepted - accepted_at_sort_ >= 16 * n) {
+        const index_t steps_taken = std::accumulate(accepted_.begin(), accepted_.end(), index_t(0));
+        if (steps_taken - accepted_at_sort_ >= 16 * n) {
           blocks.sort(&state_[State::next_step_component * n]);
-          accepted_at_sort_ = accepted;
+          accepted_at_sort_ = steps_taken;
         }
 #pragma omp parallel for schedule(dynamic, 4)  // blocks take different numbers of steps
         for (index_t b = 0; b < blocks.blocks(); ++b) {
           const index_t* ids = blocks.bodies_of(b);
           if (!blocks.lanes(b)) {
             for (index_t j = 0; j < blocks.size_of(b); ++j)
-              advance_body_adaptive(integrator_, models_[ids[j]], soa, rec, taken, ids[j], t0_, h_, done, next - done, out);
+              advance_body_adaptive(integrator_, models_[ids[j]], soa, rec, taken, ids[j], t0_, h_, done, 1, out);
             continue;
           }
-          S parameters[LaneBlocks::max_parameters_per_block], block_state[size * w_max], smallest[w_max], largest[w_max];
+          S parameters[LaneBlocks::max_parameters_per_block], block_state[size * w_max];
+          S smallest[w_max], largest[w_max];
           Status status[w_max];
           index_t iterations[w_max], failed[w_max], accepted[w_max], rejected[w_max];
           const BodyRecord lane_rec{status, iterations, failed};
@@ -249,20 +250,21 @@ class CpuEnsemble {
             const index_t i = ids[j];
             for (int c = 0; c < size; ++c) block_state[c * width + j] = state_[c * n + i];
             status[j] = status_[i], iterations[j] = 0, failed[j] = failed_step_[i];
-            accepted[j] = accepted_[i], rejected[j] = rejected_[i], smallest[j] = smallest_[i], largest[j] = largest_[i];
+            accepted[j] = accepted_[i], rejected[j] = rejected_[i];
+            smallest[j] = smallest_[i], largest[j] = largest_[i];
           }
           blocks.pack(models_, b, parameters);
           lanes::LaneForm<Integrator>::advance(
-              integrator_, blocks.job(b, parameters, block_state, lane_rec, lane_taken, t0_, h_, done, next - done));
+              integrator_, blocks.job(b, parameters, block_state, lane_rec, lane_taken, t0_, h_, done, 1));
           for (int j = 0; j < width; ++j) {  // scatter
             const index_t i = ids[j];
             for (int c = 0; c < size; ++c) state_[c * n + i] = block_state[c * width + j];
             status_[i] = status[j], iterations_[i] += iterations[j], failed_step_[i] = failed[j];
-            accepted_[i] = accepted[j], rejected_[i] = rejected[j], smallest_[i] = smallest[j], largest_[i] = largest[j];
+            accepted_[i] = accepted[j], rejected_[i] = rejected[j];
+            smallest_[i] = smallest[j], largest_[i] = largest[j];
             if (out.holds(next)) {
-              const S t = t0_ + S(next) * h_;
-              write_sample(out, next, i, integrator_.integrator, models_[i], integrator_.sample(models_[i], state(i), t),
-                           status_[i] == Status::ok);
+              const auto at_output = integrator_.sample(models_[i], state(i), t0_ + S(next) * h_);
+              write_sample(out, next, i, integrator_.integrator, models_[i], at_output, status_[i] == Status::ok);
             }
           }
         }

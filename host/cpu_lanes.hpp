@@ -11,8 +11,9 @@
 // steps take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same
 // profiles with a sinusoid, the same load windows), Blocks; with adaptive steps, where each body
 // keeps its own time, bodies without load windows sorted by their next step size, SortedBlocks.
-// Every other body, and the bodies past the last full block, take the scalar step. Mechanisms are scalar (the generic models of the Livens schemes,
-// livens_generic.hpp, are not in the registry, so no ensemble holds them).
+// Every other body, and the bodies past the last full block, take the scalar step. Mechanisms are
+// scalar (the generic models of the Livens schemes, livens_generic.hpp, are not in the registry, so
+// no ensemble holds them).
 //
 // Run-time dispatch: the lane steps are compiled once per precision and instruction set, in the
 // units generated from cpu_lane_steps.cpp.in: AVX2 (-mavx2: 4 doubles or 8 floats per block) and,
@@ -358,7 +359,9 @@ struct SortedBlocks {
   const index_t* bodies_of(index_t block) const { return order.data() + block * width; }
   index_t size_of(index_t block) const { return std::min<index_t>(width, index_t(order.size()) - block * width); }
   /// The bodies in lanes.
-  index_t bodies() const { return index_t(width) * index_t(std::count_if(block_kind.begin(), block_kind.end(), [](int k) { return k >= 0; })); }
+  index_t bodies() const {
+    return index_t(width) * index_t(std::count_if(block_kind.begin(), block_kind.end(), [](int k) { return k >= 0; }));
+  }
   void pack(const std::vector<M>& models, index_t block, T* out) const {
     for (int j = 0; j < width; ++j) pack_parameters(models[bodies_of(block)[j]], j, width, out);
   }
@@ -366,7 +369,8 @@ struct SortedBlocks {
   /// records, through the output times first_step + 1 … first_step + steps.
   BlockJob<T> job(index_t b, const T* parameters, T* state, const BodyRecord& record, const AdaptiveRecord<T>& adaptive,
                   T t0, T h, index_t first_step, index_t steps) const {
-    return {isa, model_of<M>, parameters, kinds[block_kind[b]], state, width, 0, record, t0, h, first_step, steps, adaptive};
+    const LaneBranches& branches = kinds[block_kind[b]];
+    return {isa, model_of<M>, parameters, branches, state, width, 0, record, t0, h, first_step, steps, adaptive};
   }
 };
 

@@ -625,7 +625,7 @@ AdaptiveHht<Integrator> adaptive(const Integrator& integrator, double tolerance 
 
 TEST_F(CpuLanes, AdaptiveHhtFamilyIsBitwiseScalar) {
   for (const bool shift : {true, false}) {
-    const AdaptiveRun<double> r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(shift))), 20);
+    const auto r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(shift))), 20);
     EXPECT_GT(*std::max_element(r.records.rejected.begin(), r.records.rejected.end()), 0);  // attempts rejected
     expect_adaptive_lanes_bitwise(adaptive(Hht<HeavyTop<double>>(hht(shift))), 20);
   }
@@ -652,7 +652,7 @@ TEST_F(CpuLanes, AdaptiveFreeBodiesAreBitwiseScalar) {
 /// cannot meet above h_min (step_size_too_small).
 TEST_F(CpuLanes, FailingAdaptiveLanesStopLikeScalarBodies) {
   const auto nan = population_with_nan_torques([](index_t i) { return double(20 + 7 * i); });
-  const AdaptiveRun<double> r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(true))), 40, 10.0, nan);
+  const auto r = expect_adaptive_lanes_bitwise(adaptive(ModifiedHht<HeavyTop<double>>(hht(true))), 40, 10.0, nan);
   std::set<index_t> failed_steps;
   for (std::size_t i = 0; i < r.status.size(); ++i) {
     EXPECT_EQ(r.status[i], Status::singular_jacobian) << "body " << i;
@@ -683,7 +683,8 @@ TEST(LaneBlocks, OfAdaptiveStepsAreBodiesOfOneKindByStepSize) {
   lanes::SortedBlocks<HeavyTop<double>> blocks(models);
   const index_t w = blocks.width, n = index_t(models.size());
   EXPECT_EQ(blocks.kinds.size(), 2u);  // no torque; a sinusoidal body torque (block 1, and body 3w + 1)
-  for (index_t i = 0; i < n; ++i) EXPECT_EQ(blocks.kind[i] < 0, (i >= 2 * w && i < 3 * w) || i >= 4 * w && i < 5 * w) << i;
+  for (index_t i = 0; i < n; ++i)  // population()'s blocks 2 and 4 have load windows
+    EXPECT_EQ(blocks.kind[i] < 0, (i >= 2 * w && i < 3 * w) || (i >= 4 * w && i < 5 * w)) << i;
   std::vector<double> h(n);
   for (index_t i = 0; i < n; ++i) h[i] = 1.0 / double(1 + i % 7);
   h[1] = NAN;  // counts as +inf

@@ -84,7 +84,9 @@ struct PredictorHistory {
     Vec<S, K> p[points + 1];
     extrapolate(xn, h, degree, p);
     Vec<S, K> x1 = p[0];
-    QS_UNROLL for (int d = 1; d <= points; ++d) x1 = choose(is_equal(S(d), degree), [&] { return p[d]; }, [&] { return x1; });
+    QS_UNROLL for (int d = 1; d <= points; ++d) {
+      x1 = choose(is_equal(S(d), degree), [&] { return p[d]; }, [&] { return x1; });
+    }
     return x1;
   }
 

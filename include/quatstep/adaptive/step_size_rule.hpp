@@ -104,8 +104,10 @@ QS_HD StepDecision<S> decide_step(const AdaptiveSettings<S>& settings, S e, S h,
   const S factor = choose(
       is_less_equal(r * hk, sk), [&] { return high; },
       [&] {
-        return choose(is_less_equal(sk, r * lk), [&] { return low; },  // Negrut eq. (37b), or its per-unit-step form
-                      [&] { return S(settings.safety / (per_unit ? S(sqrt(r)) : detail::cube_root(r))); });
+        return choose(is_less_equal(sk, r * lk), [&] { return low; }, [&] {
+          // Negrut eq. (37b), or its per-unit-step form
+          return S(settings.safety / (per_unit ? S(sqrt(r)) : detail::cube_root(r)));
+        });
       });
   return {accept, factor};
 }
