@@ -205,7 +205,13 @@ TEST(Interrupt, SigtermStopsLikeSigint) {
 // of an uninterrupted run, bit for bit.
 TEST(Interrupt, MechanismRunsResumeBitIdentical) {
   ScratchDirectory dir;
-  std::ofstream(dir.file("pendulums.toml")) << quatstep::testing::torqued_pendulums;
+  // 128 pendulums rather than 16: on a fast CPU the 16 ran in 0.4 s, in two windows after the first,
+  // and the signal sent at 58 % found the last window in flight (the run then ends complete).
+  std::string pendulums = quatstep::testing::torqued_pendulums;
+  const std::size_t size = pendulums.find("size = 16\n");
+  ASSERT_NE(size, std::string::npos);
+  pendulums.replace(size, 9, "size = 128");
+  std::ofstream(dir.file("pendulums.toml")) << pendulums;
   const std::string file = dir.file("interrupted.h5"), reference = dir.file("reference.h5");
   const Outcome stopped = run_quatstep(
       {"run", dir.file("pendulums.toml"), "--backend", "cpu", "--threads", "2", "--progress", "--output", file}, 10);
