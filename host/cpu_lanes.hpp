@@ -11,9 +11,9 @@
 // steps take every data-dependent branch alike (lane_model.hpp: the same loads acting, the same
 // profiles with a sinusoid, the same load windows), Blocks; with adaptive steps, where each body
 // keeps its own time, bodies without load windows sorted by their next step size, SortedBlocks.
-// Every other body, and the bodies past the last full block, take the scalar step. Mechanisms are
-// scalar (the generic models of the Livens schemes, livens_generic.hpp, are not in the registry, so
-// no ensemble holds them).
+// Every other body, and the bodies past the last full block, take the scalar step. Mechanisms:
+// cpu_mechanism_lanes.hpp (the generic models of the Livens schemes, livens_generic.hpp, are not in
+// the registry, so no ensemble holds them).
 //
 // Run-time dispatch: the lane steps are compiled once per precision and instruction set, in the
 // units generated from cpu_lane_steps.cpp.in: AVX2 (-mavx2: 4 doubles or 8 floats per block) and,
@@ -49,6 +49,11 @@
 #include "quatstep/integrators/symmetric_splitting.hpp"
 #include "quatstep/integrators/zupan3.hpp"
 #include "quatstep/simd/lane_model.hpp"
+
+namespace quatstep::mechanism {
+template <class S>
+struct MechanismHhtSettings;  // mechanism/hht.hpp
+}  // namespace quatstep::mechanism
 
 namespace quatstep::lanes {
 
@@ -145,8 +150,12 @@ struct BlockJob {
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
 
+template <class T>
+struct MechanismBlockJob;  // cpu_mechanism_lanes.hpp
+
 /// The entry points into the lane units, T = double or float, I = AVX2 or AVX-512: each steps a block
-/// (BlockJob) of one method. Defined and explicitly instantiated in the unit of T and I only.
+/// (BlockJob) of one method. Defined and explicitly instantiated in the unit of T and I only (the
+/// mechanisms' in the mechanism units, cpu_mechanism_lanes.cpp.in, for double).
 template <class T, Isa I>
 struct LaneSteps {
   static void hht(VelocityUpdate update, const HhtSettings<T>& settings, const BlockJob<T>& job);
@@ -160,6 +169,8 @@ struct LaneSteps {
   static void zupan3(const Zupan3Settings<T>& settings, const BlockJob<T>& job);
   static void splitting(Flow flow, const SplittingSettings<T>& settings, const BlockJob<T>& job);
   static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job);
+  static void mechanism_hht(VelocityUpdate update, const mechanism::MechanismHhtSettings<T>& settings,
+                            const MechanismBlockJob<T>& job);
 };
 
 /// The block of a model's precision, and f(LaneSteps<T, I>{}) with the entry points of its

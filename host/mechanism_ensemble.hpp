@@ -77,6 +77,13 @@ class MechanismEnsemble {
   /// sample_newton_iterations are those of the latest advance (0 before any).
   virtual void observe(const SampleView<double>& out) const = 0;
 
+  /// Turn the CPU's SIMD lanes off for advance() (every mechanism its scalar step) or back on where
+  /// this build, CPU and method have them (host/cpu_mechanism_lanes.hpp: blocks of mechanisms of one
+  /// kind); the same bits either way. On by default; step() steps each mechanism alone.
+  virtual void use_lanes(bool on) = 0;
+  /// The mechanisms advance() steps in lanes.
+  virtual index_t mechanisms_in_lanes() const = 0;
+
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< all steps
   virtual const std::vector<index_t>& failed_step() const = 0;        ///< −1 if none

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "cpu_mechanism_lanes.hpp"
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
 #include "mechanism_batch.hpp"
@@ -95,11 +96,15 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
   return {};
 }
 
-/// Fixed steps: every mechanism through a window by the core's advance_mechanism
-/// (include/quatstep/mechanism/batch.hpp), the function the GPU kernel calls.
+/// Fixed steps: the mechanisms through a window by the core's advance_mechanism
+/// (include/quatstep/mechanism/batch.hpp), the function the GPU kernel calls, or on the CPU in blocks
+/// of SIMD lanes where the method has a lane step (Blocks, cpu_mechanism_lanes.hpp: the same bits).
 template <class Integrator>
 struct FixedSteps {
+  using Method = Integrator;
   using State = typename Integrator::State;
+  using Blocks = lanes::MechanismBlocks<Integrator>;
+  static constexpr bool fixed = true;
   Integrator method;
   double t0, h;
 
@@ -108,11 +113,6 @@ struct FixedSteps {
   template <class Mech, class Kinematics>
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return method.initialize(m, k, t0, s);
-  }
-  template <class Mech>
-  void advance(const Mech& m, State* states, const BodyRecord& record, index_t i, const SampleView<double>& out,
-               MechanismRunResult&) const {
-    mechanism::advance_mechanism(method, m, states, record, i, t0, h, out);
   }
 };
 
@@ -123,7 +123,9 @@ struct FixedSteps {
 /// bodies, adaptive_ensemble.hpp).
 template <class Integrator>
 struct AdaptiveSteps {
+  using Method = Integrator;
   using State = typename AdaptiveHht<Integrator>::State;
+  static constexpr bool fixed = false;
   AdaptiveHht<Integrator> stepper;
   double t0, h;
 
@@ -328,6 +330,12 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   std::unique_ptr<MechanismBatch> gpu;
   const int scalars = channel_scalars(layout.channels);
   if (r.backend.backend == Backend::cuda) gpu = cuda_mechanisms(stepper, mechs, states, r, sc.stride, scalars);
+  // On the CPU with fixed steps: blocks of mechanisms in SIMD lanes and the mechanisms stepped alone.
+  std::optional<typename FixedSteps<typename Stepper::Method>::Blocks> blocks;
+  if constexpr (Stepper::fixed) {
+    if (!gpu) blocks.emplace(mechs);
+    r.mechanisms_in_lanes = blocks ? blocks->mechanisms_in_lanes() : 0;
+  }
   index_t max_window = std::max<index_t>(1, index_t(pacing::sample_buffer_bytes / (sizeof(double) * scalars * n)));
   if (options.max_chunk_steps > 0) max_window = std::min(max_window, std::max<index_t>(1, options.max_chunk_steps / sc.stride));
   index_t window = std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)), 1, max_window);
@@ -345,8 +353,14 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       gpu->advance(first, count, buffer.data());
     } else {
       const SampleView<double> view{buffer.data(), n, first, count, sc.stride, scalars};
+      if constexpr (Stepper::fixed) {
+        const index_t units = blocks->units();
 #pragma omp parallel for schedule(dynamic, 1)
-      for (index_t i = 0; i < n; ++i) stepper.advance(mechs[i], states.data(), record, i, view, r);
+        for (index_t u = 0; u < units; ++u) blocks->advance(u, stepper.method, mechs, states.data(), record, t0, h, view);
+      } else {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (index_t i = 0; i < n; ++i) stepper.advance(mechs[i], states.data(), record, i, view, r);
+      }
     }
     out.write_samples(first, count, buffer.data(), times.data());
     if (stats) {
@@ -415,6 +429,7 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
         latest_(std::size_t(n), 0) {
     for (const MechanismBodySpec& b : sc.mechanism.bodies) body_names_.push_back(b.name);
     prepare_mechanisms(sc, n, describe, stepper_, mechs_, states_, r_, &assembled_);
+    use_lanes(true);
   }
 
   index_t mechanisms() const override { return index_t(mechs_.size()); }
@@ -426,11 +441,16 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
 
   void advance(index_t steps, const SampleView<double>& out) override {
     const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
-    const index_t n = mechanisms();
-#pragma omp parallel for schedule(dynamic, 16)
-    for (index_t i = 0; i < n; ++i) advance_one(i, steps, out, record);
+    const std::vector<index_t> before = r_.iterations;
+    const index_t units = blocks_->units();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (index_t u = 0; u < units; ++u)
+      blocks_->advance(u, stepper_.method, mechs_, states_.data(), record, stepper_.t0, stepper_.h, steps_, steps, out);
+    for (std::size_t i = 0; i < before.size(); ++i) latest_[i] = r_.iterations[i] - before[i];
     steps_ += steps;
   }
+  void use_lanes(bool on) override { blocks_.emplace(mechs_, on); }
+  index_t mechanisms_in_lanes() const override { return blocks_->mechanisms_in_lanes(); }
   void step(const MechanismLoads& loads) override {
     check_finite(loads);
     const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
@@ -508,6 +528,7 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   }
 
   FixedSteps<Integrator> stepper_;
+  std::optional<typename FixedSteps<Integrator>::Blocks> blocks_;  ///< advance()'s units of work
   int bodies_;
   std::vector<std::string> body_names_;
   std::vector<std::string> docs_;  ///< the per-body channels' descriptions (channels_ points into them)
@@ -692,6 +713,20 @@ MechanismScenario load_interrupted_mechanism_scenario(const std::string& file, s
   return r.run.shard ? shard_scenario(sc, *r.run.shard) : sc;
 }
 
+/// The summary's account of the CPU's SIMD lanes (cpu_mechanism_lanes.hpp).
+static std::string lanes_summary(const MechanismScenario& sc, const MechanismRunResult& r) {
+  const lanes::Isa isa = lanes::best_isa();
+  const int width = lanes::width<double>(isa);
+  if (r.mechanisms_in_lanes > 0)
+    return std::string(lanes::to_string(isa)) + ", " + std::to_string(r.mechanisms_in_lanes) + " of " +
+           std::to_string(r.mechanisms) + " mechanisms, " + std::to_string(width) + " per block";
+  if (!lanes::built) return "none (built without them: QUATSTEP_CPU_LANES=OFF)";
+  if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
+  if (sc.time.adaptive) return "none (adaptive steps are scalar for mechanisms)";
+  if (r.mechanisms < width) return "none (fewer mechanisms than a block of " + std::to_string(width) + ")";
+  return "none (no lane step for this method and capacity, or no block of mechanisms of one kind)";
+}
+
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {
   const auto row = [&](const char* name) -> std::ostream& { return os << "  " << std::left << std::setw(24) << name; };
   const StepRecords::Totals taken = r.step_records.totals();
@@ -712,7 +747,10 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
                           << taken.smallest << ", " << taken.largest
                           << "] (/accepted_steps, /rejected_steps, /smallest_step, /largest_step)\n";
   row("backend") << r.backend.description << ", double\n";
-  if (r.backend.backend == Backend::cpu) row("threads") << r.threads << "\n";
+  if (r.backend.backend == Backend::cpu) {
+    row("threads") << r.threads << "\n";
+    row("SIMD lanes") << lanes_summary(sc, r) << "\n";
+  }
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s\n";
   row("mechanism-steps/s") << std::setprecision(3) << mechanism_steps / std::max(r.wall_seconds, 1e-9) << "\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2)

@@ -50,6 +50,7 @@ struct MechanismRunResult {
   index_t mechanisms = 0, steps = 0, samples = 0;
   int bodies = 0;  ///< per mechanism
   int threads = 0;           ///< CPU threads (with the CPU backend)
+  index_t mechanisms_in_lanes = 0;  ///< CPU: mechanisms stepped in SIMD lanes (host/cpu_mechanism_lanes.hpp)
   BackendChoice backend;     ///< what ran the mechanisms (mechanism_backend)
   double wall_seconds = 0;
   index_t newton_iterations = 0;  ///< all mechanisms, all steps

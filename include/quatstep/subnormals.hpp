@@ -14,17 +14,22 @@
 #include <type_traits>
 
 #include "quatstep/config.hpp"
+#include "quatstep/math/choose.hpp"
 
 namespace quatstep {
 
 /// Zero the subnormal components of s (State::size scalars through operator[], as
-/// state_components.hpp sees a state); exact zeros of either sign are left alone.
+/// state_components.hpp sees a state); exact zeros of either sign are left alone. Lane by lane for
+/// a lane type (math/choose.hpp's conditions).
 template <class State>
 QS_HD void flush_subnormals(State& s) {
   using S = std::decay_t<decltype(s[0])>;
+  using math::is_equal;
+  using math::is_less;
+  using math::select;
   QS_UNROLL for (int c = 0; c < State::size; ++c) {
     const S x = s[c];
-    if (x != S(0) && Eigen::numext::abs(x) < std::numeric_limits<S>::min()) s[c] = S(0);
+    s[c] = select(!is_equal(x, S(0)) && is_less(Eigen::numext::abs(x), std::numeric_limits<S>::min()), S(0), x);
   }
 }
 

@@ -144,31 +144,39 @@ class MechanismHhtFamily {
     for (int b = 0; b < m.n_bodies; ++b) s.v.template segment<7>(7 * b) += x.template segment<7>(Kkt::body_index(b));
   }
 
-  /// Finite state, per body |eᵀė| ≤ drift_tolerance·|ė| (docs/errata.md S4) and, without the velocity
-  /// projection, every joint row's |C_q q̇ + C_t| (lengths over the length scale) ≤
-  /// drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (docs/errata.md S10); each above a
-  /// floor of 16ε/h, the rates of rounding alone (a mechanism at rest: ė is rounding, so is eᵀė).
+  /// Finite state, and not drifted (drifted below).
   QS_HD Status check(const Mech& m, const State& s, S t, S h) const {
+    if (!all_finite(s)) return Status::non_finite;
+    return drifted(m, s, t, h) ? Status::constraint_drift : Status::ok;
+  }
+
+  /// Whether a velocity constraint has drifted: per body |eᵀė| > drift_tolerance·|ė| (docs/errata.md
+  /// S4) or, without the velocity projection, a joint row's |C_q q̇ + C_t| (lengths over the length
+  /// scale) > drift_tolerance · (the largest |ω| or |ṙ|/L of the bodies) (docs/errata.md S10); each
+  /// above a floor of 16ε/h, the rates of rounding alone (a mechanism at rest: ė is rounding, so is
+  /// eᵀė). A condition of math/choose.hpp: a lane mask for a lane type (simd/lane_mechanism_hht.hpp).
+  QS_HD auto drifted(const Mech& m, const State& s, S t, S h) const {
+    using math::is_less;
     using std::abs;
     using std::max;
-    if (!all_finite(s)) return Status::non_finite;
     const S floor = S(16) * std::numeric_limits<S>::epsilon() / h;
     S speed = S(0);
+    auto drift = !math::always<S>();
     for (int b = 0; b < m.n_bodies; ++b) {
       const Vec4<S> e = s.q.template segment<4>(7 * b + 3), ed = s.v.template segment<4>(7 * b + 3);
-      if (abs(e.dot(ed)) > settings.drift_tolerance * ed.norm() + floor) return Status::constraint_drift;
+      drift = drift || is_less(settings.drift_tolerance * ed.norm() + floor, abs(e.dot(ed)));
       speed = max(speed, max(S(2) * ed.norm(), s.v.template segment<3>(7 * b).norm() / m.length_scale));
     }
-    if (settings.project_velocities) return Status::ok;
+    if (settings.project_velocities) return drift;
     for (int k = 0; k < m.n_joints; ++k) {
       const JointState<S> js = joint_at(m, k, s.q, s.v, t);
       for (int r = 0; r < js.rows(); ++r) {
         const bool length = row_geometry(m.joints[k], r, t).kind != RowKind::dot;
-        if (abs(js.rate(r)) / (length ? m.length_scale : S(1)) > settings.drift_tolerance * speed + floor)
-          return Status::constraint_drift;
+        drift = drift || is_less(settings.drift_tolerance * speed + floor,
+                                 abs(js.rate(r)) / (length ? m.length_scale : S(1)));
       }
     }
-    return Status::ok;
+    return drift;
   }
 
   /// The Newton unknowns (q̈, λ) of a state, and back.

@@ -22,11 +22,18 @@
 // and S = D Y.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "quatstep/linalg/bounded_lu.hpp"
 #include "quatstep/linalg/lu.hpp"
 #include "quatstep/mechanism/mechanism.hpp"
 
 namespace quatstep::mechanism {
+
+/// Whether a factorisation failed for every mechanism it holds: the bool itself for one; for
+/// the lanes of a lane type, the mask's all_of (found by argument-dependent lookup).
+QS_HD inline bool all_of(bool singular) { return singular; }
 
 template <class S, class Cap, bool Symmetric = true>
 struct StructuredKkt {
@@ -41,7 +48,9 @@ struct StructuredKkt {
   Mat<S, 6, 7> col[Symmetric ? 1 : NJ][2];  ///< E_{k,s} (Symmetric = false): joint k's columns, transposed
   Mat<S, 8, 6> y[NJ][2];    ///< Y_{k,s} = B_b⁻¹ [D_{k,s}ᵀ; 0]
   BoundedLu<S, R> schur;
-  bool singular = false;
+  /// Whether a pivot was zero or not finite: a bool, or a lane mask for a lane type (simd/).
+  using Singular = std::decay_t<decltype(std::declval<Lu<S, 8>&>().singular)>;
+  Singular singular = Singular(false);
 
   /// Index of body b's first unknown, and of joint row 0.
   QS_HD static constexpr int body_index(int b) { return 8 * b; }
@@ -94,13 +103,11 @@ struct StructuredKkt {
   /// Factorise the assembled blocks (body[b].lu, jac) of mechanism m.
   QS_HD void factorize(const Mech& m) {
     mech = &m;
-    singular = false;
+    singular = Singular(false);
     for (int b = 0; b < m.n_bodies; ++b) {
       body[b].factorize();
-      if (body[b].singular) {
-        singular = true;
-        return;
-      }
+      singular = singular || body[b].singular;
+      if (all_of(singular)) return;
     }
     for (int k = 0; k < m.n_joints; ++k)
       for (int s = 0; s < 2; ++s) {
@@ -126,7 +133,7 @@ struct StructuredKkt {
         }
       }
     schur.factorize(n);
-    singular = schur.singular;
+    singular = singular || schur.singular;
   }
 
   /// The solution of the saddle-point system for the right-hand side rhs.

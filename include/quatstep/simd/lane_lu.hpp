@@ -20,8 +20,12 @@ struct LaneLu {
   /// Lu::solvable lane by lane.
   LaneCondition<Mask> solvable() const { return {!singular}; }
 
-  LaneLu() = default;  // to assign to
-  explicit LaneLu(const Eigen::Matrix<L, N, N>& a) : lu(a) {
+  LaneLu() = default;  // to assign to, or to assemble a matrix in `lu` and factorize()
+  explicit LaneLu(const Eigen::Matrix<L, N, N>& a) : lu(a) { factorize(); }
+
+  /// Factorise the matrix held in `lu`, in place (Lu::factorize lane by lane).
+  void factorize() {
+    singular = Mask(false);
     for (int i = 0; i < N; ++i) row[i] = i;
     for (int k = 0; k < N; ++k) {
       Ints p = k;
@@ -61,6 +65,8 @@ struct LaneLu {
     }
     singular = (which && other.singular) || (!which && singular);
   }
+  /// The same as a free function (lane_newton's take for every factorisation).
+  friend void take(const Mask& which, LaneLu& into, const LaneLu& from) { into.take(which, from); }
 
   Vec<L, N> solve(const Vec<L, N>& b) const {
     Vec<L, N> x;

@@ -18,10 +18,13 @@ struct LaneOutcome {
   typename L::V iterations = 0;
 };
 
-/// newton_solve lane by lane. Lanes outside `active` are left alone (status ok, 0 iterations).
-template <class L, int K, class System>
+/// newton_solve lane by lane, with the caller's factorisation f (kept after the call: in each lane
+/// the last one that lane used), as newton_solve's: the dense Lu<L, K> (lane_lu.hpp) or a structured
+/// one (mechanism/kkt.hpp with lane_kkt.hpp), for which `take(which, f, g)` moves lanes `which` of g
+/// into f. Lanes outside `active` are left alone (status ok, 0 iterations).
+template <class L, int K, class System, class Factorization>
 LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings<L>& settings,
-                           typename L::Mask active) {
+                           typename L::Mask active, Factorization& f) {
   using Mask = typename L::Mask;
   using Ints = typename L::V;
   LaneOutcome<L> out;
@@ -34,8 +37,6 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
   };
   L previous(0), first(0);
   Vec<L, K> r;
-  Eigen::Matrix<L, K, K> jac;
-  LaneLu<L, K> lu;
   for (int k = 1; k <= settings.max_iterations && !stdx::all_of(done); ++k) {
     Mask reuse(false);
     bool residual_only = false;
@@ -45,12 +46,17 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
       if (residual_only) sys.residual(x, r);
     }
     if (!residual_only) {
-      sys.evaluate(x, r, jac);
-      if (k == 1) lu = LaneLu<L, K>(jac);
-      else lu.take(!reuse, LaneLu<L, K>(jac));
-      finish(!reuse && lu.singular, Status::singular_jacobian, k);
+      const Mask fresh = !reuse && !done;  // the lanes that take this iteration's factorisation
+      if (k == 1 || stdx::all_of(fresh)) {
+        detail::linearize(sys, x, r, f);
+      } else {
+        Factorization g;
+        detail::linearize(sys, x, r, g);
+        take(fresh, f, g);
+      }
+      finish(!reuse && f.singular, Status::singular_jacobian, k);
     }
-    const Vec<L, K> dx = lu.solve(-r);
+    const Vec<L, K> dx = f.solve(-r);
     for (int i = 0; i < K; ++i) x[i] = select(done, x[i], x[i] + dx[i]);
     const L d = sys.correction_norm(dx, x);
     finish(!(d.v <= INFINITY), Status::non_finite, k);
@@ -60,6 +66,14 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
   }
   finish(!done, Status::newton_not_converged, settings.max_iterations);
   return out;
+}
+
+/// The same with the dense LU of the K×K Jacobian.
+template <class L, int K, class System>
+LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings<L>& settings,
+                           typename L::Mask active) {
+  Lu<L, K> lu;  // LaneLu: the Jacobian is assembled in lu.lu and factorised in place
+  return lane_newton(sys, x, settings, active, lu);
 }
 
 /// Commit a step: s takes `next` in the lanes that are active and whose step succeeded so far, and a

@@ -1,0 +1,264 @@
+// SIMD across mechanisms in the CPU backend (host/cpu_mechanism_lanes.hpp): with the lanes on, every
+// mechanism's samples, state, status, Newton iterations and failed step are those of its scalar
+// step, bit for bit, for the HHT family with fixed steps — classical HHT without the velocity
+// projection, whose mechanisms fail by drift at different steps of one block; modified HHT with the
+// inertia shift and the projection; Jacobian reuse off — on a slider-crank with a driven crank (a
+// sinusoid on a ramp), a spring–damper, a force acting in a window and a sinusoidal body torque,
+// populations of four full blocks and three mechanisms past them, stepped by `quatstep run` and by
+// a mechanism ensemble in calls of any length. A block holds mechanisms of one kind only. The lanes
+// are the widest the CPU has; ctest runs the suite again with QUATSTEP_SIMD=avx2 (avx2.*).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cpu_lanes.hpp"  // host/
+#include "hdf5_read.hpp"
+#include "mechanism_ensemble.hpp"
+#include "mechanism_run.hpp"
+
+namespace quatstep {
+namespace {
+
+using testing::read_dataset;
+using testing::same_bits;
+using testing::ScratchDirectory;
+
+/// Mechanisms per block here.
+index_t width() { return lanes::width<double>(lanes::best_isa()); }
+
+/// examples/slider_crank_sweep.toml's slider-crank with its crank driven (θ = 10 t + 0.3 sin(ωt)),
+/// a force on the slider for 0.02 ≤ t < 0.05 and a sinusoidal torque on the connecting rod.
+const char* const slider_crank = R"(
+[mechanism]
+gravity = [0.0, -9.81, 0.0]
+assemble = "project"
+[[mechanism.body]]
+name = "crank"
+mass = 1.0
+inertia = [0.001, 0.005, 0.005]
+omega = [0.0, 0.0, 10.0]
+[[mechanism.body]]
+name = "conrod"
+mass = 0.5
+inertia = [7.5e-05, 0.006704166666666668, 0.006704166666666668]
+position = [0.3, 0.0, 0.0]
+velocity = [0.0, 0.5, 0.0]
+omega = [0.0, 0.0, -2.5]
+[[mechanism.body]]
+name = "slider"
+mass = 0.8
+inertia = [0.001, 0.001, 0.001]
+position = [0.5, 0.0, 0.0]
+[[mechanism.joint]]
+name = "main bearing"
+type = "revolute"
+body_i = "ground"
+body_j = "crank"
+origin = [0.0, 0.0, 0.0]
+axis = [0.0, 0.0, 1.0]
+[mechanism.joint.driver]
+ramp = 10.0
+amplitude = 0.3
+frequency = 20.0
+[[mechanism.joint]]
+name = "crank pin"
+type = "spherical"
+body_i = "crank"
+body_j = "conrod"
+origin = [0.1, 0.0, 0.0]
+[[mechanism.joint]]
+name = "piston pin"
+type = "universal"
+body_i = "conrod"
+body_j = "slider"
+origin = [0.5, 0.0, 0.0]
+axis = [0.0, 1.0, 0.0]
+axis_j = [0.0, 0.0, 1.0]
+[[mechanism.joint]]
+name = "cylinder"
+type = "prismatic"
+body_i = "ground"
+body_j = "slider"
+origin = [0.5, 0.0, 0.0]
+axis = [1.0, 0.0, 0.0]
+x_axis = [0.0, 1.0, 0.0]
+[[mechanism.spring]]
+name = "return spring"
+body_i = "slider"
+body_j = "ground"
+point_j = [0.9, 0.0, 0.0]
+stiffness = 200.0
+damping = 0.5
+rest_length = 0.5
+[[mechanism.load]]
+body = "slider"
+kind = "force"
+value = [-20.0, 0.0, 0.0]
+begin = 0.02
+end = 0.05
+[[mechanism.load]]
+body = "conrod"
+kind = "body_torque"
+profile.amplitude = [0.0, 0.0, 0.2]
+profile.frequency = 50.0
+[time]
+dt = 0.001
+t_end = 0.3
+[output]
+stride = 10
+)";
+
+/// The slider-crank with [integrator] `integrator`, `n` mechanisms whose driver frequency sweeps
+/// 5 … 60 rad/s (with classical HHT and no projection, the faster ones fail by drift, each at its
+/// own step), on the CPU.
+MechanismScenario scenario(const std::string& integrator, index_t n) {
+  MechanismScenario sc = parse_mechanism_scenario(std::string(slider_crank) + "[integrator]\n" + integrator +
+                                                      "\n[ensemble]\nsize = " + std::to_string(n) +
+                                                      "\n[[ensemble.sweep]]\nkey = \"joint.main bearing.driver."
+                                                      "frequency\"\nfrom = 5.0\nto = 60.0\n",
+                                                  "lanes.toml");
+  sc.backend = Backend::cpu;
+  return sc;
+}
+
+/// Whether the lanes run here, else the reason.
+std::string no_lanes() {
+  if (!lanes::built) return "built without SIMD lanes (QUATSTEP_CPU_LANES=OFF or no AVX2 compiler)";
+  if (!lanes::available()) return "no AVX2 on this CPU, or QUATSTEP_SIMD=off";
+  return "";
+}
+
+/// Every sample of `e` and `scalar` so far alike, bit for bit, and their records.
+void expect_same(const MechanismEnsemble& e, const MechanismEnsemble& scalar) {
+  const index_t n = e.mechanisms();
+  const int scalars = channel_scalars(e.channels());
+  std::vector<double> a(std::size_t(scalars * n)), b(a.size());
+  e.observe(SampleView<double>{a.data(), n, 0, 1, 1, scalars});
+  scalar.observe(SampleView<double>{b.data(), n, 0, 1, 1, scalars});
+  for (std::size_t k = 0; k < a.size(); ++k)
+    ASSERT_TRUE(same_bits(a[k], b[k])) << "scalar " << k / std::size_t(n) << " of mechanism " << k % std::size_t(n);
+  for (index_t i = 0; i < n; ++i) {
+    EXPECT_EQ(e.status()[i], scalar.status()[i]) << "mechanism " << i;
+    EXPECT_EQ(e.newton_iterations()[i], scalar.newton_iterations()[i]) << "mechanism " << i;
+    EXPECT_EQ(e.failed_step()[i], scalar.failed_step()[i]) << "mechanism " << i;
+  }
+}
+
+/// An [integrator] table, and its name in the tests' names.
+struct Method {
+  const char* name;
+  const char* settings;
+};
+const Method methods[] = {
+    {"ClassicalWithoutProjection", "method = \"hht\"\nalpha = -0.05\nproject_velocities = false"},
+    {"ModifiedShifted", "method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true"},
+    {"ModifiedWithoutJacobianReuse", "method = \"modified_hht\"\nalpha = -0.3\nnewton_jacobian_reuse_below = 0.0"},
+};
+void PrintTo(const Method& m, std::ostream* os) { *os << m.name; }
+
+class MechanismLanes : public ::testing::TestWithParam<Method> {};
+
+TEST_P(MechanismLanes, EnsembleAdvancesAreTheScalarStepsBitForBit) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  const index_t w = width(), n = 4 * w + 3;
+  const MechanismScenario sc = scenario(GetParam().settings, n);
+  const auto lanes = make_mechanism_ensemble(sc, {}), scalar = make_mechanism_ensemble(sc, {});
+  scalar->use_lanes(false);
+  ASSERT_EQ(lanes->mechanisms_in_lanes(), 4 * w);
+  ASSERT_EQ(scalar->mechanisms_in_lanes(), 0);
+
+  // Samples 1 … 30 (stride 10) kept by calls of 7, 58, 35 and 200 steps, which end between samples.
+  const int scalars = channel_scalars(lanes->channels());
+  std::vector<double> a(std::size_t(30 * scalars * n)), b(a.size());
+  const SampleView<double> in_lanes{a.data(), n, 1, 30, 10, scalars}, alone{b.data(), n, 1, 30, 10, scalars};
+  for (index_t steps : {7, 58, 35, 200}) {
+    lanes->advance(steps, in_lanes);
+    scalar->advance(steps, alone);
+    expect_same(*lanes, *scalar);
+  }
+  for (std::size_t k = 0; k < a.size(); ++k) ASSERT_TRUE(same_bits(a[k], b[k])) << "window scalar " << k;
+  // and without samples, one step at a time
+  for (int k = 0; k < 3; ++k) {
+    lanes->advance(1, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+    scalar->advance(1, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+  }
+  expect_same(*lanes, *scalar);
+
+  if (GetParam().name == methods[0].name) {  // mechanisms of one block failed at different steps
+    std::size_t most = 0;
+    for (index_t b = 0; b < 4; ++b)
+      most = std::max(most, std::set<index_t>(lanes->failed_step().begin() + b * w,
+                                              lanes->failed_step().begin() + (b + 1) * w).size());
+    EXPECT_GE(most, 3u);
+  }
+}
+
+TEST_P(MechanismLanes, RunsAreTheScalarStepsBitForBit) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  ScratchDirectory dir;
+  const index_t w = width(), n = 4 * w + 3;
+  const MechanismScenario sc = scenario(GetParam().settings, n);
+  RunOptions options;
+  options.output = dir.file("run.h5");
+  const MechanismRunResult r = run_mechanism_scenario(sc, options);
+  EXPECT_EQ(r.mechanisms_in_lanes, 4 * w);
+
+  const auto scalar = make_mechanism_ensemble(sc, {});
+  scalar->use_lanes(false);
+  const int scalars = channel_scalars(scalar->channels());
+  const index_t samples = r.samples;
+  std::vector<double> window(std::size_t(samples * scalars * n));
+  const SampleView<double> view{window.data(), n, 0, samples, 10, scalars};
+  scalar->observe(SampleView<double>{window.data(), n, 0, 1, 1, scalars});  // sample 0
+  scalar->advance(sc.time.steps, view);
+  int offset = 0;
+  for (const Channel& c : scalar->channels()) {
+    const auto d = read_dataset(options.output, c.name);
+    for (index_t j = 0; j < samples; ++j)
+      for (index_t i = 0; i < n; ++i)
+        for (int k = 0; k < c.size; ++k)
+          ASSERT_TRUE(same_bits(view(j, offset + k, i), d.values[std::size_t((j * n + i) * c.size + k)]))
+              << c.name << " sample " << j << " mechanism " << i;
+    offset += c.size;
+  }
+  for (index_t i = 0; i < n; ++i) {
+    EXPECT_EQ(r.status[i], scalar->status()[i]) << "mechanism " << i;
+    EXPECT_EQ(r.iterations[i], scalar->newton_iterations()[i]) << "mechanism " << i;
+    EXPECT_EQ(r.failed_step[i], scalar->failed_step()[i]) << "mechanism " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HhtFamily, MechanismLanes, ::testing::ValuesIn(methods),
+                         [](const ::testing::TestParamInfo<Method>& info) { return std::string(info.param.name); });
+
+TEST(MechanismLaneBlocks, HoldMechanismsOfOneKind) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  const index_t w = width(), n = 4 * w + 3;
+  MechanismScenario one = scenario(methods[1].settings, 1);
+  MechanismEnsembleSpec spec;
+  spec.mechanisms = n;
+  std::vector<double> end(std::size_t(n), 0.05), amplitude(std::size_t(3 * n), 0.0), driver(std::size_t(n), 0.3);
+  for (index_t i = 0; i < n; ++i) amplitude[std::size_t(3 * i + 2)] = 0.2 + 0.01 * double(i);  // in lanes
+  end[std::size_t(w + 1)] = 0.06;                  // block 1: a load window of its own
+  amplitude[std::size_t(3 * (2 * w + 2) + 2)] = 0;  // block 2: a torque without its sinusoid
+  driver[std::size_t(3 * w)] = 0.0;                 // block 3: a driver without its sinusoid
+  spec.arrays = {{"load.0.end", end}, {"load.1.profile.amplitude", amplitude}, {"joint.main bearing.driver.amplitude", driver}};
+  const auto lanes = make_mechanism_ensemble(one, spec), scalar = make_mechanism_ensemble(one, spec);
+  scalar->use_lanes(false);
+  EXPECT_EQ(lanes->mechanisms_in_lanes(), w);  // block 0 alone
+  lanes->advance(80, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+  scalar->advance(80, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+  expect_same(*lanes, *scalar);
+
+  lanes->use_lanes(false);
+  EXPECT_EQ(lanes->mechanisms_in_lanes(), 0);
+  lanes->use_lanes(true);
+  EXPECT_EQ(lanes->mechanisms_in_lanes(), w);
+}
+
+}  // namespace
+}  // namespace quatstep
