@@ -2,7 +2,8 @@
 // stepped window by window with fixed or adaptive steps; host/mechanism_run.cpp drives it and writes
 // each window. The CPU steps its mechanisms in place (mechanism_run.cpp's OpenMP loop) with the same
 // per-mechanism functions, mechanism::advance_mechanism and advance_mechanism_adaptive
-// (include/quatstep/mechanism/batch.hpp).
+// (include/quatstep/mechanism/batch.hpp), or in blocks of SIMD lanes with the same bits
+// (cpu_mechanism_lanes.hpp).
 #pragma once
 
 #include <memory>

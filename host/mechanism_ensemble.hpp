@@ -3,8 +3,9 @@
 // overrides — and, replacing those values, per-mechanism arrays over any of its numeric keys
 // (for_each_parameter's "body.crank.mass", "spring.s.stiffness", …), built, assembled and initialised
 // as `quatstep run` does them (mechanism_run.hpp), then stepped with fixed steps on the CPU by the
-// run's own per-mechanism function (include/quatstep/mechanism/batch.hpp): n steps, however split into
-// calls, give the state of the run after n steps, bit for bit. A coupled code steps it one step at a
+// run's own per-mechanism function (include/quatstep/mechanism/batch.hpp), or its blocks in SIMD
+// lanes (cpu_mechanism_lanes.hpp): n steps, however split into calls, give the state of the run after
+// n steps, bit for bit. A coupled code steps it one step at a
 // time with its own loads on every body (step(MechanismLoads)).
 #pragma once
 

@@ -1,7 +1,8 @@
 // Running a mechanism scenario (mechanism_scenario.hpp): every mechanism of the ensemble is built,
 // assembled by the scenario's policy and given consistent accelerations and multipliers on the CPU,
 // then stepped with the HHT family of include/quatstep/mechanism/hht.hpp or the Livens schemes of
-// include/quatstep/mechanism/livens.hpp, one mechanism per OpenMP iteration, or one per GPU thread
+// include/quatstep/mechanism/livens.hpp, one mechanism — or a block in SIMD lanes,
+// cpu_mechanism_lanes.hpp — per OpenMP iteration, or one per GPU thread
 // (mechanism_backend: fixed steps on mechanisms of SmallCapacity; kernels/cuda_mechanisms.cuh). A mechanism whose step fails stops with its status (its later samples are NaN) and
 // touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
 // RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism

@@ -650,6 +650,10 @@ NB_MODULE(_quatstep, m) {
       "A mechanism scenario's mechanisms advanced step by step (quatstep.MechanismEnsemble wraps it).");
   mechanism_ensemble.def_prop_ro("mechanisms", &MechanismEnsemble::mechanisms)
       .def_prop_ro("bodies", &MechanismEnsemble::bodies, "Bodies per mechanism.")
+      .def_prop_ro("mechanisms_in_lanes", &MechanismEnsemble::mechanisms_in_lanes,
+                   "The mechanisms advance() steps in SIMD lanes (host/cpu_mechanism_lanes.hpp).")
+      .def("use_lanes", &MechanismEnsemble::use_lanes, "on"_a,
+           "Turn advance()'s SIMD lanes off or back on where the build, CPU and method have them; the same bits.")
       .def(
           "assembly_corrections",
           [](nb::handle self) {

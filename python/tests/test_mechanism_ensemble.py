@@ -55,6 +55,23 @@ def test_steps_give_the_commands_samples_bit_for_bit():
     assert_bitwise(g.observe()["quaternion"], r["quaternion"][-1], "quaternion after uneven calls")
 
 
+def test_lanes_step_blocks_of_mechanisms_with_the_scalar_steps_bits():
+    """Ten slider-cranks: one block of eight in AVX-512 lanes or two of four in AVX2 where this process
+    has lanes (tests/mechanism_lanes_test.cpp checks them bit for bit in C++), none without; with the
+    lanes off, the same bits."""
+    isa = quatstep._core.simd_isa
+    text = sweep_text().replace("size = 8", "size = 10")
+    lanes, alone = quatstep.MechanismEnsemble(text), quatstep.MechanismEnsemble(text)
+    alone.use_lanes(False)
+    assert lanes.mechanisms_in_lanes == (8 if isa else 0) and alone.mechanisms_in_lanes == 0
+    lanes.advance(100)
+    alone.advance(100)
+    now, then = lanes.observe(), alone.observe()
+    for name in lanes.channels:
+        assert_bitwise(now[name], then[name], name)
+    assert lanes.failures == 0
+
+
 def test_arrays_over_a_key_are_the_sweeps_mechanisms():
     text = sweep_text()
     r = quatstep.run(text)

@@ -1,7 +1,9 @@
 // A mechanism's life in one window of samples, the counterpart of a single body's advance_body
 // (include/quatstep/ensemble.hpp), and the one function both backends call for fixed steps (and its
-// adaptive counterpart for adaptive ones): the CPU from its OpenMP loop (host/mechanism_run.cpp), the
-// GPU one thread per mechanism (kernels/mechanism_kernels.cuh); its step-range form advances a
+// adaptive counterpart for adaptive ones): the CPU from its OpenMP loop (host/mechanism_run.cpp) for
+// the mechanisms it steps alone (its blocks in SIMD lanes, host/cpu_mechanism_lanes.hpp, step them
+// the same way with the same bits), the GPU one thread per mechanism (kernels/mechanism_kernels.cuh);
+// its step-range form advances a
 // mechanism ensemble made from a scenario by any number of steps (host/mechanism_ensemble.hpp).
 // Load state → steps → samples → store; nothing of it depends on where it runs, so strict-mode
 // builds agree bit for bit.
