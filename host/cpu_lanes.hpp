@@ -53,6 +53,8 @@
 namespace quatstep::mechanism {
 template <class S>
 struct MechanismHhtSettings;  // mechanism/hht.hpp
+template <class S>
+struct MechanismLivensSettings;  // mechanism/livens.hpp
 }  // namespace quatstep::mechanism
 
 namespace quatstep::lanes {
@@ -171,6 +173,8 @@ struct LaneSteps {
   static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job);
   static void mechanism_hht(VelocityUpdate update, const mechanism::MechanismHhtSettings<T>& settings,
                             const MechanismBlockJob<T>& job);
+  static void mechanism_livens(LivensRule rule, const mechanism::MechanismLivensSettings<T>& settings,
+                               const MechanismBlockJob<T>& job);
 };
 
 /// The block of a model's precision, and f(LaneSteps<T, I>{}) with the entry points of its

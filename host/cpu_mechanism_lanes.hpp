@@ -1,13 +1,15 @@
 // SIMD across mechanisms in the CPU backend: blocks of lanes::width<double>(isa) mechanisms (4 with
-// AVX2, 8 with AVX-512) take one lane step (include/quatstep/simd/lane_mechanism_hht.hpp), bit for bit
+// AVX2, 8 with AVX-512) take one lane step (include/quatstep/simd/lane_mechanism_*.hpp), bit for bit
 // the scalar step of each, as single bodies do (cpu_lanes.hpp, whose dispatch this shares).
 //
-// Which steps have lanes: MechanismLaneForm<Integrator>::exists, the HHT family with fixed steps
-// (MechanismHht, MechanismModifiedHht, with or without the inertia shift and the velocity projection)
-// on mechanisms of SmallCapacity in double. Which mechanisms: the blocks of consecutive mechanisms
+// Which steps have lanes: MechanismLaneForm<Integrator>::exists, every method of the mechanism
+// registry with fixed steps — the HHT family (MechanismHht, MechanismModifiedHht, with or without the
+// inertia shift and the velocity projection; simd/lane_mechanism_hht.hpp) and the Livens schemes
+// (MechanismLivensEm, MechanismLivensMidpoint, either joint gradient; simd/lane_mechanism_livens.hpp)
+// — on mechanisms of SmallCapacity in double. Which mechanisms: the blocks of consecutive mechanisms
 // whose kinds agree (simd/lane_mechanism_model.hpp: the same bodies, joints, springs and loads, the
 // same load windows, the same zero and non-zero load terms); every other mechanism takes the scalar
-// step. The Livens schemes, adaptive steps and LargeCapacity mechanisms are scalar.
+// step. Adaptive steps and LargeCapacity mechanisms are scalar.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include "cpu_lanes.hpp"
 #include "quatstep/mechanism/batch.hpp"
 #include "quatstep/mechanism/hht.hpp"
+#include "quatstep/mechanism/livens.hpp"
 #include "quatstep/simd/lane_mechanism_model.hpp"
 
 namespace quatstep::lanes {
@@ -47,6 +50,16 @@ struct MechanismLaneForm<mechanism::MechanismHhtFamily<LaneMechanism, U>> {
       if (job.block.isa == Isa::avx512) return LaneSteps<double, Isa::avx512>::mechanism_hht(U, method.settings, job);
     }
     LaneSteps<double, Isa::avx2>::mechanism_hht(U, method.settings, job);
+  }
+};
+template <LivensRule Rule>
+struct MechanismLaneForm<mechanism::MechanismLivens<LaneMechanism, Rule>> {
+  static constexpr bool exists = built;
+  static void advance(const mechanism::MechanismLivens<LaneMechanism, Rule>& method, const MechanismBlockJob<double>& job) {
+    if constexpr (built_avx512) {
+      if (job.block.isa == Isa::avx512) return LaneSteps<double, Isa::avx512>::mechanism_livens(Rule, method.settings, job);
+    }
+    LaneSteps<double, Isa::avx2>::mechanism_livens(Rule, method.settings, job);
   }
 };
 

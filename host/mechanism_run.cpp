@@ -724,7 +724,7 @@ static std::string lanes_summary(const MechanismScenario& sc, const MechanismRun
   if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
   if (sc.time.adaptive) return "none (adaptive steps are scalar for mechanisms)";
   if (r.mechanisms < width) return "none (fewer mechanisms than a block of " + std::to_string(width) + ")";
-  return "none (no lane step for this method and capacity, or no block of mechanisms of one kind)";
+  return "none (mechanisms beyond SmallCapacity, or no block of mechanisms of one kind)";
 }
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {

@@ -1,8 +1,9 @@
 // SIMD across mechanisms in the CPU backend (host/cpu_mechanism_lanes.hpp): with the lanes on, every
 // mechanism's samples, state, status, Newton iterations and failed step are those of its scalar
-// step, bit for bit, for the HHT family with fixed steps — classical HHT without the velocity
+// step, bit for bit, with fixed steps of the HHT family — classical HHT without the velocity
 // projection, whose mechanisms fail by drift at different steps of one block; modified HHT with the
-// inertia shift and the projection; Jacobian reuse off — on a slider-crank with a driven crank (a
+// inertia shift and the projection; Jacobian reuse off — and of the Livens schemes (EML with the
+// equivariant joint gradient, MPL with the midpoint one) on a slider-crank with a driven crank (a
 // sinusoid on a ramp), a spring–damper, a force acting in a window and a sinusoidal body torque,
 // populations of four full blocks and three mechanisms past them, stepped by `quatstep run` and by
 // a mechanism ensemble in calls of any length. A block holds mechanisms of one kind only. The lanes
@@ -10,6 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
 #include <ostream>
 #include <set>
 #include <string>
@@ -157,6 +161,8 @@ const Method methods[] = {
     {"ClassicalWithoutProjection", "method = \"hht\"\nalpha = -0.05\nproject_velocities = false"},
     {"ModifiedShifted", "method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true"},
     {"ModifiedWithoutJacobianReuse", "method = \"modified_hht\"\nalpha = -0.3\nnewton_jacobian_reuse_below = 0.0"},
+    {"LivensEm", "method = \"livens_em\""},
+    {"LivensMidpointWithMidpointGradient", "method = \"livens_midpoint\"\nconstraint_gradient = \"midpoint\""},
 };
 void PrintTo(const Method& m, std::ostream* os) { *os << m.name; }
 
@@ -232,7 +238,7 @@ TEST_P(MechanismLanes, RunsAreTheScalarStepsBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(HhtFamily, MechanismLanes, ::testing::ValuesIn(methods),
+INSTANTIATE_TEST_SUITE_P(FixedSteps, MechanismLanes, ::testing::ValuesIn(methods),
                          [](const ::testing::TestParamInfo<Method>& info) { return std::string(info.param.name); });
 
 TEST(MechanismLaneBlocks, HoldMechanismsOfOneKind) {
@@ -258,6 +264,64 @@ TEST(MechanismLaneBlocks, HoldMechanismsOfOneKind) {
   EXPECT_EQ(lanes->mechanisms_in_lanes(), 0);
   lanes->use_lanes(true);
   EXPECT_EQ(lanes->mechanisms_in_lanes(), w);
+}
+
+TEST(MechanismLaneBlocks, MechanismsAtRestShareABlockWithMovingOnes) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  // Double pendulums, every third one without gravity and at rest: its steps have no motion, where
+  // the equivariant joint gradient adds no correction and the HHT Newton iteration stops at its
+  // round-off level, in the lanes of a block whose other pendulums swing.
+  const index_t w = width(), n = 2 * w + 1;
+  std::ifstream file(std::string(QUATSTEP_EXAMPLES) + "/double_pendulum.toml");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string modified = "method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true\n";
+  ASSERT_NE(text.find(modified), std::string::npos);
+  for (const std::string method : {"livens_em", "modified_hht"}) {
+    std::string with = text;
+    with.replace(with.find(modified), modified.size(), "method = \"" + method + "\"\n");
+    ScenarioOverrides shorter;
+    shorter.t_end = 0.2;
+    MechanismScenario sc = parse_mechanism_scenario(with, "double_pendulum.toml", shorter);
+    sc.backend = Backend::cpu;
+    MechanismEnsembleSpec spec;
+    spec.mechanisms = n;
+    std::vector<double> gravity(std::size_t(3 * n)), upper_omega(std::size_t(3 * n)), lower_omega(std::size_t(3 * n)),
+        upper_velocity(std::size_t(3 * n)), lower_velocity(std::size_t(3 * n));
+    for (index_t i = 0; i < n; ++i) {
+      if (i % 3 == 0) continue;  // at rest
+      const double x = 1.0 + 0.1 * double(i);
+      for (int c = 0; c < 3; ++c) gravity[std::size_t(3 * i + c)] = c == 2 ? -9.81 : 0.0;
+      upper_omega[std::size_t(3 * i)] = 2.0 * x;
+      upper_velocity[std::size_t(3 * i + 1)] = 1.0 * x;  // ω × r of the upper body's centre
+      lower_omega[std::size_t(3 * i + 1)] = -x;
+    }
+    spec.arrays = {{"gravity", gravity},
+                   {"body.upper.omega", upper_omega},
+                   {"body.upper.velocity", upper_velocity},
+                   {"body.lower.omega", lower_omega},
+                   {"body.lower.velocity", lower_velocity}};
+    const auto lanes = make_mechanism_ensemble(sc, spec), scalar = make_mechanism_ensemble(sc, spec);
+    scalar->use_lanes(false);
+    EXPECT_EQ(lanes->mechanisms_in_lanes(), 2 * w) << method;
+    lanes->advance(200, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+    scalar->advance(200, SampleView<double>{nullptr, n, 0, 0, 1, 0});
+    expect_same(*lanes, *scalar);
+    const int scalars = channel_scalars(lanes->channels());
+    std::vector<double> now(std::size_t(scalars * n));
+    lanes->observe(SampleView<double>{now.data(), n, 0, 1, 1, scalars});
+    const auto omega = [&](index_t i) {  // |ω| of the upper body (omega_body after quaternion and position)
+      int offset = 0;
+      for (const Channel& c : lanes->channels()) {
+        if (c.name == "omega_body") break;
+        offset += c.size;
+      }
+      const SampleView<double> v{now.data(), n, 0, 1, 1, scalars};
+      return std::abs(v(0, offset, i)) + std::abs(v(0, offset + 1, i)) + std::abs(v(0, offset + 2, i));
+    };
+    EXPECT_EQ(omega(0), 0.0) << method;  // at rest
+    EXPECT_GT(omega(1), 0.1) << method;  // swinging
+    for (index_t i = 0; i < n; ++i) EXPECT_EQ(lanes->status()[i], Status::ok) << method << " mechanism " << i;
+  }
 }
 
 }  // namespace

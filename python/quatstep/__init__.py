@@ -632,9 +632,9 @@ class MechanismEnsemble(_Stepped):
         lambda self: self._core.mechanisms_in_lanes,
         doc="The mechanisms :meth:`advance` steps together in SIMD lanes, bit for bit the scalar step "
             "(host/cpu_mechanism_lanes.hpp): blocks of consecutive mechanisms of one kind — AVX2 four, "
-            "AVX-512 eight — with the HHT family; 0 with the Livens schemes, mechanisms beyond "
-            "SmallCapacity, and where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads "
-            "steps each mechanism alone.")
+            "AVX-512 eight — with every mechanism method; 0 for mechanisms beyond SmallCapacity and "
+            "where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads steps each "
+            "mechanism alone.")
     mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
     bodies = property(lambda self: self._core.bodies, doc="Bodies per mechanism.")
     body_names = property(lambda self: self.scenario.body_names, doc="The bodies, in the channels' order.")

@@ -98,6 +98,10 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
                                    ConstraintGradient rule, Mat<S, 6, 7> out[2]) {
   using Vec14 = Vec<S, 14>;
   using Mat146 = Mat<S, 14, 6>;
+  using math::any;
+  using math::is_less;
+  using math::select;
+  using std::sqrt;
   const int rows = jm.rows();
   for (int s = 0; s < 2; ++s)
     for (int r = 0; r < rows; ++r) out[s].row(r) = jm.gradient(r, s).transpose();
@@ -106,7 +110,10 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   Vec14 d;
   d << dq[0], dq[1];
   const S dd = d.squaredNorm();
-  if (!(dd > S(0))) return;  // no motion: every correction vanishes
+  // No motion: every correction vanishes. The corrections below are added only where `moving` holds
+  // (a lane type's lanes each by their own).
+  const auto moving = is_less(S(0), dd);
+  if (!any(moving)) return;
   // Γ = [Ξ T]: rotations about the origin and translations of both bodies at q^{n+½}.
   Mat146 gamma = Mat146::Zero();
   if (invariant)
@@ -120,14 +127,18 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
     g << out[0].row(r).transpose(), out[1].row(r).transpose();
     return g;
   };
-  const auto add = [&](int r, const Vec14& g) {
-    out[0].row(r) += g.template head<7>().transpose();
-    out[1].row(r) += g.template tail<7>().transpose();
+  const auto add = [&](int r, const Vec14& g, const decltype(moving)& where) {
+    for (int j = 0; j < 7; ++j) {
+      out[0](r, j) = select(where, S(out[0](r, j) + g[j]), out[0](r, j));
+      out[1](r, j) = select(where, S(out[1](r, j) + g[7 + j]), out[1](r, j));
+    }
   };
   // The step split into its rigid part Γu, u = G⁻¹ΓᵀΔq with G = ΓᵀΓ, and w = Δq − Γu, normal to it.
   Vec14 w = d;
   Vec<S, 6> u = Vec<S, 6>::Zero();
-  const Lu<S, 6> g_lu(invariant ? Mat<S, 6, 6>(gamma.transpose() * gamma) : Mat<S, 6, 6>::Identity());
+  // G as a coefficient-wise product, the one the GPU forms: the CPU's Eigen would take its blocked
+  // matrix product for a depth of 14, another order of summation (and, for lanes, a heap workspace).
+  const Lu<S, 6> g_lu(invariant ? Mat<S, 6, 6>(gamma.transpose().lazyProduct(gamma)) : Mat<S, 6, 6>::Identity());
   if (invariant) {
     u = g_lu.solve(Vec<S, 6>(gamma.transpose() * d));
     w -= gamma * u;
@@ -135,7 +146,7 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   const S ww = w.dot(d);  // = |w|², as w ⊥ span Γ
   // Below |w|² ≈ √ε a correction divided by |w|² is the round-off of what it divides, or (point rows
   // of a near-rigid step) no consistent correction exists: τ² = √ε marks that scale.
-  const S tau2 = std::sqrt(std::numeric_limits<S>::epsilon());
+  const S tau2 = sqrt(std::numeric_limits<S>::epsilon());
   // Gonzalez's correction of the non-quadratic rows, along w.
   bool point = false, quartic = false;
   for (int r = 0; r < rows; ++r) {
@@ -143,11 +154,12 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
     point = point || kind == RowKind::point;
     quartic = quartic || kind == RowKind::offset || (kind == RowKind::dot && invariant);
   }
-  if (quartic && ww > tau2)
+  const auto wide = moving && is_less(tau2, ww);
+  if (quartic && any(wide))
     for (int r = 0; r < rows; ++r) {
       const RowKind kind = row_geometry(joint, r, t_mid).kind;
       if (kind == RowKind::offset || (kind == RowKind::dot && invariant))
-        add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / ww) * w);
+        add(r, ((c1[r] - c0[r] - gradient_of(r).dot(d)) / ww) * w, wide);
     }
   if (!point || !invariant) return;
   // Point rows 0–2 (axis = row): C = X M⁻¹ΓᵀP with X = [−[δ]×  0], M = ΓᵀPΓ, P = I − ΔqΔqᵀ/|Δq|²,
@@ -166,7 +178,7 @@ QS_HD void joint_discrete_gradient(const Joint<S>& joint, const Side<S> mid[2], 
   xt.template topRows<3>() = skew(delta);  // Xᵀ = [−[δ]×  0]ᵀ = [[δ]×; 0]
   const Vec3<S> xu = xt.transpose() * u;
   const S kappa = ww / (ww * ww + tau2 * tau2);
-  for (int a = 0; a < 3; ++a) add(a, Vec14(gamma * g_lu.solve(Vec<S, 6>(xt.col(a))) - (xu[a] * kappa) * w));
+  for (int a = 0; a < 3; ++a) add(a, Vec14(gamma * g_lu.solve(Vec<S, 6>(xt.col(a))) - (xu[a] * kappa) * w), moving);
 }
 
 template <class Mech, LivensRule Rule>
@@ -416,10 +428,12 @@ class MechanismLivens {
         const S stretch = sqrt(sq) - sp.rest_length;
         return S(0.5) * sp.stiffness * stretch * stretch;
       };
-      S slope;  // V̄′ = dV/ds, discrete
+      // V̄′ = dV/ds, discrete
       const S ds = s1v - s0v, sbar = S(0.5) * (s0v + s1v);
-      if (abs(ds) > std::numeric_limits<S>::epsilon() * sbar) slope = (potential(s1v) - potential(s0v)) / ds;
-      else slope = S(0.5) * sp.stiffness * (sqrt(sbar) - sp.rest_length) / sqrt(sbar);
+      const S slope = math::choose(
+          math::is_less(std::numeric_limits<S>::epsilon() * sbar, abs(ds)),
+          [&] { return S((potential(s1v) - potential(s0v)) / ds); },
+          [&] { return S(S(0.5) * sp.stiffness * (sqrt(sbar) - sp.rest_length) / sqrt(sbar)); });
       const Vec3<S> dm = mid[1].point(sp.point[1]) - mid[0].point(sp.point[0]);
       const Vec3<S> n = dm / sqrt(dm.squaredNorm());
       const S rate = n.dot(mid[1].point_rate(sp.point[1]) - mid[0].point_rate(sp.point[0]));
