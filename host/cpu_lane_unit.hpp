@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cpu_lanes.hpp"
+#include "quatstep/simd/lane_adaptive.hpp"
 #include "quatstep/simd/lane_newton.hpp"
 
 namespace quatstep::lanes {
@@ -65,6 +66,20 @@ struct LaneUnit {
       job.record.newton_iterations[i0 + j] += index_t(iterations[j]);
       job.record.failed_step[i0 + j] = failed_step[j];
     }
+  }
+
+  /// advance_body_adaptive for the block's members with the lane stepper (an AdaptiveHht): the steps
+  /// through the job's last output time (those before it make the same steps, the samples aside).
+  template <class Stepper>
+  static void advance_adaptive_block(const Stepper& stepper, const typename Stepper::ModelType& model,
+                                     const BlockJob<T>& job) {
+    const index_t n = job.bodies, i0 = job.first;
+    typename Stepper::State s;
+    for (int c = 0; c < Stepper::State::size; ++c) s[c] = L(Ints(job.state + c * n + i0, stdx::element_aligned));
+    simd::LaneAdaptiveTally<L> tally(job.record, job.adaptive, i0);
+    simd::lane_adaptive_until(stepper, model, s, L(job.t0 + T(job.first_step + job.steps) * job.h), tally);
+    for (int c = 0; c < Stepper::State::size; ++c) s[c].v.copy_to(job.state + c * n + i0, stdx::element_aligned);
+    tally.store(job.record, job.adaptive, i0);
   }
 };
 

@@ -175,6 +175,8 @@ struct LaneSteps {
                             const MechanismBlockJob<T>& job);
   static void mechanism_livens(LivensRule rule, const mechanism::MechanismLivensSettings<T>& settings,
                                const MechanismBlockJob<T>& job);
+  static void mechanism_adaptive_hht(VelocityUpdate update, const mechanism::MechanismHhtSettings<T>& settings,
+                                     const AdaptiveSettings<T>& adaptive, const MechanismBlockJob<T>& job);
 };
 
 /// The block of a model's precision, and f(LaneSteps<T, I>{}) with the entry points of its

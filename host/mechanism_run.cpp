@@ -98,13 +98,12 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
 
 /// Fixed steps: the mechanisms through a window by the core's advance_mechanism
 /// (include/quatstep/mechanism/batch.hpp), the function the GPU kernel calls, or on the CPU in blocks
-/// of SIMD lanes where the method has a lane step (Blocks, cpu_mechanism_lanes.hpp: the same bits).
+/// of SIMD lanes where the method has a lane step (Blocks, cpu_mechanism_lanes.hpp: the same bits);
+/// advance() steps one of Blocks' units through a window.
 template <class Integrator>
 struct FixedSteps {
-  using Method = Integrator;
   using State = typename Integrator::State;
   using Blocks = lanes::MechanismBlocks<Integrator>;
-  static constexpr bool fixed = true;
   Integrator method;
   double t0, h;
 
@@ -114,18 +113,22 @@ struct FixedSteps {
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return method.initialize(m, k, t0, s);
   }
+  template <class Mech>
+  void advance(const Blocks& blocks, index_t u, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
+               const SampleView<double>& out, MechanismRunResult&) const {
+    blocks.advance(u, method, mechs, states, record, t0, h, out);
+  }
 };
 
 /// The same with adaptive steps (include/quatstep/mechanism/adaptive.hpp) by the core's
 /// advance_mechanism_adaptive: each mechanism keeps its own t and h, steps past each output time and
 /// is sampled there by dense output; its accepted and rejected steps and its smallest and largest step
 /// go to r.step_records, and a failure's step is the number of steps it had accepted (as for single
-/// bodies, adaptive_ensemble.hpp).
+/// bodies, adaptive_ensemble.hpp); or on the CPU in blocks of SIMD lanes with the same bits.
 template <class Integrator>
 struct AdaptiveSteps {
-  using Method = Integrator;
   using State = typename AdaptiveHht<Integrator>::State;
-  static constexpr bool fixed = false;
+  using Blocks = lanes::MechanismBlocks<AdaptiveHht<Integrator>>;
   AdaptiveHht<Integrator> stepper;
   double t0, h;
 
@@ -136,12 +139,12 @@ struct AdaptiveSteps {
     return stepper.initialize(m, k, t0, s);
   }
   template <class Mech>
-  void advance(const Mech& m, State* states, const BodyRecord& record, index_t i, const SampleView<double>& out,
-               MechanismRunResult& r) const {
+  void advance(const Blocks& blocks, index_t u, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
+               const SampleView<double>& out, MechanismRunResult& r) const {
     StepRecords& steps = r.step_records;
-    mechanism::advance_mechanism_adaptive(
-        stepper, m, states, record,
-        AdaptiveRecord<double>{steps.accepted.data(), steps.rejected.data(), steps.smallest.data(), steps.largest.data()}, i,
+    blocks.advance_adaptive(
+        u, stepper, mechs, states, record,
+        AdaptiveRecord<double>{steps.accepted.data(), steps.rejected.data(), steps.smallest.data(), steps.largest.data()},
         t0, h, out);
   }
 };
@@ -330,12 +333,10 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   std::unique_ptr<MechanismBatch> gpu;
   const int scalars = channel_scalars(layout.channels);
   if (r.backend.backend == Backend::cuda) gpu = cuda_mechanisms(stepper, mechs, states, r, sc.stride, scalars);
-  // On the CPU with fixed steps: blocks of mechanisms in SIMD lanes and the mechanisms stepped alone.
-  std::optional<typename FixedSteps<typename Stepper::Method>::Blocks> blocks;
-  if constexpr (Stepper::fixed) {
-    if (!gpu) blocks.emplace(mechs);
-    r.mechanisms_in_lanes = blocks ? blocks->mechanisms_in_lanes() : 0;
-  }
+  // On the CPU: blocks of mechanisms in SIMD lanes and the mechanisms stepped alone.
+  std::optional<typename Stepper::Blocks> blocks;
+  if (!gpu) blocks.emplace(mechs);
+  r.mechanisms_in_lanes = blocks ? blocks->mechanisms_in_lanes() : 0;
   index_t max_window = std::max<index_t>(1, index_t(pacing::sample_buffer_bytes / (sizeof(double) * scalars * n)));
   if (options.max_chunk_steps > 0) max_window = std::min(max_window, std::max<index_t>(1, options.max_chunk_steps / sc.stride));
   index_t window = std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)), 1, max_window);
@@ -353,14 +354,9 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
       gpu->advance(first, count, buffer.data());
     } else {
       const SampleView<double> view{buffer.data(), n, first, count, sc.stride, scalars};
-      if constexpr (Stepper::fixed) {
-        const index_t units = blocks->units();
+      const index_t units = blocks->units();
 #pragma omp parallel for schedule(dynamic, 1)
-        for (index_t u = 0; u < units; ++u) blocks->advance(u, stepper.method, mechs, states.data(), record, t0, h, view);
-      } else {
-#pragma omp parallel for schedule(dynamic, 1)
-        for (index_t i = 0; i < n; ++i) stepper.advance(mechs[i], states.data(), record, i, view, r);
-      }
+      for (index_t u = 0; u < units; ++u) stepper.advance(*blocks, u, mechs, states.data(), record, view, r);
     }
     out.write_samples(first, count, buffer.data(), times.data());
     if (stats) {
@@ -722,9 +718,9 @@ static std::string lanes_summary(const MechanismScenario& sc, const MechanismRun
            std::to_string(r.mechanisms) + " mechanisms, " + std::to_string(width) + " per block";
   if (!lanes::built) return "none (built without them: QUATSTEP_CPU_LANES=OFF)";
   if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
-  if (sc.time.adaptive) return "none (adaptive steps are scalar for mechanisms)";
   if (r.mechanisms < width) return "none (fewer mechanisms than a block of " + std::to_string(width) + ")";
-  return "none (mechanisms beyond SmallCapacity, or no block of mechanisms of one kind)";
+  return std::string("none (mechanisms beyond SmallCapacity, or no block of mechanisms of one kind") +
+         (sc.time.adaptive ? " whose loads have no windows)" : ")");
 }
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {

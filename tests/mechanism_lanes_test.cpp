@@ -6,16 +6,20 @@
 // equivariant joint gradient, MPL with the midpoint one) on a slider-crank with a driven crank (a
 // sinusoid on a ramp), a spring–damper, a force acting in a window and a sinusoidal body torque,
 // populations of four full blocks and three mechanisms past them, stepped by `quatstep run` and by
-// a mechanism ensemble in calls of any length. A block holds mechanisms of one kind only. The lanes
-// are the widest the CPU has; ctest runs the suite again with QUATSTEP_SIMD=avx2 (avx2.*).
+// a mechanism ensemble in calls of any length; and with the HHT family's adaptive steps, whose step
+// records agree too (against the command run with QUATSTEP_SIMD=off). A block holds mechanisms of one
+// kind only. The lanes are the widest the CPU has; ctest runs the suite again with
+// QUATSTEP_SIMD=avx2 (avx2.*).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <ostream>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -240,6 +244,56 @@ TEST_P(MechanismLanes, RunsAreTheScalarStepsBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(FixedSteps, MechanismLanes, ::testing::ValuesIn(methods),
                          [](const ::testing::TestParamInfo<Method>& info) { return std::string(info.param.name); });
+
+/// The slider-crank with adaptive steps as a scenario file's text: its crank free (driven, the
+/// mechanism has no degree of freedom left and the error estimate none to see), the force acting at
+/// all times (mechanisms with their own times share a block only without load windows), an output
+/// every 0.01 s; `n` mechanisms whose spring stiffness sweeps 50 … 5000 N/m.
+std::string adaptive_slider_cranks(const std::string& integrator, index_t n) {
+  std::string text = slider_crank;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("adaptive_slider_cranks: no '" + from + "'");
+    text.replace(at, from.size(), to);
+  };
+  replace("begin = 0.02\nend = 0.05\n", "");
+  replace("[mechanism.joint.driver]\nramp = 10.0\namplitude = 0.3\nfrequency = 20.0\n", "");
+  replace("[time]\ndt = 0.001\nt_end = 0.3\n",
+          "[time]\ndt = 0.01\nt_end = 0.3\nadaptive = true\nrotation_atol = 1e-6\ntranslation_atol = 1e-6\n"
+          "h_initial = 1e-4\n");
+  replace("stride = 10", "stride = 1");
+  return text + "[integrator]\n" + integrator + "\n[run]\nbackend = \"cpu\"\n[ensemble]\nsize = " + std::to_string(n) +
+         "\n[[ensemble.sweep]]\nkey = \"spring.return spring.stiffness\"\nfrom = 50.0\nto = 5000.0\n";
+}
+
+TEST(MechanismLanes, AdaptiveStepsAreTheScalarStepsBitForBit) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  ScratchDirectory dir;
+  const index_t w = width(), n = 4 * w + 3;
+  for (const char* integrator : {"method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true",
+                                 "method = \"hht\"\nalpha = -0.2"}) {
+    const std::string text = adaptive_slider_cranks(integrator, n), file = dir.file("adaptive.toml");
+    std::ofstream(file) << text;
+    // The scalar steps: the command with the lanes off.
+    const std::string scalar = dir.file("scalar.h5");
+    const std::string cmd = std::string("QUATSTEP_SIMD=off '") + QUATSTEP_EXE + "' run '" + file + "' --quiet --output '" +
+                            scalar + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    RunOptions options;
+    options.output = dir.file("lanes.h5");
+    const MechanismRunResult r = run_mechanism_scenario(parse_mechanism_scenario(text, file), options);
+    EXPECT_EQ(r.mechanisms_in_lanes, 4 * w) << integrator;
+    EXPECT_GT(r.step_records.totals().accepted, 100.0 * double(n)) << integrator;
+    for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "velocity_residual",
+                             "sample_newton_iterations", "status", "newton_iterations", "failed_step", "accepted_steps",
+                             "rejected_steps", "smallest_step", "largest_step"}) {
+      const auto a = read_dataset(options.output, name), b = read_dataset(scalar, name);
+      ASSERT_EQ(a.values.size(), b.values.size()) << name;
+      for (std::size_t k = 0; k < a.values.size(); ++k)
+        ASSERT_TRUE(same_bits(a.values[k], b.values[k])) << integrator << ": " << name << " value " << k;
+    }
+  }
+}
 
 TEST(MechanismLaneBlocks, HoldMechanismsOfOneKind) {
   if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;

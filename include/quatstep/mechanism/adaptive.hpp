@@ -32,14 +32,17 @@ QS_HD typename Dae<Mech>::VecN local_error(const MechanismHhtFamily<Mech, Update
   using S = typename Mech::Scalar;
   using VecN = typename Dae<Mech>::VecN;
   using Kkt = StructuredKkt<S, typename Mech::CapacityType>;
+  using math::any;
+  using math::select;
   const S alpha = hht.p.alpha;
   Kkt kkt;  // the mass system [M C_qᵀ; C_q 0] at q_{n+1}, t_{n+1}
   const typename Mech::Bodies bodies = m.bodies_at(t1);
   fill_mass_system(m, bodies, s1.q, t1, kkt);
   kkt.factorize(m);
+  const auto solvable = kkt.solvable();  // the solves below change only where it holds
   const VecN x = s1.a - s0.a;
   VecN x_shifted = x;
-  if (!hht.settings.inertia_shift && alpha != S(0) && !kkt.singular) {
+  if (!hht.settings.inertia_shift && alpha != S(0) && any(solvable)) {
     typename Kkt::Rhs rhs = Kkt::Rhs::Zero();
     for (int b = 0; b < m.n_bodies; ++b) {
       const Vec<S, 7> q0 = s0.q.template segment<7>(7 * b), q1 = s1.q.template segment<7>(7 * b),
@@ -49,10 +52,11 @@ QS_HD typename Dae<Mech>::VecN local_error(const MechanismHhtFamily<Mech, Update
     }
     const typename Kkt::Rhs delta = kkt.solve(rhs);
     for (int b = 0; b < m.n_bodies; ++b)
-      x_shifted.template segment<7>(7 * b) += delta.template segment<7>(Kkt::body_index(b));
+      for (int i = 0; i < 7; ++i)
+        x_shifted[7 * b + i] = select(solvable, S(x_shifted[7 * b + i] + delta[Kkt::body_index(b) + i]), x_shifted[7 * b + i]);
   }
   VecN d = local_error_from<Update>(m, hht.p, hht.settings.inertia_shift, s0, s1, x, x_shifted, h);
-  if (kkt.singular) return d;
+  if (!any(solvable)) return d;
   // Both q_{n+1} and the exact solution satisfy the joint constraints: δ lies in their tangent space.
   // The estimate, as for a free body, does not; what separates them is a constraint reaction, M⁻¹C_qᵀμ,
   // so δ ← δ + ε with [M C_qᵀ; C_q 0](ε, μ) = (0, −C_q δ): the mass-orthogonal projection (on an
@@ -70,7 +74,8 @@ QS_HD typename Dae<Mech>::VecN local_error(const MechanismHhtFamily<Mech, Update
     }
   }
   const typename Kkt::Rhs correction = kkt.solve(rhs);
-  for (int b = 0; b < m.n_bodies; ++b) d.template segment<7>(7 * b) += correction.template segment<7>(Kkt::body_index(b));
+  for (int b = 0; b < m.n_bodies; ++b)
+    for (int i = 0; i < 7; ++i) d[7 * b + i] = select(solvable, S(d[7 * b + i] + correction[Kkt::body_index(b) + i]), d[7 * b + i]);
   return d;
 }
 

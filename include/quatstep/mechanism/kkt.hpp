@@ -51,6 +51,11 @@ struct StructuredKkt {
   /// Whether a pivot was zero or not finite: a bool, or a lane mask for a lane type (simd/).
   using Singular = std::decay_t<decltype(std::declval<Lu<S, 8>&>().singular)>;
   Singular singular = Singular(false);
+  /// Whether solve() holds: a condition of math/choose.hpp (a bool; for a lane type, per lane).
+  QS_HD auto solvable() const {
+    using Condition = decltype(std::declval<const Lu<S, 8>&>().solvable());
+    return Condition{!singular};
+  }
 
   /// Index of body b's first unknown, and of joint row 0.
   QS_HD static constexpr int body_index(int b) { return 8 * b; }

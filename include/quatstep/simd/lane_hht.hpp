@@ -12,11 +12,11 @@ namespace quatstep::simd {
 
 /// HhtFamily::step for the bodies of the lanes, from the Newton starting value x; lanes outside
 /// `active` (failed earlier) are not advanced.
-template <class Integrator, class L = typename Integrator::Scalar>
-QS_FLATTEN LaneOutcome<L> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
-                                        typename Integrator::State& s, L t, L h, typename L::Mask active,
-                                        Vec<L, Integrator::K> x) {
-  using Model = typename Integrator::ModelType;
+template <class Model, VelocityUpdate U, class L = typename Model::Scalar>
+QS_FLATTEN LaneOutcome<L> lane_hht_step(const HhtFamily<Model, U>& integrator, const Model& model,
+                                        typename HhtFamily<Model, U>::State& s, L t, L h, typename L::Mask active,
+                                        Vec<L, HhtFamily<Model, U>::K> x) {
+  using Integrator = HhtFamily<Model, U>;
   const typename Integrator::Step sys(model, integrator, s, t, h);
   LaneOutcome<L> out = lane_newton(sys, x, integrator.settings.newton, active);
   typename Integrator::State next;
@@ -34,10 +34,10 @@ QS_FLATTEN LaneOutcome<L> lane_hht_step(const Integrator& integrator, const type
 }
 
 /// The same from the start's own unknowns (predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n).
-template <class Integrator, class L = typename Integrator::Scalar>
-LaneOutcome<L> lane_hht_step(const Integrator& integrator, const typename Integrator::ModelType& model,
-                             typename Integrator::State& s, L t, L h, typename L::Mask active) {
-  return lane_hht_step(integrator, model, s, t, h, active, Integrator::unknowns(s));
+template <class Model, VelocityUpdate U, class L = typename Model::Scalar>
+LaneOutcome<L> lane_hht_step(const HhtFamily<Model, U>& integrator, const Model& model,
+                             typename HhtFamily<Model, U>::State& s, L t, L h, typename L::Mask active) {
+  return lane_hht_step(integrator, model, s, t, h, active, HhtFamily<Model, U>::unknowns(s));
 }
 
 }  // namespace quatstep::simd

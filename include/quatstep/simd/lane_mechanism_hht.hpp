@@ -8,18 +8,21 @@
 
 #include "quatstep/mechanism/hht.hpp"
 #include "quatstep/simd/lane_kkt.hpp"
+#include "quatstep/simd/lane_hht.hpp"
 #include "quatstep/simd/lane_newton.hpp"
 
 namespace quatstep::simd {
 
-/// MechanismHhtFamily::step for the mechanisms of the lanes from their own unknowns; lanes outside
-/// `active` (failed earlier) are not advanced.
-template <class Integrator, class L = typename Integrator::Scalar>
-LaneOutcome<L> lane_mechanism_hht_step(const Integrator& integrator, const typename Integrator::ModelType& m,
-                                       typename Integrator::State& s, L t, L h, typename L::Mask active) {
+/// MechanismHhtFamily::step for the mechanisms of the lanes from the Newton starting value x (lane_hht_step
+/// of lane_hht.hpp for a mechanism: the adaptive steps' lane driver, lane_adaptive.hpp, calls either);
+/// lanes outside `active` (failed earlier) are not advanced.
+template <class Mech, VelocityUpdate U, class L = typename Mech::Scalar>
+LaneOutcome<L> lane_hht_step(const mechanism::MechanismHhtFamily<Mech, U>& integrator, const Mech& m,
+                             typename mechanism::MechanismHhtFamily<Mech, U>::State& s, L t, L h, typename L::Mask active,
+                             typename mechanism::MechanismHhtFamily<Mech, U>::VecK x) {
+  using Integrator = mechanism::MechanismHhtFamily<Mech, U>;
   const typename Integrator::Step sys(m, integrator, s, t, h);
   typename Integrator::Kkt kkt;
-  typename Integrator::VecK x = Integrator::unknowns(s);
   LaneOutcome<L> out = lane_newton(sys, x, integrator.settings.newton, active, kkt);
   typename Integrator::State next;
   next.a = Integrator::accelerations(x);
@@ -30,6 +33,13 @@ LaneOutcome<L> lane_mechanism_hht_step(const Integrator& integrator, const typen
   flush_subnormals(next);
   lane_commit<L>(s, next, active, out, drift.holds, Status::constraint_drift);
   return out;
+}
+
+/// The same from the mechanisms' own unknowns (predictor: q̈_{n+1}⁽⁰⁾ = q̈_n, λ⁽⁰⁾ = λ_n).
+template <class Mech, VelocityUpdate U, class L = typename Mech::Scalar>
+LaneOutcome<L> lane_hht_step(const mechanism::MechanismHhtFamily<Mech, U>& integrator, const Mech& m,
+                             typename mechanism::MechanismHhtFamily<Mech, U>::State& s, L t, L h, typename L::Mask active) {
+  return lane_hht_step(integrator, m, s, t, h, active, mechanism::MechanismHhtFamily<Mech, U>::unknowns(s));
 }
 
 }  // namespace quatstep::simd
