@@ -38,93 +38,39 @@ using testing::ScratchDirectory;
 /// Mechanisms per block here.
 index_t width() { return lanes::width<double>(lanes::best_isa()); }
 
-/// examples/slider_crank_sweep.toml's slider-crank with its crank driven (θ = 10 t + 0.3 sin(ωt)),
-/// a force on the slider for 0.02 ≤ t < 0.05 and a sinusoidal torque on the connecting rod.
-const char* const slider_crank = R"(
-[mechanism]
-gravity = [0.0, -9.81, 0.0]
-assemble = "project"
-[[mechanism.body]]
-name = "crank"
-mass = 1.0
-inertia = [0.001, 0.005, 0.005]
-omega = [0.0, 0.0, 10.0]
-[[mechanism.body]]
-name = "conrod"
-mass = 0.5
-inertia = [7.5e-05, 0.006704166666666668, 0.006704166666666668]
-position = [0.3, 0.0, 0.0]
-velocity = [0.0, 0.5, 0.0]
-omega = [0.0, 0.0, -2.5]
-[[mechanism.body]]
-name = "slider"
-mass = 0.8
-inertia = [0.001, 0.001, 0.001]
-position = [0.5, 0.0, 0.0]
-[[mechanism.joint]]
-name = "main bearing"
-type = "revolute"
-body_i = "ground"
-body_j = "crank"
-origin = [0.0, 0.0, 0.0]
-axis = [0.0, 0.0, 1.0]
-[mechanism.joint.driver]
-ramp = 10.0
-amplitude = 0.3
-frequency = 20.0
-[[mechanism.joint]]
-name = "crank pin"
-type = "spherical"
-body_i = "crank"
-body_j = "conrod"
-origin = [0.1, 0.0, 0.0]
-[[mechanism.joint]]
-name = "piston pin"
-type = "universal"
-body_i = "conrod"
-body_j = "slider"
-origin = [0.5, 0.0, 0.0]
-axis = [0.0, 1.0, 0.0]
-axis_j = [0.0, 0.0, 1.0]
-[[mechanism.joint]]
-name = "cylinder"
-type = "prismatic"
-body_i = "ground"
-body_j = "slider"
-origin = [0.5, 0.0, 0.0]
-axis = [1.0, 0.0, 0.0]
-x_axis = [0.0, 1.0, 0.0]
-[[mechanism.spring]]
-name = "return spring"
-body_i = "slider"
-body_j = "ground"
-point_j = [0.9, 0.0, 0.0]
-stiffness = 200.0
-damping = 0.5
-rest_length = 0.5
-[[mechanism.load]]
-body = "slider"
-kind = "force"
-value = [-20.0, 0.0, 0.0]
-begin = 0.02
-end = 0.05
-[[mechanism.load]]
-body = "conrod"
-kind = "body_torque"
-profile.amplitude = [0.0, 0.0, 0.2]
-profile.frequency = 50.0
-[time]
-dt = 0.001
-t_end = 0.3
-[output]
-stride = 10
-)";
+/// The text of examples/`name`.
+std::string example(const std::string& name) {
+  std::ifstream file(std::string(QUATSTEP_EXAMPLES) + "/" + name);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+/// `text` with `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("no '" + from + "' in the scenario");
+  return text.replace(at, from.size(), to);
+}
+
+/// examples/slider_crank_sweep.toml's slider-crank (its [mechanism] tables) with its crank driven
+/// (θ = 10 t + 0.3 sin(ωt)), a force on the slider for 0.02 ≤ t < 0.05 and a sinusoidal torque on
+/// the connecting rod; 0.3 s at h = 1e-3, a sample every 10 steps.
+const std::string driven = "[mechanism.joint.driver]\nramp = 10.0\namplitude = 0.3\nfrequency = 20.0\n";
+const std::string windowed = "begin = 0.02\nend = 0.05\n";
+const std::string fixed_time = "[time]\ndt = 0.001\nt_end = 0.3\n";
+std::string slider_crank() {
+  const std::string file = example("slider_crank_sweep.toml");
+  const std::string mechanism = file.substr(0, file.find("[integrator]"));
+  return replaced(mechanism, "axis = [0.0, 0.0, 1.0]\n", "axis = [0.0, 0.0, 1.0]\n" + driven) +
+         "[[mechanism.load]]\nbody = \"slider\"\nkind = \"force\"\nvalue = [-20.0, 0.0, 0.0]\n" + windowed +
+         "[[mechanism.load]]\nbody = \"conrod\"\nkind = \"body_torque\"\nprofile.amplitude = [0.0, 0.0, 0.2]\n"
+         "profile.frequency = 50.0\n" + fixed_time + "[output]\nstride = 10\n";
+}
 
 /// The slider-crank with [integrator] `integrator`, `n` mechanisms whose driver frequency sweeps
 /// 5 … 60 rad/s (with classical HHT and no projection, the faster ones fail by drift, each at its
 /// own step), on the CPU.
 MechanismScenario scenario(const std::string& integrator, index_t n) {
-  MechanismScenario sc = parse_mechanism_scenario(std::string(slider_crank) + "[integrator]\n" + integrator +
+  MechanismScenario sc = parse_mechanism_scenario(slider_crank() + "[integrator]\n" + integrator +
                                                       "\n[ensemble]\nsize = " + std::to_string(n) +
                                                       "\n[[ensemble.sweep]]\nkey = \"joint.main bearing.driver."
                                                       "frequency\"\nfrom = 5.0\nto = 60.0\n",
@@ -250,19 +196,12 @@ INSTANTIATE_TEST_SUITE_P(FixedSteps, MechanismLanes, ::testing::ValuesIn(methods
 /// all times (mechanisms with their own times share a block only without load windows), an output
 /// every 0.01 s; `n` mechanisms whose spring stiffness sweeps 50 … 5000 N/m.
 std::string adaptive_slider_cranks(const std::string& integrator, index_t n) {
-  std::string text = slider_crank;
-  const auto replace = [&](const std::string& from, const std::string& to) {
-    const std::size_t at = text.find(from);
-    if (at == std::string::npos) throw std::logic_error("adaptive_slider_cranks: no '" + from + "'");
-    text.replace(at, from.size(), to);
-  };
-  replace("begin = 0.02\nend = 0.05\n", "");
-  replace("[mechanism.joint.driver]\nramp = 10.0\namplitude = 0.3\nfrequency = 20.0\n", "");
-  replace("[time]\ndt = 0.001\nt_end = 0.3\n",
-          "[time]\ndt = 0.01\nt_end = 0.3\nadaptive = true\nrotation_atol = 1e-6\ntranslation_atol = 1e-6\n"
-          "h_initial = 1e-4\n");
-  replace("stride = 10", "stride = 1");
-  return text + "[integrator]\n" + integrator + "\n[run]\nbackend = \"cpu\"\n[ensemble]\nsize = " + std::to_string(n) +
+  std::string text = replaced(replaced(slider_crank(), windowed, ""), driven, "");
+  text = replaced(text, fixed_time,
+                  "[time]\ndt = 0.01\nt_end = 0.3\nadaptive = true\nrotation_atol = 1e-6\ntranslation_atol = 1e-6\n"
+                  "h_initial = 1e-4\n");
+  return replaced(text, "stride = 10", "stride = 1") + "[integrator]\n" + integrator + "\n[run]\nbackend = \"cpu\"\n" +
+         "[ensemble]\nsize = " + std::to_string(n) +
          "\n[[ensemble.sweep]]\nkey = \"spring.return spring.stiffness\"\nfrom = 50.0\nto = 5000.0\n";
 }
 
@@ -326,13 +265,10 @@ TEST(MechanismLaneBlocks, MechanismsAtRestShareABlockWithMovingOnes) {
   // the equivariant joint gradient adds no correction and the HHT Newton iteration stops at its
   // round-off level, in the lanes of a block whose other pendulums swing.
   const index_t w = width(), n = 2 * w + 1;
-  std::ifstream file(std::string(QUATSTEP_EXAMPLES) + "/double_pendulum.toml");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = example("double_pendulum.toml");
   const std::string modified = "method = \"modified_hht\"\nalpha = -0.1\ninertia_shift = true\n";
-  ASSERT_NE(text.find(modified), std::string::npos);
   for (const std::string method : {"livens_em", "modified_hht"}) {
-    std::string with = text;
-    with.replace(with.find(modified), modified.size(), "method = \"" + method + "\"\n");
+    const std::string with = replaced(text, modified, "method = \"" + method + "\"\n");
     ScenarioOverrides shorter;
     shorter.t_end = 0.2;
     MechanismScenario sc = parse_mechanism_scenario(with, "double_pendulum.toml", shorter);
