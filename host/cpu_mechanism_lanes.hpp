@@ -130,10 +130,8 @@ class MechanismBlocks {
 
   /// Blocks and mechanisms alone.
   index_t units() const { return index_t(blocks_.size() + alone_.size()); }
-  /// The mechanisms in lanes, and the width of a block.
+  /// The mechanisms in lanes.
   index_t mechanisms_in_lanes() const { return index_t(blocks_.size()) * width_; }
-  int width() const { return width_; }
-  Isa isa() const { return isa_; }
 
   /// f(i) for each mechanism i of unit u.
   template <class F>
