@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "quatstep/adaptive/adaptive_ensemble.hpp"
@@ -314,53 +315,41 @@ struct Blocks {
   }
 };
 
-/// Blocks of bodies with their own times (adaptive steps), formed between output times: a
-/// block runs until its slowest-stepping body reaches the time, so the bodies are ordered by kind
-/// (the branches their loads take, LaneBranches: the bodies of a block must share them, and have no
-/// load windows) and within a kind by the size of their next step, and cut into blocks in that
-/// order. Which bodies share a block changes no body's bits. The bodies of a block are not
-/// consecutive in the ensemble: the caller gathers their state and records into a block of its own
-/// (job()) and scatters them back.
-template <class M>
-struct SortedBlocks {
-  using T = typename M::Scalar;
-  static constexpr int max_parameters_per_block = Blocks<M>::max_parameters_per_block;
-  Isa isa;
-  int width;                        ///< bodies per block
-  std::vector<LaneBranches> kinds;  ///< the branches of each kind of body
-  std::vector<int> kind;            ///< per body: its kind, or −1 (loads with windows: it steps alone)
-  std::vector<index_t> order;       ///< the bodies, block b = order[b·width …]
-  std::vector<int> block_kind;      ///< per block: the kind all its bodies share, or −1 (they step alone)
+/// Members of an ensemble with their own times (adaptive steps) cut into blocks between output times:
+/// a block runs until its slowest-stepping member reaches the time, so the members are ordered by kind
+/// (what the members of a block must share; −1: a member that steps alone) and within a kind by a
+/// step size (bodies: their next step; mechanisms: their mean step so far), and cut into blocks in
+/// that order. Which members share a block changes no
+/// member's bits. The members of a block are not consecutive in the ensemble: the caller gathers their
+/// state and records into a block of its own and scatters them back.
+struct KindOrder {
+  int width;                    ///< members per block
+  std::vector<int> kind;        ///< per member: its kind, or −1 (it steps alone)
+  std::vector<index_t> order;   ///< the members, block b = order[b·width …]
+  std::vector<int> block_kind;  ///< per block: the kind all its members share, or −1 (they step alone)
 
-  explicit SortedBlocks(const std::vector<M>& models, Isa isa = best_isa())
-      : isa(isa), width(lanes::width<T>(isa)), kind(models.size(), -1), order(models.size()) {
-    for (std::size_t i = 0; i < models.size(); ++i) {
-      const LaneBranches b = lane_branches(models[i]);
-      if (!b.windowless()) continue;
-      const auto k = std::find(kinds.begin(), kinds.end(), b);
-      kind[i] = int(k - kinds.begin());
-      if (k == kinds.end()) kinds.push_back(b);
-    }
-    const std::vector<T> none(models.size(), T(0));
+  KindOrder(int width, std::vector<int> kinds) : width(width), kind(std::move(kinds)), order(kind.size()) {
+    const std::vector<double> none(kind.size(), 0.0);
     sort(none.data());
   }
 
-  /// Order the bodies by kind, then by key (their next step size; a NaN counts as +∞), then by index,
-  /// and cut the blocks.
+  /// Order the members by kind, then by key (a step size; a NaN counts as +∞), then by index, and
+  /// cut the blocks.
+  template <class T>
   void sort(const T* key) {
     struct Entry {
       int kind;
       T key;
-      index_t body;
+      index_t member;
       bool operator<(const Entry& o) const {
-        return kind != o.kind ? kind < o.kind : key != o.key ? key < o.key : body < o.body;
+        return kind != o.kind ? kind < o.kind : key != o.key ? key < o.key : member < o.member;
       }
     };
     std::vector<Entry> entries(order.size());
     for (std::size_t i = 0; i < order.size(); ++i)
       entries[i] = {kind[i], std::isnan(key[i]) ? T(INFINITY) : key[i], index_t(i)};
     std::sort(entries.begin(), entries.end());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = entries[i].body;
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = entries[i].member;
     block_kind.assign(order.size() / width, -1);
     for (std::size_t b = 0; b < block_kind.size(); ++b) {
       const int k = kind[order[b * width]];
@@ -369,16 +358,32 @@ struct SortedBlocks {
       block_kind[b] = shared ? k : -1;
     }
   }
-  /// The blocks, the last one partial (its bodies step alone).
+  /// The blocks, the last one partial (its members step alone).
   index_t blocks() const { return (index_t(order.size()) + width - 1) / width; }
   bool lanes(index_t block) const { return block < index_t(block_kind.size()) && block_kind[block] >= 0; }
-  /// The bodies of `block` (width of them, fewer in the last).
-  const index_t* bodies_of(index_t block) const { return order.data() + block * width; }
+  /// The members of `block` (width of them, fewer in the last).
+  const index_t* members_of(index_t block) const { return order.data() + block * width; }
   index_t size_of(index_t block) const { return std::min<index_t>(width, index_t(order.size()) - block * width); }
-  /// The bodies in lanes.
-  index_t bodies() const {
+  /// The members in lanes.
+  index_t in_lanes() const {
     return index_t(width) * index_t(std::count_if(block_kind.begin(), block_kind.end(), [](int k) { return k >= 0; }));
   }
+};
+
+/// KindOrder of bodies: their kind the branches their loads take (LaneBranches: the bodies of a block
+/// must share them, and have no load windows).
+template <class M>
+struct SortedBlocks : KindOrder {
+  using T = typename M::Scalar;
+  static constexpr int max_parameters_per_block = Blocks<M>::max_parameters_per_block;
+  Isa isa;
+  std::vector<LaneBranches> kinds;  ///< the branches of each kind of body
+
+  explicit SortedBlocks(const std::vector<M>& models, Isa isa = best_isa()) : SortedBlocks(classify(models), isa) {}
+
+  /// The bodies of `block`, and the bodies in lanes.
+  const index_t* bodies_of(index_t block) const { return members_of(block); }
+  index_t bodies() const { return in_lanes(); }
   void pack(const std::vector<M>& models, index_t block, T* out) const {
     for (int j = 0; j < width; ++j) pack_parameters(models[bodies_of(block)[j]], j, width, out);
   }
@@ -389,6 +394,26 @@ struct SortedBlocks {
     const LaneBranches& branches = kinds[block_kind[b]];
     return {isa, model_of<M>, parameters, branches, state, width, 0, record, t0, h, first_step, steps, adaptive};
   }
+
+ private:
+  /// Each body's kind (−1: loads with windows, it steps alone), and the kinds' branches.
+  struct Kinds {
+    std::vector<int> kind;
+    std::vector<LaneBranches> branches;
+  };
+  static Kinds classify(const std::vector<M>& models) {
+    Kinds k{std::vector<int>(models.size(), -1), {}};
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const LaneBranches b = lane_branches(models[i]);
+      if (!b.windowless()) continue;
+      const auto found = std::find(k.branches.begin(), k.branches.end(), b);
+      k.kind[i] = int(found - k.branches.begin());
+      if (found == k.branches.end()) k.branches.push_back(b);
+    }
+    return k;
+  }
+  SortedBlocks(Kinds k, Isa isa)
+      : KindOrder(lanes::width<T>(isa), std::move(k.kind)), isa(isa), kinds(std::move(k.branches)) {}
 };
 
 }  // namespace quatstep::lanes

@@ -113,10 +113,13 @@ struct FixedSteps {
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return method.initialize(m, k, t0, s);
   }
+  /// Every unit of `blocks` through the window `out`, one OpenMP iteration each.
   template <class Mech>
-  void advance(const Blocks& blocks, index_t u, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
+  void advance(Blocks& blocks, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
                const SampleView<double>& out, MechanismRunResult&) const {
-    blocks.advance(u, method, mechs, states, record, t0, h, out);
+    const index_t units = blocks.units();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t u = 0; u < units; ++u) blocks.advance(u, method, mechs, states, record, t0, h, out);
   }
 };
 
@@ -138,14 +141,22 @@ struct AdaptiveSteps {
   Status initialize(const Mech& m, const Kinematics& k, State& s) const {
     return stepper.initialize(m, k, t0, s);
   }
+  /// Every unit of `blocks` through the window `out`, one output time after the other: the blocks by
+  /// the mechanisms' next step sizes (MechanismBlocks::sort), then one OpenMP iteration per unit.
   template <class Mech>
-  void advance(const Blocks& blocks, index_t u, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
+  void advance(Blocks& blocks, const std::vector<Mech>& mechs, State* states, const BodyRecord& record,
                const SampleView<double>& out, MechanismRunResult& r) const {
-    StepRecords& steps = r.step_records;
-    blocks.advance_adaptive(
-        u, stepper, mechs, states, record,
-        AdaptiveRecord<double>{steps.accepted.data(), steps.rejected.data(), steps.smallest.data(), steps.largest.data()},
-        t0, h, out);
+    StepRecords& taken = r.step_records;
+    const AdaptiveRecord<double> steps{taken.accepted.data(), taken.rejected.data(), taken.smallest.data(),
+                                       taken.largest.data()};
+    for (index_t j = out.first_sample; j < out.first_sample + out.samples; ++j) {
+      const SampleView<double> at{out.data + (j - out.first_sample) * out.scalars * out.bodies, out.bodies, j, 1,
+                                  out.stride, out.scalars};
+      blocks.sort(mechs, states, steps);
+      const index_t units = blocks.units();
+#pragma omp parallel for schedule(dynamic, 1)
+      for (index_t u = 0; u < units; ++u) blocks.advance_adaptive(u, stepper, mechs, states, record, steps, t0, h, at);
+    }
   }
 };
 
@@ -326,8 +337,9 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     }
   }
 
-  // Windows of samples: on the GPU, or here with each mechanism stepped through the window in one
-  // OpenMP iteration. A window takes about pacing::chunk_seconds once the first has been timed: the
+  // Windows of samples: on the GPU, or here with each mechanism, or block of them in SIMD lanes,
+  // stepped through the window in one OpenMP iteration (adaptive steps: through each output time of
+  // it). A window takes about pacing::chunk_seconds once the first has been timed: the
   // progress bar moves and an interrupt is answered a few times a second; the results do not depend
   // on the windows.
   std::unique_ptr<MechanismBatch> gpu;
@@ -336,7 +348,6 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   // On the CPU: blocks of mechanisms in SIMD lanes and the mechanisms stepped alone.
   std::optional<typename Stepper::Blocks> blocks;
   if (!gpu) blocks.emplace(mechs);
-  r.mechanisms_in_lanes = blocks ? blocks->mechanisms_in_lanes() : 0;
   index_t max_window = std::max<index_t>(1, index_t(pacing::sample_buffer_bytes / (sizeof(double) * scalars * n)));
   if (options.max_chunk_steps > 0) max_window = std::min(max_window, std::max<index_t>(1, options.max_chunk_steps / sc.stride));
   index_t window = std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)), 1, max_window);
@@ -353,10 +364,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     if (gpu) {
       gpu->advance(first, count, buffer.data());
     } else {
-      const SampleView<double> view{buffer.data(), n, first, count, sc.stride, scalars};
-      const index_t units = blocks->units();
-#pragma omp parallel for schedule(dynamic, 1)
-      for (index_t u = 0; u < units; ++u) stepper.advance(*blocks, u, mechs, states.data(), record, view, r);
+      stepper.advance(*blocks, mechs, states.data(), record, SampleView<double>{buffer.data(), n, first, count, sc.stride, scalars}, r);
     }
     out.write_samples(first, count, buffer.data(), times.data());
     if (stats) {
@@ -386,6 +394,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   if (bar && !r.interrupted) bar->finish(loop_seconds);
   if (bar && r.interrupted) std::fputc('\n', stderr);
   if (gpu) gpu->records(r.status, r.iterations, r.failed_step, r.step_records);
+  r.mechanisms_in_lanes = blocks ? blocks->mechanisms_in_lanes() : 0;
   if (r.interrupted) {
     if (gpu) gpu->states(states.data());
     Checkpoint c;
