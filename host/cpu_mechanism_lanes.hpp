@@ -34,9 +34,9 @@ using LaneMechanism = mechanism::Mechanism<double, mechanism::SmallCapacity>;
 
 /// A block of mechanisms for a lane unit: BlockJob's fields — its parameters the block's
 /// (mechanism::for_each_parameter, [parameter][lane]), its state the block's own ([component][lane],
-/// bodies = the width, first = 0), its record from the block's first mechanism on; no model, branches
-/// or step records — and the block's first mechanism, whose structure every mechanism of the block
-/// shares (mechanism::copy_structure).
+/// bodies = the width, first = 0), its records the block's (fixed steps: from its first mechanism on;
+/// adaptive steps: gathered, step records included); no model or branches — and one mechanism of the
+/// block, whose structure every mechanism of the block shares (mechanism::copy_structure).
 template <class T>
 struct MechanismBlockJob {
   BlockJob<T> block;
