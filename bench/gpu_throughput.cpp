@@ -11,14 +11,17 @@
 //   peak_fraction     flops/step × body_steps/s over the H100/H200 peak without tensor cores:
 //                     34 TFLOP/s in FP64, 67 TFLOP/s in FP32 (CUDA rows only)
 // The peers (bench/peers_gpu.cu) are linked into the same program and run in the same invocation.
-// mechanism/…: Kinon's four-bar (problems/mechanisms.hpp), spinning, on the GPU mechanism batch
-// (kernels/cuda_mechanisms.cuh) with issue 15's two methods at h = 1e-3, one launch per 100 steps
-// with one sample copied back; body_steps/s counts mechanism-steps there, flops/step is the
-// mechanism step's (mechanism_step_flops.hpp) and peak_fraction the FP64 one.
+// mechanism/…: the mechanisms of bench_mechanism_flops — the double pendulum (2 bodies) and Kinon's
+// four-bar spinning (4), SmallCapacity, h = 1e-3, α = −0.2; an inline four (9) and the V8 crank drive
+// (17, problems/v_engine.hpp), LargeCapacity, h = 1e-4, α = −0.3 — on the GPU mechanism batch
+// (kernels/cuda_mechanisms.cuh) with issue 15's two methods, one launch per 100 steps with one sample
+// copied back; body_steps/s counts mechanism-steps there, flops/step is the mechanism step's
+// (mechanism_step_flops.hpp) and peak_fraction the FP64 one.
 // Without a usable GPU the CUDA benchmarks report the reason and the CPU ones still run.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -36,6 +39,7 @@
 #include "quatstep/mechanism/registry.hpp"
 #include "scenario.hpp"
 #include "step_flops.hpp"
+#include "v_engine.hpp"
 
 namespace quatstep::bench {
 namespace {
@@ -96,16 +100,15 @@ void throughput(benchmark::State& state, const IntegratorCase& c, Backend backen
   if (failed) state.SkipWithError("bodies failed: not a valid throughput figure");
 }
 
-/// n copies of the four-bar spinning at `spin` rad/s from its consistent initial state, 100 steps
-/// of 1e-3 per launch; `flops` per mechanism-step.
-template <class Integrator>
-void mechanism_throughput(benchmark::State& state, const Integrator& integrator, double spin, double flops) {
-  using Cap = mechanism::SmallCapacity;
+/// n copies of the test mechanism from its consistent initial state, 100 steps of h per launch;
+/// `flops` per mechanism-step.
+template <class Integrator, class Cap>
+void mechanism_throughput(benchmark::State& state, const Integrator& integrator, const testing::TestMechanism<Cap>& tm,
+                          double h, double flops) {
   const index_t n = state.range(0), stride = 100;
-  const testing::TestMechanism<Cap> tm = testing::four_bar<Cap>(spin, 100.0);
   typename Integrator::State s0{};
   if (integrator.initialize(tm.mech, tm.initial, 0.0, s0) != Status::ok) {
-    state.SkipWithError("the four-bar's initial state failed");
+    state.SkipWithError("the mechanism's initial state failed");
     return;
   }
   int scalars = mechanism::mechanism_channel_scalars(tm.mech.n_bodies) + 1;
@@ -116,7 +119,7 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
     if (const std::string reason = cuda::device_unusable_reason(); !reason.empty()) throw std::runtime_error(reason);
     batch = cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<Integrator>{
         integrator, std::vector(size, tm.mech), std::vector(size, s0), std::vector(size, Status::ok),
-        std::vector<index_t>(size, 0), std::vector<index_t>(size, -1), StepRecords{}, 0.0, 1e-3, stride, scalars});
+        std::vector<index_t>(size, 0), std::vector<index_t>(size, -1), StepRecords{}, 0.0, h, stride, scalars});
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -138,33 +141,53 @@ void mechanism_throughput(benchmark::State& state, const Integrator& integrator,
   if (failed) state.SkipWithError("mechanisms failed: not a valid throughput figure");
 }
 
-/// Method M with settings(S{}) on the four-bar spinning at `spin`, its flops per step counted once here.
-template <template <class> class M, class MakeSettings>
-void register_mechanism(const std::string& name, const MakeSettings& settings, double spin) {
-  using Cap = mechanism::SmallCapacity;
-  const M<mechanism::Mechanism<double, Cap>> integrator(settings(double{}));
-  const double flops = mechanism_step_flops<M>(testing::four_bar<Cap>(spin, 100.0), 1e-3, settings).flops;
-  benchmark::RegisterBenchmark(("cuda/double/mechanism/" + name + "/four_bar").c_str(),
-                               [integrator, spin, flops](benchmark::State& s) {
-                                 mechanism_throughput(s, integrator, spin, flops);
+/// Method M with settings(S{}, α) on the test mechanism `name` at step h, its flops per step counted
+/// once here, from 10³ to `most` mechanisms.
+template <template <class> class M, class Cap, class MakeSettings>
+void register_mechanism(const std::string& method, const std::string& name,
+                        const std::shared_ptr<const testing::TestMechanism<Cap>>& tm, double alpha, double h,
+                        const MakeSettings& settings, index_t most) {
+  const auto with_alpha = [&](auto s) { return settings(s, alpha); };
+  const M<mechanism::Mechanism<double, Cap>> integrator(with_alpha(double{}));
+  const double flops = mechanism_step_flops<M>(*tm, h, with_alpha).flops;
+  benchmark::RegisterBenchmark(("cuda/double/mechanism/" + method + "/" + name).c_str(),
+                               [integrator, tm, h, flops](benchmark::State& s) {
+                                 mechanism_throughput(s, integrator, *tm, h, flops);
                                })
       ->RangeMultiplier(10)
-      ->Range(1000, 100'000)
+      ->Range(1000, most)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
 }
 
-const bool registered_mechanisms = [] {
-  // Both at 0.5 rad/s, the four-bar, α and h of bench_mechanism_solve and bench_mechanism_flops (the
-  // equivariant joint gradient runs on the rigidly spinning loop since its closed form: docs/mechanisms.md).
-  register_mechanism<mechanism::MechanismModifiedHht>("modified_hht_shift", [](auto s) {
+/// Issue 15's two methods on the mechanism.
+template <class Cap>
+void register_mechanism_methods(const std::string& name, const testing::TestMechanism<Cap>& mechanism, double alpha,
+                                double h, index_t most) {
+  const auto tm = std::make_shared<const testing::TestMechanism<Cap>>(mechanism);
+  register_mechanism<mechanism::MechanismModifiedHht>("modified_hht_shift", name, tm, alpha, h, [](auto s, double a) {
     mechanism::MechanismHhtSettings<decltype(s)> shifted;
-    shifted.alpha = decltype(s)(-0.2);
+    shifted.alpha = decltype(s)(a);
     shifted.inertia_shift = true;
     return shifted;
-  }, 0.5);
-  register_mechanism<mechanism::MechanismLivensEm>(
-      "livens_em", [](auto s) { return mechanism::MechanismLivensSettings<decltype(s)>{}; }, 0.5);
+  }, most);
+  register_mechanism<mechanism::MechanismLivensEm>("livens_em", name, tm, alpha, h, [](auto s, double) {
+    return mechanism::MechanismLivensSettings<decltype(s)>{};
+  }, most);
+}
+
+const bool registered_mechanisms = [] {
+  // The cases, α and h of bench_mechanism_flops, so that the GPU's rates and fractions of peak sit
+  // beside the CPU's: 2, 4, 9 and 17 bodies (the four-bar at 0.5 rad/s: the equivariant joint
+  // gradient runs on the rigidly spinning loop since its closed form, docs/mechanisms.md).
+  using mechanism::LargeCapacity, mechanism::SmallCapacity;
+  register_mechanism_methods("double_pendulum_2", testing::double_pendulum<SmallCapacity>(), -0.2, 1e-3, 100'000);
+  register_mechanism_methods("four_bar_4", testing::four_bar<SmallCapacity>(0.5, 100.0), -0.2, 1e-3, 100'000);
+  register_mechanism_methods("inline_four_9",
+                             testing::engine<LargeCapacity>(testing::inline_four_geometry(), 0.3, 100.0, 10.0), -0.3,
+                             1e-4, 10'000);
+  register_mechanism_methods("v8_17", testing::engine<LargeCapacity>(testing::v8_geometry(), 0.3, 100.0, 10.0), -0.3,
+                             1e-4, 10'000);
   return true;
 }();
 

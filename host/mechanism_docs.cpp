@@ -62,8 +62,9 @@ void print_mechanism_format(std::ostream& os) {
     previous = &m.keys;
   }
   os << "\n### [time], [run], [ensemble] and [output] of a mechanism scenario\n\n[time] is as above; adaptive = true runs with hht and modified_hht, each mechanism with its own steps, sampled at the output times by dense output (/accepted_steps, /rejected_steps, /smallest_step, /largest_step per mechanism). [run]: backend \"auto\", \"cuda\" or \"cpu\" as for bodies — the GPU runs one "
-        "mechanism per thread, with fixed or adaptive steps, mechanisms of at most " + small_capacity_limits() +
-        " (\"auto\" runs larger mechanisms on the CPU, \"cuda\" rejects them); precision "
+        "mechanism per thread, with fixed or adaptive steps, in the thread's local memory: ≈ 33–75 kB for mechanisms of "
+        "at most " + small_capacity_limits() + ", ≈ 200–240 kB for larger ones, which the device reserves for every "
+        "thread it can hold (on an H100 ≈ 54–65 GB; a device that cannot gets a message saying so); precision "
         "\"double\". [ensemble]: `size` and [[ensemble.sweep]] tables whose `key` is a numeric key of the "
         "mechanism, named by element: `gravity`, `body.<name>.<key>` (mass, inertia, position, quaternion, velocity, "
         "omega), `joint.<name>.<key>` (the frame keys its frame kind reads; `driver.<key>` of a driven joint), "

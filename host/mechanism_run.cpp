@@ -160,20 +160,20 @@ struct AdaptiveSteps {
   }
 };
 
-/// The run's mechanisms on the GPU, from their initial states: what mechanism_backend sends there
-/// (mechanisms of SmallCapacity, fixed or adaptive steps).
+/// The run's mechanisms on the GPU, from their initial states (either capacity, fixed or adaptive
+/// steps).
 template <class Stepper, class Mech>
 std::unique_ptr<MechanismBatch> cuda_mechanisms(const Stepper& stepper, const std::vector<Mech>& mechs,
                                                 const std::vector<typename Stepper::State>& states,
                                                 const MechanismRunResult& r, index_t stride, int scalars) {
 #ifdef QUATSTEP_WITH_CUDA
-  if constexpr (std::is_same_v<typename Mech::CapacityType, mechanism::SmallCapacity>)
-    return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.device())>>{
-        stepper.device(), mechs, states, r.status, r.iterations, r.failed_step, r.step_records, stepper.t0, stepper.h,
-        stride, scalars});
-#endif
+  return cuda::make_cuda_mechanisms(cuda::MechanismBatchInput<std::decay_t<decltype(stepper.device())>>{
+      stepper.device(), mechs, states, r.status, r.iterations, r.failed_step, r.step_records, stepper.t0, stepper.h,
+      stride, scalars});
+#else
   (void)stepper, (void)mechs, (void)states, (void)r, (void)stride, (void)scalars;
-  throw std::logic_error("cuda_mechanisms: mechanism_backend chose the GPU for a run it cannot take");
+  throw std::logic_error("cuda_mechanisms: mechanism_backend chose the GPU in a build without CUDA");
+#endif
 }
 
 /// The integrator states of a checkpoint: their bytes, as many doubles as they fill (read back by
@@ -662,11 +662,7 @@ MechanismOutput mechanism_output(const MechanismScenario& sc, const std::string&
   return o;
 }
 
-BackendChoice mechanism_backend(const MechanismScenario& sc) {
-  if (sc.backend != Backend::cpu && !fits_small_capacity(sc.mechanism))
-    return {Backend::cpu, "cpu (mechanisms beyond " + small_capacity_limits() + " run on the CPU)"};
-  return choose_backend(sc.backend);
-}
+BackendChoice mechanism_backend(const MechanismScenario& sc) { return choose_backend(sc.backend); }
 
 index_t MechanismRunResult::failures() const {
   return index_t(std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; }));

@@ -2,9 +2,9 @@
 // assembled by the scenario's policy and given consistent accelerations and multipliers on the CPU,
 // then stepped with the HHT family of include/quatstep/mechanism/hht.hpp or the Livens schemes of
 // include/quatstep/mechanism/livens.hpp, one mechanism — or a block in SIMD lanes,
-// cpu_mechanism_lanes.hpp — per OpenMP iteration, or one per GPU thread
-// (mechanism_backend: fixed steps on mechanisms of SmallCapacity; kernels/cuda_mechanisms.cuh). A mechanism whose step fails stops with its status (its later samples are NaN) and
-// touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
+// cpu_mechanism_lanes.hpp — per OpenMP iteration, or one per GPU thread (kernels/cuda_mechanisms.cuh;
+// either capacity, fixed or adaptive steps). A mechanism whose step fails stops with its status (its
+// later samples are NaN) and touches no other. The samples go to the same outputs as single bodies' (hdf5_output.hpp's
 // RunOutput: the HDF5 writer, or memory for the Python module, session.hpp), one row per mechanism
 // of [output] trajectories (all by default; /trajectory_bodies names them when not all), the
 // channels of [output] channels (all by default):
@@ -90,8 +90,7 @@ struct MechanismOutput {
 MechanismOutput mechanism_output(const MechanismScenario& scenario, const std::string& backend);
 
 /// Where a mechanism scenario runs: [run] backend as for bodies (ensemble_factory.hpp's
-/// choose_backend), but runs the GPU does not take — adaptive steps, mechanisms beyond SmallCapacity
-/// — stay on the CPU with "auto" (the scenario rejects them with "cuda").
+/// choose_backend); the GPU takes every mechanism scenario.
 BackendChoice mechanism_backend(const MechanismScenario& scenario);
 
 /// Run a validated mechanism scenario to its end, or its interruption, and write the HDF5 file

@@ -562,9 +562,6 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
     if (m.adaptive) adaptive.push_back(m.info.name);
   sc.time = read_time_table(source, root, overrides.t_end,
                             {sc.method_view().info.name, sc.method_view().adaptive, adaptive});
-  if (sc.backend == Backend::cuda && !fits_small_capacity(sc.mechanism))
-    fail(source, "run.backend", "the GPU takes mechanisms of at most " + small_capacity_limits() +
-                                    "; this one runs on the CPU only (\"cpu\" or \"auto\")");
   parse_ensemble(source, root, sc);
   std::set<index_t> seen;
   for (index_t i : overrides.bodies) {

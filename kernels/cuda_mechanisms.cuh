@@ -4,6 +4,8 @@
 // on the device between windows.
 #pragma once
 
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 #include "kernels/cuda_error.hpp"
@@ -12,6 +14,35 @@
 #include "kernels/mechanism_kernels.cuh"
 
 namespace quatstep::cuda {
+
+/// Checks the launch of a mechanism kernel. Each thread steps a whole mechanism in its own local
+/// memory (≈ 200–240 kB a thread for LargeCapacity: the structured Newton solve), and the CUDA driver
+/// reserves that frame for every thread the device can hold at once, (frame + 512 B) ×
+/// maxThreadsPerMultiProcessor × multiProcessorCount, whatever the launch size; where the device
+/// cannot, the error says so with the figures.
+template <class Kernel>
+void check_mechanism_launch(Kernel* kernel, const char* what) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaErrorMemoryAllocation) {
+    check(err, what);
+    return;
+  }
+  cudaFuncAttributes attributes{};
+  int device = 0, threads = 0, sms = 0;
+  std::size_t free = 0, total = 0;
+  check(cudaFuncGetAttributes(&attributes, kernel), what);
+  check(cudaGetDevice(&device), what);
+  check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), what);
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), what);
+  check(cudaMemGetInfo(&free, &total), what);
+  std::ostringstream os;
+  os << std::setprecision(3) << "CUDA: " << what << ": the device cannot reserve the kernel's local memory ("
+     << attributes.localSizeBytes / 1024 << " kB a thread for " << threads << " x " << sms
+     << " resident threads: " << 1e-9 * double(attributes.localSizeBytes + 512) * threads * sms << " GB; "
+     << 1e-9 * double(free) << " GB free of " << 1e-9 * double(total)
+     << "); run these mechanisms on the CPU ([run] backend = \"cpu\")";
+  throw CudaError(os.str());
+}
 
 template <class Stepper>
 class CudaMechanisms final : public MechanismBatch {
@@ -39,11 +70,11 @@ class CudaMechanisms final : public MechanismBatch {
     if constexpr (adaptive) {
       advance_mechanisms_adaptive<<<blocks_for(n_), block_size>>>(stepper_, mechanisms_.data(), states_.data(), record(),
                                                                   step_records(), n_, t0_, h_, out);
-      check(cudaGetLastError(), "advance_mechanisms_adaptive launch");
+      check_mechanism_launch(advance_mechanisms_adaptive<Stepper>, "advance_mechanisms_adaptive launch");
     } else {
       advance_mechanisms<<<blocks_for(n_), block_size>>>(stepper_, mechanisms_.data(), states_.data(), record(), n_, t0_,
                                                          h_, out);
-      check(cudaGetLastError(), "advance_mechanisms launch");
+      check_mechanism_launch(advance_mechanisms<Stepper>, "advance_mechanisms launch");
     }
     window_.download(window, size);  // synchronises: a failed kernel reports here
   }

@@ -1,7 +1,8 @@
 // The GPU half of a mechanism run (host/mechanism_run.cpp): a MechanismBatch on device storage for
-// an integrator of the mechanism registry on Mechanism<double, SmallCapacity>, with fixed steps, or
-// for AdaptiveHht over one (adaptive steps). Defined in cuda_mechanisms.cuh, instantiated for every
-// registry entry in the shards generated from cuda_mechanisms_shard.cu.in.
+// an integrator of the mechanism registry on Mechanism<double, SmallCapacity> or
+// Mechanism<double, LargeCapacity>, with fixed steps, or for AdaptiveHht over one (adaptive steps).
+// Defined in cuda_mechanisms.cuh, instantiated for every registry entry and capacity in the shards
+// generated from cuda_mechanisms_shard.cu.in.
 #pragma once
 
 #include <memory>
