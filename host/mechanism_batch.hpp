@@ -1,6 +1,6 @@
 // The mechanisms of a run on a backend that keeps them (the GPU: kernels/cuda_mechanisms.cuh),
 // stepped window by window with fixed or adaptive steps; host/mechanism_run.cpp drives it and writes
-// each window. The CPU steps its mechanisms in place (mechanism_run.cpp's OpenMP loop) with the same
+// each window, and its MechanismEnsemble on the GPU steps them by step ranges and coupled steps. The CPU steps its mechanisms in place (mechanism_run.cpp's OpenMP loop) with the same
 // per-mechanism functions, mechanism::advance_mechanism and advance_mechanism_adaptive
 // (include/quatstep/mechanism/batch.hpp), or in blocks of SIMD lanes with the same bits
 // (cpu_mechanism_lanes.hpp).
@@ -11,6 +11,7 @@
 
 #include "step_records.hpp"
 #include "quatstep/ensemble.hpp"
+#include "quatstep/mechanism/batch.hpp"
 #include "quatstep/status.hpp"
 
 namespace quatstep {
@@ -28,6 +29,15 @@ class MechanismBatch {
   /// Every mechanism's integrator state into `states` (host memory for as many of the integrator's
   /// State): what a checkpoint keeps.
   virtual void states(void* states) const = 0;
+
+  // A mechanism ensemble's calls (fixed steps only; a batch of adaptive steps throws std::logic_error).
+  /// Every mechanism from step `first_step` by `steps` steps, with `loads` (host arrays, as
+  /// MechanismEnsemble::step takes them; none: no loads) held over each, writing the samples of
+  /// `out`'s window into out.data (host memory; nothing when out.samples is 0).
+  virtual void advance_steps(index_t first_step, index_t steps, const SampleView<double>& out,
+                             const MechanismLoads& loads) = 0;
+  /// Replaces every mechanism's state (host memory, as states() writes them), status and failed step.
+  virtual void upload(const void* states, const std::vector<Status>& status, const std::vector<index_t>& failed_step) = 0;
 };
 
 }  // namespace quatstep

@@ -4,9 +4,10 @@
 // (for_each_parameter's "body.crank.mass", "spring.s.stiffness", …), built, assembled and initialised
 // as `quatstep run` does them (mechanism_run.hpp), then stepped with fixed steps on the CPU by the
 // run's own per-mechanism function (include/quatstep/mechanism/batch.hpp), or its blocks in SIMD
-// lanes (cpu_mechanism_lanes.hpp): n steps, however split into calls, give the state of the run after
-// n steps, bit for bit. A coupled code steps it one step at a
-// time with its own loads on every body (step(MechanismLoads)).
+// lanes (cpu_mechanism_lanes.hpp), or on the GPU (MechanismEnsembleSpec::backend) by the run's
+// kernels' functions: n steps, however split into calls, give the state of the run after n steps,
+// bit for bit (on the GPU in a strict-mode build). A coupled code steps it one step at a time with
+// its own loads on every body (step(MechanismLoads)).
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "mechanism_scenario.hpp"
 #include "quatstep/channels.hpp"
 #include "quatstep/ensemble.hpp"
+#include "quatstep/mechanism/batch.hpp"  // MechanismLoads
 
 namespace quatstep {
 
@@ -32,16 +34,9 @@ struct MechanismArray {
 struct MechanismEnsembleSpec {
   index_t mechanisms = 0;  ///< rows, and rows of every array; 0: the scenario's
   std::vector<MechanismArray> arrays;
-};
-
-/// A caller's loads on every body of every mechanism (MechanismEnsemble::step, initialize):
-/// each null (none of that kind) or mechanisms × bodies × 3 doubles, [mechanism][body][component],
-/// the bodies in the `[[mechanism.body]]` order. They add to the scenario's own loads, as a
-/// `[[mechanism.load]]` of the same kind would.
-struct MechanismLoads {
-  const double* force = nullptr;           ///< at the centre of mass, spatial axes
-  const double* body_torque = nullptr;     ///< body axes
-  const double* spatial_torque = nullptr;  ///< spatial axes
+  /// Where the ensemble steps, as BodyEnsembleSpec's: "cpu", or "cuda" and "auto" as a scenario's
+  /// [run] backend (which is `quatstep run`'s and not read here).
+  Backend backend = Backend::cpu;
 };
 
 class MechanismEnsemble {
@@ -82,8 +77,10 @@ class MechanismEnsemble {
   /// this build, CPU and method have them (host/cpu_mechanism_lanes.hpp: blocks of mechanisms of one
   /// kind); the same bits either way. On by default; step() steps each mechanism alone.
   virtual void use_lanes(bool on) = 0;
-  /// The mechanisms advance() steps in lanes.
+  /// The mechanisms advance() steps in lanes (none on the GPU).
   virtual index_t mechanisms_in_lanes() const = 0;
+  /// What steps the mechanisms: "cpu", "cuda: <device>", or for "auto" on the CPU why (choose_backend).
+  virtual const std::string& backend() const = 0;
 
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< all steps
@@ -95,8 +92,9 @@ class MechanismEnsemble {
 /// The ensemble of `scenario` and `spec`, or a ScenarioError naming the scenario's source, the
 /// mechanism and the key: an array over a key the mechanism does not have, of the wrong length, a
 /// value the file could not hold (a mass ≤ 0, inertias off the triangle inequality, …), a mechanism
-/// that cannot be assembled; a scenario with adaptive steps or backend = "cuda" (the ensemble takes
-/// fixed steps on the CPU; `quatstep run` and quatstep.run take those).
+/// that cannot be assembled; a scenario with adaptive steps (the ensemble takes fixed steps; `quatstep
+/// run` and quatstep.run take those). spec.backend "cuda" where no GPU is usable is a
+/// std::runtime_error saying why (choose_backend).
 std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenario& scenario,
                                                            const MechanismEnsembleSpec& spec);
 

@@ -420,20 +420,27 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   return r;
 }
 
-/// The ensemble of make_mechanism_ensemble on Mechanism<double, Cap> with method Integrator.
+/// The ensemble of make_mechanism_ensemble on Mechanism<double, Cap> with method Integrator, on the
+/// CPU or — backend cuda — on the GPU: there the mechanisms' states and records live in device memory
+/// (cuda_mechanisms: the run's batch), the caller's loads are uploaded for each coupled step, the
+/// records come back after every call and the states when observed; building, assembly and the
+/// consistent initial state stay the CPU's, as in a run.
 template <class Cap, class Integrator>
 class MechanismEnsembleOf final : public MechanismEnsemble {
  public:
   using Mech = mechanism::Mechanism<double, Cap>;
 
   template <class Describe>
-  MechanismEnsembleOf(const MechanismScenario& sc, index_t n, const Describe& describe, const Integrator& integrator)
+  MechanismEnsembleOf(const MechanismScenario& sc, index_t n, const Describe& describe, const Integrator& integrator,
+                      BackendChoice backend)
       : stepper_{integrator, sc.time.t_start, sc.time.dt},
+        backend_(std::move(backend)),
         bodies_(int(sc.mechanism.bodies.size())),
         channels_(mechanism_channels(sc.mechanism, docs_, sc.method_view())),
         latest_(std::size_t(n), 0) {
     for (const MechanismBodySpec& b : sc.mechanism.bodies) body_names_.push_back(b.name);
     prepare_mechanisms(sc, n, describe, stepper_, mechs_, states_, r_, &assembled_);
+    if (backend_.backend == Backend::cuda) gpu_ = cuda_mechanisms(stepper_, mechs_, states_, r_, 1, 0);
     use_lanes(true);
   }
 
@@ -445,6 +452,7 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   const std::vector<Channel>& channels() const override { return channels_; }
 
   void advance(index_t steps, const SampleView<double>& out) override {
+    if (gpu_) return advance_on_gpu(steps, out, MechanismLoads{});
     const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
     const std::vector<index_t> before = r_.iterations;
     const index_t units = blocks_->units();
@@ -454,18 +462,20 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
     for (std::size_t i = 0; i < before.size(); ++i) latest_[i] = r_.iterations[i] - before[i];
     steps_ += steps;
   }
-  void use_lanes(bool on) override { blocks_.emplace(mechs_, on); }
+  void use_lanes(bool on) override { blocks_.emplace(mechs_, on && !gpu_); }
   index_t mechanisms_in_lanes() const override { return blocks_->mechanisms_in_lanes(); }
   void step(const MechanismLoads& loads) override {
     check_finite(loads);
+    if (gpu_) return advance_on_gpu(1, SampleView<double>{nullptr, mechanisms(), 0, 0, 1, 0}, loads);
     const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
     const index_t n = mechanisms();
     const SampleView<double> none{nullptr, n, 0, 0, 1, 0};
 #pragma omp parallel for schedule(dynamic, 16)
     for (index_t i = 0; i < n; ++i) {
-      hold(mechs_[i], loads, i);
-      advance_one(i, 1, none, record);
-      hold(mechs_[i], MechanismLoads{}, i);
+      const index_t before = r_.iterations[i];
+      mechanism::advance_mechanism_with_loads(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0,
+                                              stepper_.h, steps_, 1, none, loads);
+      latest_[i] = r_.iterations[i] - before;
     }
     steps_ += 1;
   }
@@ -478,13 +488,18 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
 #pragma omp parallel for schedule(dynamic, 16)
     for (index_t i = 0; i < n; ++i) {
       r_.status[i] = Status::ok, r_.failed_step[i] = -1;
-      hold(mechs_[i], loads, i);
+      mechanism::hold_loads(mechs_[i], loads, i);
       const Status s = stepper_.initialize(mechs_[i], assembled_[std::size_t(i)], states_[i]);
       if (s != Status::ok) r_.status[i] = s, r_.failed_step[i] = 0;
-      hold(mechs_[i], MechanismLoads{}, i);
+      mechanism::hold_loads(mechs_[i], MechanismLoads{}, i);
     }
+    if (gpu_) gpu_->upload(states_.data(), r_.status, r_.failed_step);
   }
   void observe(const SampleView<double>& out) const override {
+    if (gpu_ && !states_current_) {
+      gpu_->states(states_.data());
+      states_current_ = true;
+    }
     const double t = stepper_.t0 + double(steps_) * stepper_.h;
     const index_t n = mechanisms();
 #pragma omp parallel for schedule(static)
@@ -498,26 +513,18 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   const std::vector<index_t>& failed_step() const override { return r_.failed_step; }
   const std::vector<double>& position_correction() const override { return r_.position_correction; }
   const std::vector<double>& velocity_correction() const override { return r_.velocity_correction; }
+  const std::string& backend() const override { return backend_.description; }
 
  private:
-  void advance_one(index_t i, index_t steps, const SampleView<double>& out, const BodyRecord& record) {
-    const index_t before = r_.iterations[i];
-    mechanism::advance_mechanism(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0, stepper_.h,
-                                 steps_, steps, out);
-    latest_[i] = r_.iterations[i] - before;
-  }
-  /// Mechanism i's loads of `loads` as its bodies' constant force and torques, which the mechanism
-  /// keeps zero otherwise (Mechanism::bodies_at adds the timed loads to them); zero for none.
-  void hold(Mech& m, const MechanismLoads& loads, index_t i) const {
-    for (int b = 0; b < bodies_; ++b) {
-      const auto value = [&](const double* a) {
-        return a ? Vec3<double>(Eigen::Map<const Vec3<double>>(a + 3 * (std::size_t(i) * bodies_ + b)))
-                 : Vec3<double>::Zero();
-      };
-      m.bodies[b].force_profile.constant = value(loads.force);
-      m.bodies[b].loads.body_torque.constant = value(loads.body_torque);
-      m.bodies[b].loads.spatial_torque.constant = value(loads.spatial_torque);
-    }
+  /// advance() and step() on the GPU: the steps there, then the records back (the states when observed).
+  void advance_on_gpu(index_t steps, const SampleView<double>& out, const MechanismLoads& loads) {
+    const std::vector<index_t> before = r_.iterations;
+    gpu_->advance_steps(steps_, steps, out, loads);
+    StepRecords fixed_steps;  // none
+    gpu_->records(r_.status, r_.iterations, r_.failed_step, fixed_steps);
+    for (std::size_t i = 0; i < before.size(); ++i) latest_[i] = r_.iterations[i] - before[i];
+    steps_ += steps;
+    states_current_ = false;
   }
   void check_finite(const MechanismLoads& loads) const {
     const std::pair<const double*, const char*> kinds[] = {
@@ -533,13 +540,16 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   }
 
   FixedSteps<Integrator> stepper_;
-  std::optional<typename FixedSteps<Integrator>::Blocks> blocks_;  ///< advance()'s units of work
+  BackendChoice backend_;
+  std::unique_ptr<MechanismBatch> gpu_;  ///< backend cuda: the mechanisms' states and records there
+  mutable bool states_current_ = true;   ///< whether states_ holds the GPU's states
+  std::optional<typename FixedSteps<Integrator>::Blocks> blocks_;  ///< advance()'s units of work (CPU)
   int bodies_;
   std::vector<std::string> body_names_;
   std::vector<std::string> docs_;  ///< the per-body channels' descriptions (channels_ points into them)
   std::vector<Channel> channels_;
   std::vector<Mech> mechs_;
-  std::vector<typename FixedSteps<Integrator>::State> states_;
+  mutable std::vector<typename FixedSteps<Integrator>::State> states_;  ///< on the GPU: as of the last observe
   std::vector<mechanism::MechanismKinematics<double, Cap::bodies>> assembled_;  ///< the initial states
   MechanismRunResult r_;        ///< the records and the assembly corrections
   std::vector<index_t> latest_;  ///< Newton iterations of the latest advance, per mechanism
@@ -582,9 +592,6 @@ std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenar
   if (sc.time.adaptive)
     throw ScenarioError(sc.source + ": key 'time.adaptive': a mechanism ensemble takes fixed steps (quatstep.run and "
                                     "`quatstep run` take adaptive ones)");
-  if (sc.backend == Backend::cuda)
-    throw ScenarioError(sc.source + ": key 'run.backend': a mechanism ensemble runs on the CPU (\"cuda\" is for "
-                                    "quatstep.run and `quatstep run`)");
   const bool rows = spec.mechanisms > 0, arrays = !spec.arrays.empty();
   const index_t n = rows ? spec.mechanisms : sc.runs();
   if (rows && sc.runs() > 1 && n != sc.runs())
@@ -593,6 +600,7 @@ std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenar
                         "scenario of one)");
   if (arrays && !rows) throw ScenarioError(sc.source + ": parameters: arrays without their number of rows");
   const MechanismArrays given(sc, spec);
+  const BackendChoice backend = choose_backend(spec.backend);
   const auto describe = [&](index_t i) {
     const index_t j = sc.mechanism_index(sc.runs() > 1 ? i : 0);
     const std::string where = sc.source + ": " + (n > 1 ? "mechanism " + std::to_string(rows ? i : j) + ": " : "");
@@ -608,7 +616,8 @@ std::unique_ptr<MechanismEnsemble> make_mechanism_ensemble(const MechanismScenar
     const auto make = [&](auto capacity) -> std::unique_ptr<MechanismEnsemble> {
       using Cap = decltype(capacity);
       using Integrator = typename Entry::template Integrator<mechanism::Mechanism<double, Cap>>;
-      return std::make_unique<MechanismEnsembleOf<Cap, Integrator>>(sc, n, describe, scenario_integrator<Cap, Entry>(sc));
+      return std::make_unique<MechanismEnsembleOf<Cap, Integrator>>(sc, n, describe, scenario_integrator<Cap, Entry>(sc),
+                                                                    backend);
     };
     return fits_small_capacity(sc.mechanism) ? make(mechanism::SmallCapacity{}) : make(mechanism::LargeCapacity{});
   });

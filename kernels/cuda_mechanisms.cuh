@@ -1,7 +1,8 @@
 // cuda::CudaMechanisms<Stepper>: the mechanisms of a run in device memory, advanced one window of
 // samples per launch of advance_mechanisms or, with adaptive steps, advance_mechanisms_adaptive
-// (mechanism_kernels.cuh), the window copied back for the host to write. The states and records stay
-// on the device between windows.
+// (mechanism_kernels.cuh), the window copied back for the host to write; for a MechanismEnsemble on
+// the GPU, step ranges and coupled steps with the caller's loads by advance_mechanism_steps. The
+// states and records stay on the device between launches.
 #pragma once
 
 #include <iomanip>
@@ -52,7 +53,8 @@ class CudaMechanisms final : public MechanismBatch {
   explicit CudaMechanisms(const MechanismBatchInput<Stepper>& in)
       : stepper_(in.integrator), n_(index_t(in.mechanisms.size())), t0_(in.t0), h_(in.h), stride_(in.stride),
         scalars_(in.scalars), mechanisms_(in.mechanisms), states_(in.states), status_(in.status),
-        iterations_(in.iterations), failed_step_(in.failed_step) {
+        iterations_(in.iterations), failed_step_(in.failed_step),
+        mechanisms_bodies_(in.mechanisms.empty() ? 0 : in.mechanisms.front().n_bodies) {
     if constexpr (adaptive) {
       if (in.steps.accepted.size() != in.mechanisms.size())
         throw std::invalid_argument("CudaMechanisms: adaptive steps need the step records of every mechanism");
@@ -96,8 +98,43 @@ class CudaMechanisms final : public MechanismBatch {
     states_.download(static_cast<typename Stepper::State*>(states), std::size_t(n_));
   }
 
+  void advance_steps(index_t first_step, index_t steps, const SampleView<double>& out,
+                     const MechanismLoads& loads) override {
+    if constexpr (adaptive) {
+      (void)first_step, (void)steps, (void)out, (void)loads;
+      throw std::logic_error("CudaMechanisms::advance_steps: a mechanism ensemble takes fixed steps");
+    } else {
+      const std::size_t size = std::size_t(out.samples * out.scalars * n_);
+      if (window_.size() < size) window_ = DeviceArray<double>(size);
+      const SampleView<double> device_out{window_.data(), n_, out.first_sample, out.samples, out.stride, out.scalars};
+      advance_mechanism_steps<<<blocks_for(n_), block_size>>>(stepper_, mechanisms_.data(), states_.data(), record(), n_,
+                                                              t0_, h_, first_step, steps, device_out, held(loads));
+      check_mechanism_launch(advance_mechanism_steps<Stepper>, "advance_mechanism_steps launch");
+      check(cudaDeviceSynchronize(), "advance_mechanism_steps");  // a failed kernel reports here
+      if (size) window_.download(out.data, size);
+    }
+  }
+
+  void upload(const void* states, const std::vector<Status>& status, const std::vector<index_t>& failed_step) override {
+    states_.upload(static_cast<const typename Stepper::State*>(states), std::size_t(n_));
+    status_.upload(status);
+    failed_step_.upload(failed_step);
+  }
+
  private:
   BodyRecord record() const { return {status_.data(), iterations_.data(), failed_step_.data()}; }
+  /// `loads` (host arrays) in device memory: each kind given uploaded into its buffer.
+  MechanismLoads held(const MechanismLoads& loads) {
+    const std::size_t size = std::size_t(n_) * std::size_t(mechanisms_bodies_) * 3;
+    const auto device = [&](const double* host, DeviceArray<double>& buffer) -> const double* {
+      if (!host) return nullptr;
+      if (buffer.size() < size) buffer = DeviceArray<double>(size);
+      buffer.upload(host, size);
+      return buffer.data();
+    };
+    return {device(loads.force, force_), device(loads.body_torque, body_torque_),
+            device(loads.spatial_torque, spatial_torque_)};
+  }
   AdaptiveRecord<double> step_records() const {
     return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()};
   }
@@ -114,6 +151,8 @@ class CudaMechanisms final : public MechanismBatch {
   DeviceArray<index_t> accepted_, rejected_;  ///< adaptive steps: the step records
   DeviceArray<double> smallest_, largest_;
   DeviceArray<double> window_;
+  int mechanisms_bodies_;  ///< bodies per mechanism (the loads' rows)
+  DeviceArray<double> force_, body_torque_, spatial_torque_;  ///< a coupled step's loads
 };
 
 template <class Stepper>

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ensemble_factory.hpp"
 #include "hdf5_read.hpp"
 #include "mechanism_ensemble.hpp"
 #include "mechanism_run.hpp"
@@ -183,9 +184,31 @@ TEST(MechanismEnsemble, BadArraysAndScenariosItDoesNotTakeAreRefusedNamingTheKey
   MechanismScenario adaptive = one;
   adaptive.time.adaptive = true;
   EXPECT_NE(refusal([&] { make_mechanism_ensemble(adaptive, {}); }).find("key 'time.adaptive'"), std::string::npos);
-  MechanismScenario gpu = one;
-  gpu.backend = Backend::cuda;
-  EXPECT_NE(refusal([&] { make_mechanism_ensemble(gpu, {}); }).find("key 'run.backend'"), std::string::npos);
+}
+
+// The scenario's [run] backend is `quatstep run`'s; the ensemble steps where spec.backend says (the
+// CPU by default), and "cuda" without a usable GPU is refused saying why.
+TEST(MechanismEnsemble, StepsWhereItsSpecSays) {
+  MechanismScenario run_on_gpu = sweep();
+  run_on_gpu.backend = Backend::cuda;
+  EXPECT_EQ(make_mechanism_ensemble(run_on_gpu, {})->backend(), "cpu");
+  MechanismEnsembleSpec on_gpu;
+  on_gpu.backend = Backend::cuda;
+  const BackendChoice usable = choose_backend(Backend::automatic);
+  if (usable.backend == Backend::cuda) {
+    const auto e = make_mechanism_ensemble(sweep(), on_gpu);
+    EXPECT_EQ(e->backend(), usable.description);
+    EXPECT_EQ(e->mechanisms_in_lanes(), 0);
+  } else {
+    try {
+      make_mechanism_ensemble(sweep(), on_gpu);
+      ADD_FAILURE() << "backend cuda without a usable GPU was taken";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("backend \"cuda\" requested, but ", 0), 0u) << e.what();
+    }
+    on_gpu.backend = Backend::automatic;
+    EXPECT_EQ(make_mechanism_ensemble(sweep(), on_gpu)->backend(), usable.description);
+  }
 }
 
 /// The 3-D double pendulum of examples/double_pendulum.toml, 60 steps of 1e-3 with `method` (the

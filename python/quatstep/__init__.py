@@ -525,7 +525,7 @@ def _mechanism_arrays(owner, keys, parameters, mechanisms, scenario_rows):
 
 
 class MechanismEnsemble(_Stepped):
-    """A mechanism scenario's mechanisms advanced step by step (CPU, double, fixed steps).
+    """A mechanism scenario's mechanisms advanced step by step (double, fixed steps; CPU or GPU).
 
     ``MechanismEnsemble("slider_crank.toml", parameters={"spring.return spring.stiffness": k})``
 
@@ -545,11 +545,18 @@ class MechanismEnsemble(_Stepped):
     :meth:`kinematics` the per-body ones as (mechanisms, bodies, k), :meth:`body` one body's.
     :attr:`status`, :attr:`newton_iterations`, :attr:`failed_step` and the assembly corrections are
     read-only views of the ensemble's records (no copy). :meth:`step` takes one step with a coupled
-    code's loads on every body. Adaptive steps and the GPU are :func:`run`'s (the ensemble refuses
-    such scenarios, naming the key).
+    code's loads on every body. Adaptive steps are :func:`run`'s (the ensemble refuses such scenarios,
+    naming the key).
+
+    ``backend``: ``"cpu"`` (the default), ``"cuda"`` (an error saying why where no GPU is usable) or
+    ``"auto"`` (the GPU when one is usable: :attr:`backend` says which and why), as :class:`Ensemble`'s;
+    the scenario's ``[run] backend`` is :func:`run`'s. On the GPU the mechanisms' states stay in device
+    memory, the loads given to :meth:`step` (NumPy arrays) are copied there for each step and the
+    records come back after every call; the results are the CPU's, bit for bit in a strict-mode build.
     """
 
-    def __init__(self, scenario, *, parameters: Mapping | None = None, mechanisms: int | None = None):
+    def __init__(self, scenario, *, parameters: Mapping | None = None, mechanisms: int | None = None,
+                 backend: str = "cpu"):
         core = _require_core()
         sc = scenario if isinstance(scenario, MechanismScenario) else load(scenario)
         if not isinstance(sc, MechanismScenario):
@@ -557,7 +564,7 @@ class MechanismEnsemble(_Stepped):
                                 "[mechanism] table; quatstep.Ensemble makes single bodies)")
         rows, keys, values = _mechanism_arrays(f"{sc.source}: quatstep.MechanismEnsemble", sc.parameter_keys,
                                                parameters, mechanisms, sc.mechanisms)
-        self._core = core.make_mechanism_ensemble(sc, rows, keys, values)
+        self._core = core.make_mechanism_ensemble(sc, rows, keys, values, backend)
         self.scenario = sc
 
     def step(self, force=None, body_torque=None, spatial_torque=None) -> None:
@@ -632,14 +639,14 @@ class MechanismEnsemble(_Stepped):
         lambda self: self._core.mechanisms_in_lanes,
         doc="The mechanisms :meth:`advance` steps together in SIMD lanes, bit for bit the scalar step "
             "(host/cpu_mechanism_lanes.hpp): blocks of consecutive mechanisms of one kind — AVX2 four, "
-            "AVX-512 eight — with every mechanism method; 0 for mechanisms beyond SmallCapacity and "
-            "where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads steps each "
+            "AVX-512 eight — with every mechanism method; 0 for mechanisms beyond SmallCapacity, on the GPU "
+            "and where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads steps each "
             "mechanism alone.")
     mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
     bodies = property(lambda self: self._core.bodies, doc="Bodies per mechanism.")
     body_names = property(lambda self: self.scenario.body_names, doc="The bodies, in the channels' order.")
     method = property(lambda self: self.scenario.method, doc="The scenario's [integrator] method.")
-    backend = "cpu"
+    backend = property(lambda self: self._core.backend, doc="What steps the mechanisms (and for \"auto\", why).")
 
     def __repr__(self):
         return (f"MechanismEnsemble({self.scenario.source!r}, {self.mechanisms} mechanisms of {self.bodies} bodies, "

@@ -654,6 +654,7 @@ NB_MODULE(_quatstep, m) {
                    "The mechanisms advance() steps in SIMD lanes (host/cpu_mechanism_lanes.hpp).")
       .def("use_lanes", &MechanismEnsemble::use_lanes, "on"_a,
            "Turn advance()'s SIMD lanes off or back on where the build, CPU and method have them; the same bits.")
+      .def_prop_ro("backend", &MechanismEnsemble::backend, "What steps the mechanisms (for \"auto\", why).")
       .def(
           "assembly_corrections",
           [](nb::handle self) {
@@ -673,18 +674,20 @@ NB_MODULE(_quatstep, m) {
   m.def(
       "make_mechanism_ensemble",
       [](const MechanismScenario& sc, index_t mechanisms, const std::vector<std::string>& keys,
-         const std::vector<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>& values) {
+         const std::vector<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>& values,
+         const std::string& backend) {
         if (keys.size() != values.size()) throw std::invalid_argument("make_mechanism_ensemble: one array per key");
         MechanismEnsembleSpec spec;
         spec.mechanisms = mechanisms;
+        spec.backend = parse_backend(backend);
         for (std::size_t k = 0; k < keys.size(); ++k)
           spec.arrays.push_back({keys[k], std::vector<double>(values[k].data(), values[k].data() + values[k].size())});
         nb::gil_scoped_release release;
         return make_mechanism_ensemble(sc, spec);
       },
-      "scenario"_a, "mechanisms"_a, "keys"_a, "values"_a,
+      "scenario"_a, "mechanisms"_a, "keys"_a, "values"_a, "backend"_a = "cpu",
       "The core of quatstep.MechanismEnsemble: the scenario's mechanisms, `values[k]` (mechanisms × size of "
-      "keys[k], flat) replacing key k.");
+      "keys[k], flat) replacing key k, stepped by `backend` (\"cpu\", \"cuda\", \"auto\").");
 
   bind_device_stepper(m);
 }

@@ -199,3 +199,51 @@ def test_step_with_a_coupled_codes_loads_is_the_scenarios_loads_bit_for_bit():
     assert_bitwise(rows.observe()["position"], before, "positions after refused steps")
     with pytest.raises(RuntimeError, match="initialize: after 50 steps"):
         rows.initialize()
+
+
+def test_backend_choice_says_where_and_why():
+    """The ensemble steps where its ``backend`` says, "cpu" by default whatever the scenario's [run] backend
+    (``quatstep run``'s); "auto" takes the GPU only where one is usable and says why not otherwise; "cuda"
+    without a usable GPU is an error with that reason."""
+    text = sweep_text().replace('backend = "cpu"', 'backend = "cuda"')
+    assert quatstep.MechanismEnsemble(text).backend == "cpu"
+    auto = quatstep.MechanismEnsemble(text, backend="auto")
+    if auto.backend.startswith("cuda"):
+        assert auto.mechanisms_in_lanes == 0
+        return
+    assert auto.backend.startswith("cpu (auto: ")
+    reason = auto.backend[len("cpu (auto: "):-1]
+    with pytest.raises(RuntimeError, match=r'backend "cuda" requested, but ') as e:
+        quatstep.MechanismEnsemble(text, backend="cuda")
+    assert str(e.value).endswith(reason)
+
+
+def test_on_the_gpu_steps_as_on_the_cpu():
+    """backend="cuda": coupled steps with loads that change every step, then advance() with samples, agree
+    with the CPU ensemble (the kernels keep nvcc's FMAs outside strict mode: within 1e-8 of each channel's
+    scale, as tests/gpu/backend_agreement_test.cpp asks of mechanism runs). Skips without a usable GPU."""
+    text = sweep_text()
+    if not quatstep.MechanismEnsemble(text, backend="auto").backend.startswith("cuda"):
+        pytest.skip("no usable GPU (MechanismEnsemble(backend=\"auto\") stays on the CPU)")
+    pair = [quatstep.MechanismEnsemble(text, backend=b) for b in ("cpu", "cuda")]
+    rng = np.random.default_rng(3)
+    forces = rng.normal(0, 0.5, (20, 8, 3, 3))
+    results = []
+    for e in pair:
+        e.initialize(force=forces[0])
+        for f in forces:
+            e.step(force=f, body_torque=0.1 * f)
+        sampled = e.advance(30, stride=10)
+        results.append((e.observe(), sampled, np.array(e.status), np.array(e.newton_iterations)))
+    (cpu, cpu_sampled, cpu_status, cpu_it), (gpu, gpu_sampled, gpu_status, gpu_it) = results
+    assert (cpu_status == gpu_status).all() and (cpu_status == 0).all()
+    assert np.allclose(gpu_it, cpu_it, rtol=0.01, atol=0)
+
+    def close(a, b, name):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        tolerance = 1e-10 if "residual" in name else 1e-8 * np.max(np.abs(a))
+        return np.max(np.abs(a - b)) <= tolerance
+
+    for name in cpu:
+        assert close(cpu[name], gpu[name], name), name
+        assert close(cpu_sampled[name], gpu_sampled[name], name), f"{name} (sampled)"

@@ -19,6 +19,7 @@
 #include "../hdf5_read.hpp"
 #include "kernels/shared_layout.hpp"
 #include "random_ensemble.hpp"
+#include "mechanism_ensemble.hpp"
 #include "mechanism_run.hpp"
 #include "run.hpp"
 
@@ -306,6 +307,83 @@ TEST(MechanismBackends, SweptSliderCranksAgreeOnCpuAndGpuForEveryMethod) {
       std::cout << "[ measured ] " << view.info.name << " /" << name << ": cpu vs gpu " << d
                 << (residual ? " (absolute)\n" : " (of its scale)\n");
       EXPECT_LE(d, residual ? 1e-10 : 1e-8) << name;
+    }
+  }
+}
+
+/// The ensemble's every channel, one sample: [scalar][mechanism] with the channels' names per scalar.
+std::map<std::string, testing::Dataset> observed(const MechanismEnsemble& e) {
+  const index_t n = e.mechanisms();
+  const int scalars = channel_scalars(e.channels());
+  std::vector<double> buffer(std::size_t(scalars * n));
+  e.observe(SampleView<double>{buffer.data(), n, 0, 1, 1, scalars});
+  std::map<std::string, testing::Dataset> channels;
+  std::size_t offset = 0;
+  for (const Channel& c : e.channels()) {
+    const std::size_t size = std::size_t(c.size) * std::size_t(n);
+    channels[c.name].dims = {std::size_t(c.size), std::size_t(n)};
+    channels[c.name].values.assign(buffer.begin() + std::ptrdiff_t(offset), buffer.begin() + std::ptrdiff_t(offset + size));
+    offset += size;
+  }
+  return channels;
+}
+
+// MechanismEnsemble on the GPU (MechanismEnsembleSpec::backend; host/mechanism_run.cpp) against the
+// CPU's, in the build's mode, for the HHT and a Livens method: the slider-crank sweep made
+// consistent with a caller's loads, advanced 40 steps in two calls with samples, then 40 coupled
+// steps with loads that change every step. The same statuses and Newton iterations within 1 %, the
+// samples and every channel of the final state within the tolerances of the run's test above
+// (strict mode: the same functions, advance_mechanism_with_loads, so the same bits).
+TEST(MechanismBackends, CoupledEnsembleStepsOnTheGpuAsOnTheCpu) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const std::string text = testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/slider_crank_sweep.toml");
+  const std::size_t integrator = text.find("[integrator]"), time = text.find("[time]");
+  ASSERT_NE(integrator, std::string::npos);
+  ASSERT_NE(time, std::string::npos);
+  for (const char* method : {"modified_hht", "livens_em"}) {
+    SCOPED_TRACE(method);
+    const MechanismScenario sc = parse_mechanism_scenario(
+        text.substr(0, integrator) + "[integrator]\nmethod = \"" + method + "\"\n" + text.substr(time), "sweep.toml");
+    std::map<Backend, std::unique_ptr<MechanismEnsemble>> e;
+    std::map<Backend, std::vector<double>> samples;
+    for (const Backend backend : {Backend::cpu, Backend::cuda}) {
+      MechanismEnsembleSpec spec;
+      spec.backend = backend;
+      e[backend] = make_mechanism_ensemble(sc, spec);
+      MechanismEnsemble& m = *e[backend];
+      const index_t n = m.mechanisms();
+      const int scalars = channel_scalars(m.channels());
+      std::vector<double> loads(std::size_t(n * m.bodies() * 3));
+      const auto vary = [&](int k) {
+        for (std::size_t j = 0; j < loads.size(); ++j) loads[j] = 0.5 * std::sin(0.37 * double(j) + 0.11 * k);
+      };
+      vary(0);
+      m.initialize(MechanismLoads{loads.data(), nullptr, nullptr});
+      // Samples 1 … 4 (every 10 steps) over two calls: sample 1 in the first, 2 … 4 in the second.
+      samples[backend].assign(std::size_t(4 * scalars * n), 0.0);
+      m.advance(15, SampleView<double>{samples[backend].data(), n, 1, 1, 10, scalars});
+      m.advance(25, SampleView<double>{samples[backend].data() + scalars * n, n, 2, 3, 10, scalars});
+      for (int k = 1; k <= 40; ++k) {
+        vary(k);
+        m.step(MechanismLoads{loads.data(), k % 2 ? loads.data() : nullptr, nullptr});
+      }
+    }
+    const MechanismEnsemble &cpu = *e[Backend::cpu], &gpu = *e[Backend::cuda];
+    EXPECT_EQ(gpu.backend().rfind("cuda: ", 0), 0u) << gpu.backend();
+    EXPECT_EQ(cpu.status(), gpu.status());
+    EXPECT_EQ(std::count(cpu.status().begin(), cpu.status().end(), Status::ok), cpu.mechanisms());
+    for (index_t i = 0; i < cpu.mechanisms(); ++i)
+      EXPECT_NEAR(double(gpu.newton_iterations()[i]), double(cpu.newton_iterations()[i]),
+                  0.01 * double(cpu.newton_iterations()[i]));
+    const double d = difference({{}, samples[Backend::cpu]}, {{}, samples[Backend::cuda]});
+    std::cout << "[ measured ] " << method << " samples of advance(): cpu vs gpu " << d << " (of their scale)\n";
+    EXPECT_LE(d, 1e-8);
+    const auto a = observed(cpu), b = observed(gpu);
+    for (const auto& [name, values] : a) {
+      const bool residual = name.find("residual") != std::string::npos;
+      const double dc = difference(values, b.at(name), residual);
+      std::cout << "[ measured ] " << method << " " << name << " after the coupled steps: cpu vs gpu " << dc << "\n";
+      EXPECT_LE(dc, residual ? 1e-10 : 1e-8) << name;
     }
   }
 }

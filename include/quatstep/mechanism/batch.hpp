@@ -19,6 +19,20 @@
 #include "quatstep/ensemble.hpp"
 #include "quatstep/mechanism/channels.hpp"
 
+namespace quatstep {
+
+/// A caller's loads on every body of every mechanism (MechanismEnsemble::step, initialize): each
+/// null (none of that kind) or mechanisms × bodies × 3 doubles, [mechanism][body][component], the
+/// bodies in the mechanism's order. They add to the mechanism's own loads, as a load of the same kind
+/// in its table would.
+struct MechanismLoads {
+  const double* force = nullptr;           ///< at the centre of mass, spatial axes
+  const double* body_torque = nullptr;     ///< body axes
+  const double* spatial_torque = nullptr;  ///< spatial axes
+};
+
+}  // namespace quatstep
+
 namespace quatstep::mechanism {
 
 /// Sample j of mechanism i at time t: its channels and `iterations`, or NaN throughout once it has
@@ -63,6 +77,40 @@ QS_HD void advance_mechanism(const Integrator& integrator, const typename Integr
   states[i] = s;
   record.status[i] = status;
   record.newton_iterations[i] += iterations;
+}
+
+/// Mechanism i's bodies' constant force and torques set to its rows of `loads` (zero where a kind is
+/// null): the loads a coupled code holds over a step (MechanismEnsemble::step). The mechanism keeps
+/// those constants zero otherwise — its own loads are its load table, which Mechanism::bodies_at adds
+/// to them — so hold_loads(m, {}, i) restores it.
+template <class Mech>
+QS_HD void hold_loads(Mech& m, const MechanismLoads& loads, index_t i) {
+  using S = typename Mech::Scalar;
+  for (int b = 0; b < m.n_bodies; ++b) {
+    const auto value = [&](const double* a) {
+      const std::size_t k = 3 * (std::size_t(i) * std::size_t(m.n_bodies) + std::size_t(b));
+      return a ? Vec3<S>(S(a[k]), S(a[k + 1]), S(a[k + 2])) : Vec3<S>(Vec3<S>::Zero());
+    };
+    m.bodies[b].force_profile.constant = value(loads.force);
+    m.bodies[b].loads.body_torque.constant = value(loads.body_torque);
+    m.bodies[b].loads.spatial_torque.constant = value(loads.spatial_torque);
+  }
+}
+
+/// advance_mechanism's step range with `loads` held over every step besides the mechanism's own
+/// (zero-order hold; none: the plain step range, `m` untouched): the coupled step of both backends —
+/// one step with the caller's loads (MechanismEnsemble::step) or steps without them — on the CPU's
+/// MechanismEnsemble and the GPU's advance_mechanism_steps. `m` is left as it was.
+template <class Integrator>
+QS_HD void advance_mechanism_with_loads(const Integrator& integrator, typename Integrator::ModelType& m,
+                                        typename Integrator::State* states, const BodyRecord& record, index_t i,
+                                        typename Integrator::Scalar t0, typename Integrator::Scalar h,
+                                        index_t first_step, index_t steps,
+                                        const SampleView<typename Integrator::Scalar>& out, const MechanismLoads& loads) {
+  const bool held = loads.force || loads.body_torque || loads.spatial_torque;
+  if (held) hold_loads(m, loads, i);
+  advance_mechanism(integrator, m, states, record, i, t0, h, first_step, steps, out);
+  if (held) hold_loads(m, MechanismLoads{}, i);
 }
 
 /// Mechanism i through the samples of `out`'s window, the steps between them included: sample 0 is
