@@ -153,7 +153,7 @@ struct BlockJob {
 /// The splittings with lanes, by their free flow.
 enum class Flow { no_squish, symmetric };
 
-template <class T>
+template <class T, class Cap>
 struct MechanismBlockJob;  // cpu_mechanism_lanes.hpp
 
 /// The entry points into the lane units, T = double or float, I = AVX2 or AVX-512: each steps a block
@@ -172,12 +172,15 @@ struct LaneSteps {
   static void zupan3(const Zupan3Settings<T>& settings, const BlockJob<T>& job);
   static void splitting(Flow flow, const SplittingSettings<T>& settings, const BlockJob<T>& job);
   static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job);
+  template <class Cap>  // mechanism::SmallCapacity, LargeCapacity
   static void mechanism_hht(VelocityUpdate update, const mechanism::MechanismHhtSettings<T>& settings,
-                            const MechanismBlockJob<T>& job);
+                            const MechanismBlockJob<T, Cap>& job);
+  template <class Cap>
   static void mechanism_livens(LivensRule rule, const mechanism::MechanismLivensSettings<T>& settings,
-                               const MechanismBlockJob<T>& job);
+                               const MechanismBlockJob<T, Cap>& job);
+  template <class Cap>
   static void mechanism_adaptive_hht(VelocityUpdate update, const mechanism::MechanismHhtSettings<T>& settings,
-                                     const AdaptiveSettings<T>& adaptive, const MechanismBlockJob<T>& job);
+                                     const AdaptiveSettings<T>& adaptive, const MechanismBlockJob<T, Cap>& job);
 };
 
 /// The block of a model's precision, and f(LaneSteps<T, I>{}) with the entry points of its

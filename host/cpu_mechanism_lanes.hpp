@@ -6,16 +6,22 @@
 // registry with fixed steps — the HHT family (MechanismHht, MechanismModifiedHht, with or without the
 // inertia shift and the velocity projection; simd/lane_mechanism_hht.hpp) and the Livens schemes
 // (MechanismLivensEm, MechanismLivensMidpoint, either joint gradient; simd/lane_mechanism_livens.hpp)
-// — on mechanisms of SmallCapacity in double. Which mechanisms: the blocks of consecutive mechanisms
+// — on mechanisms of either capacity in double. Which mechanisms: the blocks of consecutive mechanisms
 // whose kinds agree (simd/lane_mechanism_model.hpp: the same bodies, joints, springs and loads, the
 // same load windows, the same zero and non-zero load terms); every other mechanism takes the scalar
 // step. Adaptive steps over the HHT family too (AdaptiveHht, simd/lane_adaptive.hpp), for blocks of
-// mechanisms whose loads have no windows (each lane keeps its own time). LargeCapacity mechanisms are
-// scalar.
+// mechanisms whose loads have no windows (each lane keeps its own time). A LargeCapacity block's lane
+// step keeps 2.5–3 MB on its thread's stack with AVX-512 (the lane mechanism, the structured Newton
+// matrix and the copy lane_newton takes of it), within the usual 8 MB. With less left (lane_stack)
+// the mechanisms step alone, with the same bits: on the thread that makes the blocks none is made,
+// on another thread that block's mechanisms step alone.
 #pragma once
+
+#include <pthread.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -29,18 +35,15 @@
 
 namespace quatstep::lanes {
 
-/// The mechanisms with lanes.
-using LaneMechanism = mechanism::Mechanism<double, mechanism::SmallCapacity>;
-
 /// A block of mechanisms for a lane unit: BlockJob's fields — its parameters the block's
 /// (mechanism::for_each_parameter, [parameter][lane]), its state the block's own ([component][lane],
 /// bodies = the width, first = 0), its records the block's (fixed steps: from its first mechanism on;
 /// adaptive steps: gathered, step records included); no model or branches — and one mechanism of the
 /// block, whose structure every mechanism of the block shares (mechanism::copy_structure).
-template <class T>
+template <class T, class Cap>
 struct MechanismBlockJob {
   BlockJob<T> block;
-  const mechanism::Mechanism<T, mechanism::SmallCapacity>* structure;
+  const mechanism::Mechanism<T, Cap>* structure;
 };
 
 /// The lane step of a mechanism method (or of AdaptiveHht over one), where it has one.
@@ -48,30 +51,63 @@ template <class Integrator>
 struct MechanismLaneForm {
   static constexpr bool exists = false;
 };
-template <VelocityUpdate U>
-struct MechanismLaneForm<mechanism::MechanismHhtFamily<LaneMechanism, U>> {
+template <class Cap, VelocityUpdate U>
+struct MechanismLaneForm<mechanism::MechanismHhtFamily<mechanism::Mechanism<double, Cap>, U>> {
+  using Mech = mechanism::Mechanism<double, Cap>;
   static constexpr bool exists = built;
-  static void advance(const mechanism::MechanismHhtFamily<LaneMechanism, U>& method, const MechanismBlockJob<double>& job) {
-    with_steps<LaneMechanism>(job.block, [&](auto steps) { steps.mechanism_hht(U, method.settings, job); });
+  static void advance(const mechanism::MechanismHhtFamily<Mech, U>& method, const MechanismBlockJob<double, Cap>& job) {
+    with_steps<Mech>(job.block, [&](auto steps) { steps.mechanism_hht(U, method.settings, job); });
   }
 };
-template <LivensRule Rule>
-struct MechanismLaneForm<mechanism::MechanismLivens<LaneMechanism, Rule>> {
+template <class Cap, LivensRule Rule>
+struct MechanismLaneForm<mechanism::MechanismLivens<mechanism::Mechanism<double, Cap>, Rule>> {
+  using Mech = mechanism::Mechanism<double, Cap>;
   static constexpr bool exists = built;
-  static void advance(const mechanism::MechanismLivens<LaneMechanism, Rule>& method, const MechanismBlockJob<double>& job) {
-    with_steps<LaneMechanism>(job.block, [&](auto steps) { steps.mechanism_livens(Rule, method.settings, job); });
+  static void advance(const mechanism::MechanismLivens<Mech, Rule>& method, const MechanismBlockJob<double, Cap>& job) {
+    with_steps<Mech>(job.block, [&](auto steps) { steps.mechanism_livens(Rule, method.settings, job); });
   }
 };
-template <VelocityUpdate U>
-struct MechanismLaneForm<AdaptiveHht<mechanism::MechanismHhtFamily<LaneMechanism, U>>> {
+template <class Cap, VelocityUpdate U>
+struct MechanismLaneForm<AdaptiveHht<mechanism::MechanismHhtFamily<mechanism::Mechanism<double, Cap>, U>>> {
+  using Mech = mechanism::Mechanism<double, Cap>;
   static constexpr bool exists = built;
-  static void advance(const AdaptiveHht<mechanism::MechanismHhtFamily<LaneMechanism, U>>& stepper,
-                      const MechanismBlockJob<double>& job) {
-    with_steps<LaneMechanism>(job.block, [&](auto steps) {
+  static void advance(const AdaptiveHht<mechanism::MechanismHhtFamily<Mech, U>>& stepper,
+                      const MechanismBlockJob<double, Cap>& job) {
+    with_steps<Mech>(job.block, [&](auto steps) {
       steps.mechanism_adaptive_hht(U, stepper.integrator.settings, stepper.settings, job);
     });
   }
 };
+
+/// Bytes of stack left below the caller's frame on this thread, or the largest size_t where the
+/// thread's stack cannot be read (its bounds are read once per thread: for the main thread glibc
+/// reads them from /proc/self/maps).
+inline std::size_t stack_left() {
+  thread_local const char* const low = [] {
+    pthread_attr_t attr;
+    void* address = nullptr;
+    std::size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return static_cast<const char*>(nullptr);
+    const int rc = pthread_attr_getstack(&attr, &address, &size);
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? static_cast<const char*>(address) : nullptr;
+  }();
+  const char here = 0;
+  if (!low || &here < low) return std::numeric_limits<std::size_t>::max();
+  return std::size_t(&here - low);
+}
+
+/// What a block of `width` lanes of Mech keeps on the stack at most, estimated from above: the lane
+/// mechanism and three structured Newton matrices in lanes (the step's, the copy lane_newton takes,
+/// the adaptive error estimate's). For the V8 (LargeCapacity) with AVX-512 3.4 MB; measured, its
+/// runs needed 2.5–3 MB (2026-12-03: they ran with a 3 MB main-thread stack, not with 2.5 MB).
+template <class Mech>
+std::size_t lane_stack(int width) {
+  using Cap = typename Mech::CapacityType;
+  const std::size_t kkt = std::max(sizeof(mechanism::StructuredKkt<double, Cap, true>),
+                                   sizeof(mechanism::StructuredKkt<double, Cap, false>));
+  return std::size_t(width) * (sizeof(Mech) + 3 * kkt);
+}
 
 /// Whether no load of m has a window (each acts at all times): then no step branches on time, and
 /// mechanisms with their own times (adaptive steps) can share a block.
@@ -102,12 +138,15 @@ template <class Stepper>
 class MechanismBlocks {
  public:
   using Mech = typename Stepper::ModelType;
+  using Capacity = typename Mech::CapacityType;
   using State = typename Stepper::State;
   static constexpr bool has_lanes = MechanismLaneForm<Stepper>::exists;
   static constexpr bool adaptive = is_adaptive<Stepper>::value;
 
   explicit MechanismBlocks(const std::vector<Mech>& mechs, bool lanes = true, Isa isa = best_isa())
-      : isa_(isa), width_(lanes::width<double>(isa)), order_(width_, kinds(mechs, has_lanes && lanes && available())) {
+      : isa_(isa),
+        width_(lanes::width<double>(isa)),
+        order_(width_, kinds(mechs, has_lanes && lanes && available() && stack_left() >= lane_stack<Mech>(width_))) {
     if constexpr (adaptive) {
       pack_all(mechs);
       return;
@@ -177,9 +216,11 @@ class MechanismBlocks {
   void advance(index_t u, const Stepper& method, const std::vector<Mech>& mechs, State* states,
                const BodyRecord& record, double t0, double h, index_t first_step, index_t steps,
                const SampleView<double>& out) const {
-    if (u >= index_t(blocks_.size())) {
-      const index_t i = alone_[std::size_t(u) - blocks_.size()];
-      return mechanism::advance_mechanism(method, mechs[i], states, record, i, t0, h, first_step, steps, out);
+    if (u >= index_t(blocks_.size()) || stack_left() < lane_stack<Mech>(width_)) {
+      for_each_member(u, [&](index_t i) {
+        mechanism::advance_mechanism(method, mechs[i], states, record, i, t0, h, first_step, steps, out);
+      });
+      return;
     }
     if constexpr (has_lanes && !adaptive) advance_block(u, method, mechs, states, record, t0, h, first_step, steps, out);
   }
@@ -190,7 +231,7 @@ class MechanismBlocks {
   void advance_adaptive(index_t u, const Stepper& stepper, const std::vector<Mech>& mechs, State* states,
                         const BodyRecord& record, const AdaptiveRecord<double>& steps, double t0, double h,
                         const SampleView<double>& out) const {
-    if (!order_.lanes(u)) {
+    if (!order_.lanes(u) || stack_left() < lane_stack<Mech>(width_)) {
       for_each_member(u, [&](index_t i) {
         mechanism::advance_mechanism_adaptive(stepper, mechs[i], states, record, steps, i, t0, h, out);
       });
@@ -211,7 +252,7 @@ class MechanismBlocks {
         accepted[j] = steps.accepted_steps[i], rejected[j] = steps.rejected_steps[i];
         smallest[j] = steps.smallest_step[i], largest[j] = steps.largest_step[i];
       }
-      MechanismBlockJob<double> job{{isa_, Model::free_rigid_body, parameters_[std::size_t(u)].data(), {}, block.data(), w,
+      MechanismBlockJob<double, Capacity> job{{isa_, Model::free_rigid_body, parameters_[std::size_t(u)].data(), {}, block.data(), w,
                                      0, BodyRecord{status.data(), iterations.data(), failed.data()}, t0, h, 0, 0,
                                      AdaptiveRecord<double>{accepted.data(), rejected.data(), smallest.data(), largest.data()}},
                                     &mechs[ids[0]]};
@@ -245,7 +286,7 @@ class MechanismBlocks {
     const std::vector<index_t> ids = consecutive(i0);
     std::vector<double> block = gather(states, ids.data());
     const BodyRecord members{record.status + i0, record.newton_iterations + i0, record.failed_step + i0};
-    MechanismBlockJob<double> job{
+    MechanismBlockJob<double, Capacity> job{
         {isa_, Model::free_rigid_body, parameters_[std::size_t(u)].data(), {}, block.data(), w, 0, members, t0, h, 0, 0, {}},
         &mechs[i0]};
     std::vector<index_t> at_sample(members.newton_iterations, members.newton_iterations + w);

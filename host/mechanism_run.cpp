@@ -733,8 +733,8 @@ static std::string lanes_summary(const MechanismScenario& sc, const MechanismRun
   if (!lanes::built) return "none (built without them: QUATSTEP_CPU_LANES=OFF)";
   if (!lanes::available()) return "none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)";
   if (r.mechanisms < width) return "none (fewer mechanisms than a block of " + std::to_string(width) + ")";
-  return std::string("none (mechanisms beyond SmallCapacity, or no block of mechanisms of one kind") +
-         (sc.time.adaptive ? " whose loads have no windows)" : ")");
+  return std::string("none (no block of mechanisms of one kind") + (sc.time.adaptive ? " whose loads have no windows" : "") +
+         ", or less stack than a block's lane step takes: host/cpu_mechanism_lanes.hpp)";
 }
 
 void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, const MechanismRunResult& r) {

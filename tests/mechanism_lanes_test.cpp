@@ -6,8 +6,9 @@
 // equivariant joint gradient, MPL with the midpoint one) on a slider-crank with a driven crank (a
 // sinusoid on a ramp), a spring–damper, a force acting in a window and a sinusoidal body torque,
 // populations of four full blocks and three mechanisms past them, stepped by `quatstep run` and by
-// a mechanism ensemble in calls of any length; and with the HHT family's adaptive steps, whose step
-// records agree too (against the command run with QUATSTEP_SIMD=off). A block holds mechanisms of one
+// a mechanism ensemble in calls of any length, and on V8 crank drives (LargeCapacity); and with the
+// HHT family's adaptive steps, whose step records agree too (against the command run with
+// QUATSTEP_SIMD=off), on slider-cranks and on V8s. A block holds mechanisms of one
 // kind only. The lanes are the widest the CPU has; ctest runs the suite again with
 // QUATSTEP_SIMD=avx2 (avx2.*).
 #include <gtest/gtest.h>
@@ -188,6 +189,36 @@ TEST_P(MechanismLanes, RunsAreTheScalarStepsBitForBit) {
   }
 }
 
+/// examples/v8_crank_drive.toml (17 bodies: LargeCapacity) with [integrator] `integrator` and `time`,
+/// `n` engines whose crank shaft's mass sweeps 18 … 22 kg, on the CPU.
+std::string engines(const std::string& integrator, const std::string& time, index_t n) {
+  const std::string file = example("v8_crank_drive.toml");
+  return file.substr(0, file.find("[integrator]")) + "[integrator]\n" + integrator + "\n" + time +
+         "[output]\nstride = 10\n[run]\nbackend = \"cpu\"\n[ensemble]\nsize = " + std::to_string(n) +
+         "\n[[ensemble.sweep]]\nkey = \"body.crank shaft.mass\"\nfrom = 18.0\nto = 22.0\n";
+}
+
+// LargeCapacity blocks (a V8 crank drive's 17 bodies and 118 constraints): an ensemble's advances
+// in calls that end between samples, one block and two engines alone.
+TEST_P(MechanismLanes, EnginesAreTheScalarStepsBitForBit) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  const index_t w = width(), n = w + 2;
+  const MechanismScenario sc =
+      parse_mechanism_scenario(engines(GetParam().settings, "[time]\ndt = 1e-4\nt_end = 0.003\n", n), "v8.toml");
+  const auto lanes = make_mechanism_ensemble(sc, {}), scalar = make_mechanism_ensemble(sc, {});
+  scalar->use_lanes(false);
+  ASSERT_EQ(lanes->mechanisms_in_lanes(), w);
+  const int scalars = channel_scalars(lanes->channels());
+  std::vector<double> a(std::size_t(3 * scalars * n)), b(a.size());
+  for (index_t steps : {7, 13, 10}) {
+    lanes->advance(steps, SampleView<double>{a.data(), n, 1, 3, 10, scalars});
+    scalar->advance(steps, SampleView<double>{b.data(), n, 1, 3, 10, scalars});
+    expect_same(*lanes, *scalar);
+  }
+  for (std::size_t k = 0; k < a.size(); ++k) ASSERT_TRUE(same_bits(a[k], b[k])) << "window scalar " << k;
+  EXPECT_GT(lanes->newton_iterations()[0], 30);
+}
+
 INSTANTIATE_TEST_SUITE_P(FixedSteps, MechanismLanes, ::testing::ValuesIn(methods),
                          [](const ::testing::TestParamInfo<Method>& info) { return std::string(info.param.name); });
 
@@ -233,6 +264,62 @@ TEST(MechanismLanes, AdaptiveStepsAreTheScalarStepsBitForBit) {
       for (std::size_t k = 0; k < a.values.size(); ++k)
         ASSERT_TRUE(same_bits(a.values[k], b.values[k])) << integrator << ": " << name << " value " << k;
     }
+  }
+}
+
+// Adaptive steps on engines (LargeCapacity): the command's run against the command with the lanes off.
+TEST(MechanismLanes, AdaptiveEnginesAreTheScalarStepsBitForBit) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  ScratchDirectory dir;
+  const index_t w = width(), n = w + 1;
+  const std::string text = engines("method = \"modified_hht\"\nalpha = -0.3\ninertia_shift = true",
+                                   "[time]\ndt = 1e-4\nt_end = 0.003\nadaptive = true\nrotation_atol = 1e-6\n"
+                                   "translation_atol = 1e-7\nh_initial = 1e-4\n",
+                                   n);
+  const std::string file = dir.file("adaptive_v8.toml"), scalar = dir.file("scalar.h5");
+  std::ofstream(file) << text;
+  const std::string cmd =
+      std::string("QUATSTEP_SIMD=off '") + QUATSTEP_EXE + "' run '" + file + "' --quiet --output '" + scalar + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  RunOptions options;
+  options.output = dir.file("lanes.h5");
+  const MechanismRunResult r = run_mechanism_scenario(parse_mechanism_scenario(text, file), options);
+  EXPECT_EQ(r.mechanisms_in_lanes, w);
+  EXPECT_GT(r.step_records.totals().accepted, 5.0 * double(n));
+  for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "velocity_residual", "status",
+                           "newton_iterations", "accepted_steps", "rejected_steps", "smallest_step", "largest_step"}) {
+    const auto x = read_dataset(options.output, name), y = read_dataset(scalar, name);
+    ASSERT_EQ(x.values.size(), y.values.size()) << name;
+    for (std::size_t k = 0; k < x.values.size(); ++k) ASSERT_TRUE(same_bits(x.values[k], y.values[k])) << name << " " << k;
+  }
+}
+
+// A block's lane step keeps megabytes on the stack for engines (host/cpu_mechanism_lanes.hpp,
+// lane_stack): run under a 1 MB stack, the command makes no block and steps every engine alone, with
+// the lanes' bits.
+TEST(MechanismLanes, EnginesOnASmallStackStepAloneWithTheSameBits) {
+  if (const std::string why = no_lanes(); !why.empty()) GTEST_SKIP() << why;
+  ScratchDirectory dir;
+  const index_t n = width() + 1;
+  const std::string text = engines("method = \"livens_em\"", "[time]\ndt = 1e-4\nt_end = 0.002\n", n);
+  const std::string file = dir.file("v8.toml"), alone = dir.file("alone.h5"), log = dir.file("alone.log");
+  std::ofstream(file) << text;
+  const std::string cmd = "ulimit -s 1024 && '" + std::string(QUATSTEP_EXE) + "' run '" + file + "' --output '" + alone +
+                          "' > '" + log + "'";
+  ASSERT_EQ(std::system(("bash -c \"" + cmd + "\"").c_str()), 0) << cmd;
+  std::ifstream summary(log);
+  const std::string printed{std::istreambuf_iterator<char>(summary), std::istreambuf_iterator<char>()};
+  EXPECT_NE(printed.find("SIMD lanes              none (no block of mechanisms of one kind, or less stack"),
+            std::string::npos)
+      << printed;
+  RunOptions options;
+  options.output = dir.file("lanes.h5");
+  const MechanismRunResult r = run_mechanism_scenario(parse_mechanism_scenario(text, file), options);
+  EXPECT_EQ(r.mechanisms_in_lanes, width());
+  for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "newton_iterations"}) {
+    const auto x = read_dataset(options.output, name), y = read_dataset(alone, name);
+    ASSERT_EQ(x.values.size(), y.values.size()) << name;
+    for (std::size_t k = 0; k < x.values.size(); ++k) ASSERT_TRUE(same_bits(x.values[k], y.values[k])) << name << " " << k;
   }
 }
 

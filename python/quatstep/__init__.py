@@ -639,7 +639,7 @@ class MechanismEnsemble(_Stepped):
         lambda self: self._core.mechanisms_in_lanes,
         doc="The mechanisms :meth:`advance` steps together in SIMD lanes, bit for bit the scalar step "
             "(host/cpu_mechanism_lanes.hpp): blocks of consecutive mechanisms of one kind — AVX2 four, "
-            "AVX-512 eight — with every mechanism method; 0 for mechanisms beyond SmallCapacity, on the GPU "
+            "AVX-512 eight — with every mechanism method, of either capacity; 0 on the GPU "
             "and where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads steps each "
             "mechanism alone.")
     mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
