@@ -154,4 +154,23 @@ void expect_adaptive_steps_identical(const Batch& batch) {
   EXPECT_GE(checked, 2);  // the HHT family
 }
 
+/// The two tests on a batch (a type with Capacity, failing, h and make()): every method with fixed
+/// steps, and adaptive steps; each file instantiates them for its capacity's batch.
+template <class Batch>
+class MechanismStrictAgreement : public ::testing::Test {};
+TYPED_TEST_SUITE_P(MechanismStrictAgreement);
+
+TYPED_TEST_P(MechanismStrictAgreement, EveryRegisteredMethodIsBitwiseIdenticalOnCpuAndGpu) {
+  expect_every_method_identical<typename TypeParam::Capacity>(TypeParam{});
+  QUATSTEP_SKIP_WITHOUT_GPU();  // the CPU half has run; the comparison needs the GPU
+}
+
+TYPED_TEST_P(MechanismStrictAgreement, AdaptiveStepsAreBitwiseIdenticalOnCpuAndGpu) {
+  expect_adaptive_steps_identical<typename TypeParam::Capacity>(TypeParam{});
+  QUATSTEP_SKIP_WITHOUT_GPU();
+}
+
+REGISTER_TYPED_TEST_SUITE_P(MechanismStrictAgreement, EveryRegisteredMethodIsBitwiseIdenticalOnCpuAndGpu,
+                            AdaptiveStepsAreBitwiseIdenticalOnCpuAndGpu);
+
 }  // namespace quatstep::testing
