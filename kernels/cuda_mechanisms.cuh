@@ -30,17 +30,17 @@ void check_mechanism_launch(Kernel* kernel, const char* what) {
   }
   cudaFuncAttributes attributes{};
   int device = 0, threads = 0, sms = 0;
-  std::size_t free = 0, total = 0;
+  std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaFuncGetAttributes(&attributes, kernel), what);
   check(cudaGetDevice(&device), what);
   check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), what);
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), what);
-  check(cudaMemGetInfo(&free, &total), what);
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), what);
   std::ostringstream os;
   os << std::setprecision(3) << "CUDA: " << what << ": the device cannot reserve the kernel's local memory ("
      << attributes.localSizeBytes / 1024 << " kB a thread for " << threads << " x " << sms
      << " resident threads: " << 1e-9 * double(attributes.localSizeBytes + 512) * threads * sms << " GB; "
-     << 1e-9 * double(free) << " GB free of " << 1e-9 * double(total)
+     << 1e-9 * double(free_bytes) << " GB free of " << 1e-9 * double(total_bytes)
      << "); run these mechanisms on the CPU ([run] backend = \"cpu\")";
   throw CudaError(os.str());
 }
