@@ -73,11 +73,13 @@ class MechanismEnsemble {
   /// sample_newton_iterations are those of the latest advance (0 before any).
   virtual void observe(const SampleView<double>& out) const = 0;
 
-  /// Turn the CPU's SIMD lanes off for advance() (every mechanism its scalar step) or back on where
-  /// this build, CPU and method have them (host/cpu_mechanism_lanes.hpp: blocks of mechanisms of one
-  /// kind); the same bits either way. On by default; step() steps each mechanism alone.
+  /// Turn the CPU's SIMD lanes off for advance() and step() (every mechanism its scalar step) or back
+  /// on where this build, CPU and method have them (host/cpu_mechanism_lanes.hpp: blocks of
+  /// mechanisms of one kind; for step(), of one kind with the step's loads held); the same bits
+  /// either way. On by default.
   virtual void use_lanes(bool on) = 0;
-  /// The mechanisms advance() steps in lanes (none on the GPU).
+  /// The mechanisms the latest advance() or step() stepped in lanes (before either, those advance()
+  /// would; none on the GPU).
   virtual index_t mechanisms_in_lanes() const = 0;
   /// What steps the mechanisms: "cpu", "cuda: <device>", or for "auto" on the CPU why (choose_backend).
   virtual const std::string& backend() const = 0;

@@ -461,23 +461,37 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
       blocks_->advance(u, stepper_.method, mechs_, states_.data(), record, stepper_.t0, stepper_.h, steps_, steps, out);
     for (std::size_t i = 0; i < before.size(); ++i) latest_[i] = r_.iterations[i] - before[i];
     steps_ += steps;
+    in_lanes_ = blocks_->mechanisms_in_lanes();
   }
-  void use_lanes(bool on) override { blocks_.emplace(mechs_, on && !gpu_); }
-  index_t mechanisms_in_lanes() const override { return blocks_->mechanisms_in_lanes(); }
+  void use_lanes(bool on) override {
+    lanes_ = on && !gpu_;
+    blocks_.emplace(mechs_, lanes_);
+    in_lanes_ = blocks_->mechanisms_in_lanes();
+  }
+  index_t mechanisms_in_lanes() const override { return in_lanes_; }
+  /// The caller's loads held on every mechanism, then one step by blocks of mechanisms of one kind,
+  /// made anew (the loads' zero pattern is part of a kind: lane_kind), then the loads released.
   void step(const MechanismLoads& loads) override {
     check_finite(loads);
-    if (gpu_) return advance_on_gpu(1, SampleView<double>{nullptr, mechanisms(), 0, 0, 1, 0}, loads);
-    const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
     const index_t n = mechanisms();
     const SampleView<double> none{nullptr, n, 0, 0, 1, 0};
-#pragma omp parallel for schedule(dynamic, 16)
+    if (gpu_) return advance_on_gpu(1, none, loads);
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) mechanism::hold_loads(mechs_[i], loads, i);
+    const typename FixedSteps<Integrator>::Blocks blocks(mechs_, lanes_);
+    const BodyRecord record{r_.status.data(), r_.iterations.data(), r_.failed_step.data()};
+    const std::vector<index_t> before = r_.iterations;
+    const index_t units = blocks.units();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (index_t u = 0; u < units; ++u)
+      blocks.advance(u, stepper_.method, mechs_, states_.data(), record, stepper_.t0, stepper_.h, steps_, 1, none);
+#pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) {
-      const index_t before = r_.iterations[i];
-      mechanism::advance_mechanism_with_loads(stepper_.method, mechs_[i], states_.data(), record, i, stepper_.t0,
-                                              stepper_.h, steps_, 1, none, loads);
-      latest_[i] = r_.iterations[i] - before;
+      mechanism::hold_loads(mechs_[i], MechanismLoads{}, i);
+      latest_[std::size_t(i)] = r_.iterations[i] - before[std::size_t(i)];
     }
     steps_ += 1;
+    in_lanes_ = blocks.mechanisms_in_lanes();
   }
   void initialize(const MechanismLoads& loads) override {
     if (steps_ != 0)
@@ -544,6 +558,8 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   std::unique_ptr<MechanismBatch> gpu_;  ///< backend cuda: the mechanisms' states and records there
   mutable bool states_current_ = true;   ///< whether states_ holds the GPU's states
   std::optional<typename FixedSteps<Integrator>::Blocks> blocks_;  ///< advance()'s units of work (CPU)
+  bool lanes_ = true;                                              ///< use_lanes()
+  index_t in_lanes_ = 0;  ///< the mechanisms the latest advance() or step() stepped in lanes
   int bodies_;
   std::vector<std::string> body_names_;
   std::vector<std::string> docs_;  ///< the per-body channels' descriptions (channels_ points into them)

@@ -631,17 +631,17 @@ class MechanismEnsemble(_Stepped):
         return self._core.assembly_corrections()[1]
 
     def use_lanes(self, on: bool = True):
-        """Turn the CPU's SIMD lanes off for :meth:`advance` (every mechanism its scalar step) or back on
-        where this build, CPU and method have them; the same bits either way."""
+        """Turn the CPU's SIMD lanes off for :meth:`advance` and :meth:`step` (every mechanism its scalar
+        step) or back on where this build, CPU and method have them; the same bits either way."""
         self._core.use_lanes(on)
 
     mechanisms_in_lanes = property(
         lambda self: self._core.mechanisms_in_lanes,
-        doc="The mechanisms :meth:`advance` steps together in SIMD lanes, bit for bit the scalar step "
-            "(host/cpu_mechanism_lanes.hpp): blocks of consecutive mechanisms of one kind — AVX2 four, "
-            "AVX-512 eight — with every mechanism method, of either capacity; 0 on the GPU "
-            "and where ``quatstep._core.simd_lanes`` is False. :meth:`step` with loads steps each "
-            "mechanism alone.")
+        doc="The mechanisms the latest :meth:`advance` or :meth:`step` stepped together in SIMD lanes (before "
+            "either, those :meth:`advance` would), bit for bit the scalar step (host/cpu_mechanism_lanes.hpp): "
+            "blocks of consecutive mechanisms of one kind — AVX2 four, AVX-512 eight; for :meth:`step`, of "
+            "one kind with the step's loads held, made anew each step — with every mechanism method, of "
+            "either capacity; 0 on the GPU and where ``quatstep._core.simd_lanes`` is False.")
     mechanisms = property(lambda self: self._core.mechanisms, doc="Number of mechanisms.")
     bodies = property(lambda self: self._core.bodies, doc="Bodies per mechanism.")
     body_names = property(lambda self: self.scenario.body_names, doc="The bodies, in the channels' order.")

@@ -58,7 +58,7 @@ def test_steps_give_the_commands_samples_bit_for_bit():
 def test_lanes_step_blocks_of_mechanisms_with_the_scalar_steps_bits():
     """Ten slider-cranks: one block of eight in AVX-512 lanes or two of four in AVX2 where this process
     has lanes (tests/mechanism_lanes_test.cpp checks them bit for bit in C++), none without; with the
-    lanes off, the same bits."""
+    lanes off, the same bits, after advance() and after coupled steps."""
     isa = quatstep._core.simd_isa
     text = sweep_text().replace("size = 8", "size = 10")
     lanes, alone = quatstep.MechanismEnsemble(text), quatstep.MechanismEnsemble(text)
@@ -69,6 +69,15 @@ def test_lanes_step_blocks_of_mechanisms_with_the_scalar_steps_bits():
     now, then = lanes.observe(), alone.observe()
     for name in lanes.channels:
         assert_bitwise(now[name], then[name], name)
+    # coupled steps with loads: the blocks are made with each step's loads held
+    force = np.random.default_rng(5).normal(0, 0.5, (20, 10, 3, 3))
+    for f in force:
+        lanes.step(force=f)
+        alone.step(force=f)
+    assert lanes.mechanisms_in_lanes == (8 if isa else 0) and alone.mechanisms_in_lanes == 0
+    now, then = lanes.observe(), alone.observe()
+    for name in lanes.channels:
+        assert_bitwise(now[name], then[name], f"{name} after coupled steps")
     assert lanes.failures == 0
 
 

@@ -98,9 +98,10 @@ QS_HD void hold_loads(Mech& m, const MechanismLoads& loads, index_t i) {
 }
 
 /// advance_mechanism's step range with `loads` held over every step besides the mechanism's own
-/// (zero-order hold; none: the plain step range, `m` untouched): the coupled step of both backends —
-/// one step with the caller's loads (MechanismEnsemble::step) or steps without them — on the CPU's
-/// MechanismEnsemble and the GPU's advance_mechanism_steps. `m` is left as it was.
+/// (zero-order hold; none: the plain step range, `m` untouched): a MechanismEnsemble's steps on the
+/// GPU (advance_mechanism_steps), one step with the caller's loads (step()) or steps without them
+/// (advance()). The CPU's ensemble holds the loads the same way on every mechanism, then steps them by
+/// blocks in SIMD lanes or alone, with the same bits. `m` is left as it was.
 template <class Integrator>
 QS_HD void advance_mechanism_with_loads(const Integrator& integrator, typename Integrator::ModelType& m,
                                         typename Integrator::State* states, const BodyRecord& record, index_t i,
