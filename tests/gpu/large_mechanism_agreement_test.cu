@@ -26,7 +26,7 @@ struct EngineBatch {
   }
 };
 
-INSTANTIATE_TYPED_TEST_SUITE_P(Large, MechanismStrictAgreement, EngineBatch);
+INSTANTIATE_TYPED_TEST_SUITE_P(StrictLargeMechanisms, MechanismStrictAgreement, EngineBatch);
 
 }  // namespace
 }  // namespace quatstep::testing

@@ -155,7 +155,8 @@ void expect_adaptive_steps_identical(const Batch& batch) {
 }
 
 /// The two tests on a batch (a type with Capacity, failing, h and make()): every method with fixed
-/// steps, and adaptive steps; each file instantiates them for its capacity's batch.
+/// steps, and adaptive steps; each file instantiates them for its capacity's batch, named
+/// StrictSmallMechanisms and StrictLargeMechanisms (ctest's names start with them).
 template <class Batch>
 class MechanismStrictAgreement : public ::testing::Test {};
 TYPED_TEST_SUITE_P(MechanismStrictAgreement);

@@ -23,7 +23,7 @@ struct MixedBatch {
   }
 };
 
-INSTANTIATE_TYPED_TEST_SUITE_P(Small, MechanismStrictAgreement, MixedBatch);
+INSTANTIATE_TYPED_TEST_SUITE_P(StrictSmallMechanisms, MechanismStrictAgreement, MixedBatch);
 
 }  // namespace
 }  // namespace quatstep::testing
