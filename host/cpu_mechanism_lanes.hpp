@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -83,18 +84,19 @@ struct MechanismLaneForm<AdaptiveHht<mechanism::MechanismHhtFamily<mechanism::Me
 /// thread's stack cannot be read (its bounds are read once per thread: for the main thread glibc
 /// reads them from /proc/self/maps).
 inline std::size_t stack_left() {
-  thread_local const char* const low = [] {
+  thread_local const std::uintptr_t low = [] {
     pthread_attr_t attr;
     void* address = nullptr;
     std::size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return static_cast<const char*>(nullptr);
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return std::uintptr_t(0);
     const int rc = pthread_attr_getstack(&attr, &address, &size);
     pthread_attr_destroy(&attr);
-    return rc == 0 ? static_cast<const char*>(address) : nullptr;
+    return rc == 0 ? reinterpret_cast<std::uintptr_t>(address) : std::uintptr_t(0);
   }();
   const char here = 0;
-  if (!low || &here < low) return std::numeric_limits<std::size_t>::max();
-  return std::size_t(&here - low);
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(&here);
+  if (low == 0 || at < low) return std::numeric_limits<std::size_t>::max();
+  return std::size_t(at - low);
 }
 
 /// What a block of `width` lanes of Mech keeps on the stack at most, estimated from above: the lane
