@@ -40,6 +40,11 @@ class DeviceArray {
   void download(T* host, std::size_t count) const {
     check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
   }
+  /// Elements [first, first + count) into `host`, queued on `stream` (the host waits only when
+  /// `host` is pageable or when it synchronises the stream).
+  void download_async(T* host, std::size_t first, std::size_t count, cudaStream_t stream) const {
+    check(cudaMemcpyAsync(host, data_ + first, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync to host");
+  }
   T at(std::size_t i) const {
     T value;
     check(cudaMemcpy(&value, data_ + i, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy to host");

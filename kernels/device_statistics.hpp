@@ -5,19 +5,21 @@
 // same samples:
 //   values      the CPU's lines (statistics/observable_formula.hpp), no FMA contraction
 //   mean, std   the exact sums of statistics/exact_sum.hpp, as 64-bit integer atomics on the
-//               superaccumulator's limbs (integer addition is associative: any order, same bits),
+//               superaccumulator's limbs, each thread's values summed in registers first
+//               (statistics/limb_window.hpp; integer addition is associative: any order, same bits),
 //               rounded on the host by the CPU's code (Accumulator::from_state … summary)
 //   min, max    integer atomics on total_order_key (the CPU's total order, −0 before +0)
 //   histogram   locate_bin, the CPU's binning, counted with integer atomics
 //   quantiles   exact order statistics from a CUB radix sort of the finite values' total_order_keys
 //               (integers in total_less's order; a radix sort of the doubles themselves would put a
-//               negative NaN first and take ±0 as equal), interpolated on the host by the CPU's
-//               quantile_value
+//               negative NaN first and take ±0 as equal), gathered on the device at the CPU's ranks,
+//               interpolated on the host by the CPU's quantile_value
 // tests/gpu/device_statistics_test.cu checks the identity on buffers with NaN, ±inf, ±0, subnormals
 // and failed bodies. The implementation is kernels/device_statistics.cu; this header is plain C++.
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -39,9 +41,11 @@ class DeviceStatistics {
   /// `newton` to the channel newton_iterations (iterations per step since the previous sample, from
   /// the bodies' running totals, as the CPU's run loop computes them), over `bodies` bodies whose
   /// samples are `steps_per_sample` steps apart. Needs supports(sampled, layout, bodies) and a
-  /// current device.
+  /// current device. At most `max_pending` samples (0: as many as 64 MB of slots hold, 1 … 64) are
+  /// reduced on the device before the host collects their integers in one copy.
   DeviceStatistics(const statistics::StatisticsSpec& sampled, const statistics::ChannelLayout& layout,
-                   const statistics::StatisticsSpec& newton, index_t bodies, index_t steps_per_sample);
+                   const statistics::StatisticsSpec& newton, index_t bodies, index_t steps_per_sample,
+                   int max_pending = 0);
   ~DeviceStatistics();
   DeviceStatistics(const DeviceStatistics&) = delete;
   DeviceStatistics& operator=(const DeviceStatistics&) = delete;
@@ -54,14 +58,20 @@ class DeviceStatistics {
   };
   /// Samples [first, first + count) of a device buffer in SampleView's layout ([sample][scalar][body],
   /// `scalars` scalars per body), over the bodies healthy at each sample by `records` (as
-  /// EnsembleStatistics::add): one ReducedSample per sample, kept for take(). Sample 0 also stores
+  /// EnsembleStatistics::add): one ReducedSample per sample, kept for take(). The work is
+  /// enqueued on the default stream after what reads `samples` and `records`; the host waits only
+  /// when the slots are full. Sample 0 also stores
   /// the drifts' x₀. With Newton observables, one sample per call (count 1: the totals are the
   /// sample's).
   void reduce(const double* samples, index_t first, index_t count, int scalars, const Records& records);
   void reduce(const float* samples, index_t first, index_t count, int scalars, const Records& records);
 
-  /// The samples reduced since the last take, from sample `first` on (first = −1 when there are none).
-  std::vector<statistics::ReducedSample> take(index_t& first);
+  /// The samples reduced since the last take and below sample `end`, from sample `first` on
+  /// (first = −1 when there are none); waits for their reductions alone, not for later work on the
+  /// GPU (the next launch of a pipelined run).
+  std::vector<statistics::ReducedSample> take(index_t& first, index_t end = std::numeric_limits<index_t>::max());
+  /// The GPU time of the reductions taken so far (CUDA events around each sample's work).
+  double gpu_seconds() const;
 
   /// The drifts' x₀ of sampled observable k (EnsembleStatistics::initial_values' layout) and the
   /// bodies' iteration totals at the last sample, and back from a checkpoint.

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -20,6 +21,7 @@
 
 #include "quatstep/quaternion.hpp"
 #include "statistics.hpp"
+#include "statistics/limb_window.hpp"
 
 using namespace quatstep;
 using namespace quatstep::statistics;
@@ -188,6 +190,40 @@ TEST(ExactSum, NonFiniteValuesGiveTheIeeeResultInAnyOrder) {
   ExactSum big, big_sq;  // x² overflows: the variance is inf
   big.add(1e200), big.add(-1e200), big_sq.add_square(1e200), big_sq.add_square(-1e200);
   EXPECT_EQ(exact_variance(big, big_sq, 2), INFINITY);
+}
+
+TEST(LimbWindow, HeldBackSumsGiveTheSameLimbs) {
+  // The GPU reduction's per-thread windows (kernels/device_statistics.cu): values handed on in
+  // windows, by threads that take every 7th, 13th … value, give the limbs of ExactSum itself —
+  // for wild exponents (every value moves the window), clustered ones (few hand-ons), zeros and
+  // subnormals.
+  std::vector<double> clustered(3000);
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double& x : clustered) x = std::ldexp(u(gen), 40 + int(gen() % 3));  // three binary orders
+  for (std::size_t i = 0; i < clustered.size(); i += 17) clustered[i] = 0;
+  std::vector<double> wild = wild_values(3000, 9, true);
+  for (std::vector<double>* values : {&wild, &clustered}) {
+    const std::vector<double>& x = *values;
+    ExactSum direct;
+    for (double v : x) direct.add(v);
+    for (int threads : {1, 7, 13, 256}) {
+      std::array<std::int64_t, ExactSum::limbs> limb{};
+      int hand_ons = 0;
+      const auto hand_on = [&](int l, std::int64_t s) { limb[std::size_t(l)] += s, ++hand_ons; };
+      for (int t = 0; t < threads; ++t) {
+        LimbWindow w;
+        for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) w.add(limb_pieces(x[i]), hand_on);
+        w.drain(hand_on);
+        EXPECT_EQ(w.base, -1);
+      }
+      propagate_carries(limb.data(), ExactSum::limbs);
+      EXPECT_EQ(limb, direct.parts().limb) << threads << " threads";
+      if (values != &clustered || threads > 13) continue;
+      // Clustered values: far fewer hand-ons than the three pieces per value of direct atomics.
+      EXPECT_LT(hand_ons, int(x.size()) / 10) << threads << " threads";
+    }
+  }
 }
 
 // ---------------------------------------------------------------- quantiles, bins, extremes

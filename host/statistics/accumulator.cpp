@@ -140,10 +140,7 @@ std::vector<double> quantiles(std::vector<double>& x, const std::vector<double>&
 
 QuantileRank quantile_rank(std::size_t n, double p) {
   if (!(p >= 0 && p <= 1)) throw StatisticsError("quantile level " + sampling::format_number(p) + ", must be in [0, 1]");
-  const double h = double(n - 1) * p;
-  const std::size_t k = std::min(std::size_t(h), n - 1);
-  const double f = h - double(k);
-  return {k, f, f > 0 && k + 1 < n};
+  return checked_quantile_rank(n, p);
 }
 
 double quantile_value(const QuantileRank& r, double lower, double upper) {

@@ -90,6 +90,14 @@ struct QuantileRank {
   double f;
   bool interpolates;
 };
+/// For n >= 1 values and a level p in [0, 1] (quantile_rank checks p); QS_HD: the GPU reduction
+/// gathers the order statistics it names (kernels/device_statistics.cu).
+QS_HD inline QuantileRank checked_quantile_rank(std::size_t n, double p) {
+  const double h = double(n - 1) * p;
+  const std::size_t k = std::size_t(h) < n - 1 ? std::size_t(h) : n - 1;
+  const double f = h - double(k);
+  return {k, f, f > 0 && k + 1 < n};
+}
 QuantileRank quantile_rank(std::size_t n, double p);
 double quantile_value(const QuantileRank& r, double lower, double upper);
 

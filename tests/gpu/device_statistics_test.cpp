@@ -111,8 +111,10 @@ std::pair<std::vector<ReducedSample>, EnsembleStatistics> on_cpu(const std::vect
   return {rows, std::move(cpu)};
 }
 
+/// Samples reduced in one call or one by one, with `max_pending` slots (0: the default), taken
+/// after every call or (take_each false) once at the end.
 template <class S>
-void check_precision(bool sample_by_sample) {
+void check_precision(bool sample_by_sample, int max_pending = 0, bool take_each = true) {
   const ChannelLayout layout = ChannelLayout::rigid_body();
   const int scalars = layout.scalars();
   const std::vector<double> x64 = sample_buffer(scalars);
@@ -124,16 +126,22 @@ void check_precision(bool sample_by_sample) {
   const cuda::DeviceArray<Status> d_status(r.status);
   const cuda::DeviceArray<index_t> d_failed(r.failed_step);
   // Newton iterations need one sample per reduce (the totals are the sample's): only then are they reduced.
-  cuda::DeviceStatistics gpu(spec(), layout, sample_by_sample ? newton_spec() : StatisticsSpec{}, bodies, steps_per_sample);
+  cuda::DeviceStatistics gpu(spec(), layout, sample_by_sample ? newton_spec() : StatisticsSpec{}, bodies, steps_per_sample,
+                             max_pending);
   std::vector<ReducedSample> rows;
-  for (index_t j = 0; j < samples; j += sample_by_sample ? 1 : samples) {
-    const index_t count = sample_by_sample ? 1 : samples;
-    const cuda::DeviceArray<index_t> d_totals(r.totals[j]);
-    gpu.reduce(d_x.data() + j * scalars * bodies, j, count, scalars, {d_status.data(), d_failed.data(), d_totals.data()});
+  std::vector<cuda::DeviceArray<index_t>> d_totals;  // alive until their reductions are taken
+  const auto take = [&](index_t from) {
     index_t first = -1;
     for (auto& row : gpu.take(first)) rows.push_back(std::move(row));
-    EXPECT_EQ(first, j);
+    EXPECT_EQ(first, from);
+  };
+  for (index_t j = 0; j < samples; j += sample_by_sample ? 1 : samples) {
+    const index_t count = sample_by_sample ? 1 : samples;
+    d_totals.emplace_back(r.totals[j]);
+    gpu.reduce(d_x.data() + j * scalars * bodies, j, count, scalars, {d_status.data(), d_failed.data(), d_totals.back().data()});
+    if (take_each) take(j);
   }
+  if (!take_each) take(0);
   ASSERT_EQ(rows.size(), expected.size());
   const StatisticsSpec s = spec();
   for (std::size_t j = 0; j < rows.size(); ++j) {
@@ -148,6 +156,7 @@ void check_precision(bool sample_by_sample) {
   }
   for (std::size_t k = 0; k < s.observables.size(); ++k)
     EXPECT_TRUE(testing::same_bits(cpu.initial_values(k), gpu.initial_values(k), "initial values"));
+  EXPECT_GT(gpu.gpu_seconds(), 0.0);  // the events around each sample's reduction
 }
 
 TEST(DeviceStatistics, EqualsTheCpuBitwiseOnDoubleSamples) {
@@ -158,6 +167,14 @@ TEST(DeviceStatistics, EqualsTheCpuBitwiseOnDoubleSamples) {
 TEST(DeviceStatistics, EqualsTheCpuBitwiseOnFloatSamplesReducedOneByOne) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   check_precision<float>(true);
+}
+
+// Fewer slots than samples: the host collects when they are full, in the middle of one call's
+// samples or between calls, and the rows come out whole and in order.
+TEST(DeviceStatistics, EqualsTheCpuBitwiseWhenTheSlotsFill) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  check_precision<double>(false, 2);
+  check_precision<double>(true, 2, false);
 }
 
 TEST(DeviceStatistics, TheAwkwardValuesAreThere) {  // the test above is not vacuous
