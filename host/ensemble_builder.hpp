@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -65,30 +66,53 @@ typename ModelEntry::Parameters parameters(const std::vector<double>& table, ind
   return p;
 }
 
-/// Samples for a caller's double window from an ensemble of precision S: the window itself for
-/// double, else a float staging window widened into the caller's after each write (none for a
-/// window without data: samples for device statistics alone).
-template <class S>
+/// Host memory of T for a backend: Backend::HostVector<T> where it has one (cuda::CudaEnsemble:
+/// pinned, for copies that overlap its kernels), std::vector otherwise.
+template <class Backend, class T, class = void>
+struct host_vector {
+  using type = std::vector<T>;
+};
+template <class Backend, class T>
+struct host_vector<Backend, T, std::void_t<typename Backend::template HostVector<T>>> {
+  using type = typename Backend::template HostVector<T>;
+};
+
+/// Samples for a caller's double windows from an ensemble of precision S: the window itself for
+/// double, else a float staging window (one per window in flight, two at most) widened into the
+/// caller's when its samples are there (none for a window without data: samples for device
+/// statistics alone). Windows are widened in the order they were made.
+template <class S, class Staging = std::vector<S>>
 class Widening {
  public:
   SampleView<S> window(const SampleView<double>& out) {
+    pending_.push_back(out);
     if constexpr (std::is_same_v<S, double>) {
       return out;
     } else if (!out.data) {
       return SampleView<S>{nullptr, out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
     } else {
-      staging_.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
-      return SampleView<S>{staging_.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
+      Staging& staging = staging_[next_];
+      next_ = 1 - next_;
+      staging.resize(static_cast<std::size_t>(out.samples * out.scalars * out.bodies));
+      return SampleView<S>{staging.data(), out.bodies, out.first_sample, out.samples, out.stride, out.scalars};
     }
   }
-  void widen(const SampleView<double>& out) const {
+  /// The oldest window's samples into its caller's window.
+  void widen() {
+    const SampleView<double> out = pending_.front();
+    pending_.pop_front();
     if constexpr (!std::is_same_v<S, double>)
-      if (out.data)
-        for (std::size_t k = 0; k < staging_.size(); ++k) out.data[k] = double(staging_[k]);
+      if (out.data) {
+        const Staging& staging = staging_[oldest_];
+        oldest_ = 1 - oldest_;
+        for (std::size_t k = 0; k < staging.size(); ++k) out.data[k] = double(staging[k]);
+      }
   }
 
  private:
-  std::vector<S> staging_;  // float only
+  std::deque<SampleView<double>> pending_;
+  Staging staging_[2];  // float only: used in turn
+  int next_ = 0, oldest_ = 0;
 };
 
 /// Whether Backend reduces statistics where its samples are (cuda::CudaEnsemble).
@@ -97,6 +121,12 @@ struct reduces_statistics : std::false_type {};
 template <class Backend>
 struct reduces_statistics<Backend, std::void_t<decltype(std::declval<Backend&>().attach_statistics(nullptr))>>
     : std::true_type {};
+
+/// Whether Backend queues its advances (cuda::CudaEnsemble: launch() and complete()).
+template <class Backend, class = void>
+struct queueing : std::false_type {};
+template <class Backend>
+struct queueing<Backend, std::void_t<decltype(std::declval<Backend&>().complete())>> : std::true_type {};
 
 /// Whether Backend keeps the state in device memory (cuda::CudaEnsemble: device_state()).
 template <class Backend, class = void>
@@ -162,12 +192,44 @@ class BackendAdapter final : public Ensemble {
     if (bodies > 0) layout_ = probe_layout(backend_.integrator(), backend_.model(0));
   }
   void initialize(const SampleView<double>& out) override {
+    complete_all();
     backend_.initialize(initial_, widening_.window(out));
-    widening_.widen(out);
+    widening_.widen();
   }
   void advance(index_t steps, const SampleView<double>& out) override {
-    backend_.advance(steps, widening_.window(out));
-    widening_.widen(out);
+    launch(steps, out);
+    complete_all();
+  }
+  void launch(index_t steps, const SampleView<double>& out) override {
+    if constexpr (queueing<Backend>::value) {
+      backend_.launch(steps, widening_.window(out));
+      ++in_flight_;
+    } else {
+      backend_.advance(steps, widening_.window(out));
+      widening_.widen();
+    }
+  }
+  void complete() override {
+    if constexpr (queueing<Backend>::value) {
+      if (in_flight_ == 0) return;
+      backend_.complete();
+      widening_.widen();
+      --in_flight_;
+    }
+  }
+  bool queues() const override { return queueing<Backend>::value; }
+  HostBuffer host_buffer(std::size_t count) const override {
+    if constexpr (queueing<Backend>::value) {
+      using Pinned = typename Backend::template HostVector<double>;
+      double* p = typename Pinned::allocator_type().allocate(count);
+      return HostBuffer(p, [](double* q) { typename Pinned::allocator_type().deallocate(q, 0); });
+    } else {
+      return Ensemble::host_buffer(count);
+    }
+  }
+  double device_seconds() const override {
+    if constexpr (queueing<Backend>::value) return backend_.kernel_seconds();
+    else return 0;
   }
   const std::vector<Status>& status() const override { return backend_.status(); }
   const std::vector<index_t>& newton_iterations() const override { return backend_.newton_iterations(); }
@@ -179,6 +241,7 @@ class BackendAdapter final : public Ensemble {
             backend_.newton_iterations(), backend_.failed_step(), step_records()};
   }
   void restore(const EnsembleState& s) override {
+    complete_all();
     backend_.import_state(std::vector<S>(s.state.begin(), s.state.end()), s.status, s.newton_iterations, s.failed_step,
                           s.steps_done);
     backend_.import_step_records(s.steps);
@@ -207,6 +270,7 @@ class BackendAdapter final : public Ensemble {
     else return 0;
   }
   void observe(const SampleView<double>& out) const override {
+    if (in_flight_) throw std::logic_error("Ensemble::observe: a launch is in flight (complete() first)");
     const SampleView<S> w = widening_.window(out);
     const auto& state = backend_.state_data();  // the CPU's storage itself; a copy from the GPU
     const std::vector<Status>& status = backend_.status();
@@ -214,7 +278,7 @@ class BackendAdapter final : public Ensemble {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i)
       write_sample(w, k, i, backend_.integrator(), backend_.model(i), body_state(state, i), status[i] == Status::ok);
-    widening_.widen(out);
+    widening_.widen();
   }
   void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const override {
     if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
@@ -242,9 +306,14 @@ class BackendAdapter final : public Ensemble {
     return s;
   }
 
+  void complete_all() {
+    while (in_flight_ > 0) complete();
+  }
+
   Backend backend_;
   std::vector<Kinematics> initial_;
-  mutable Widening<S> widening_;  // observe() writes through it too
+  mutable Widening<S, typename host_vector<Backend, S>::type> widening_;  // observe() writes through it too
+  int in_flight_ = 0;  // launches not yet completed
   StateLayout layout_;
 };
 

@@ -68,6 +68,10 @@ std::unique_ptr<Ensemble> make_cuda_ensemble(const Scenario& sc) {
 }
 #endif
 
+HostBuffer Ensemble::host_buffer(std::size_t count) const {
+  return HostBuffer(new double[count], [](double* p) { delete[] p; });
+}
+
 std::unique_ptr<Ensemble> make_ensemble(const Scenario& sc, const BackendChoice& backend) {
 #ifdef QUATSTEP_WITH_CUDA
   if (backend.backend == Backend::cuda) return make_cuda_ensemble(sc);

@@ -52,6 +52,9 @@ struct StateStorage {
   int device = -1;
 };
 
+/// Host memory for sample windows (Ensemble::host_buffer), freed as it was allocated.
+using HostBuffer = std::unique_ptr<double[], void (*)(double*)>;
+
 class Ensemble {
  public:
   virtual ~Ensemble() = default;
@@ -61,6 +64,20 @@ class Ensemble {
   /// adaptive steps ([time] adaptive = true) a "step" is an output interval dt: each body takes steps
   /// of its own size through the next `steps` output times, and sample k is its state at t_start + k·dt.
   virtual void advance(index_t steps, const SampleView<double>& out) = 0;
+  /// advance() queued where the backend can queue (CUDA: the kernel, the statistics' reduction
+  /// and the window's copy), so that the caller prepares the next advance meanwhile: `out` holds
+  /// the samples once complete() has returned for this launch (in order; at most two in flight).
+  /// Elsewhere it advances at once.
+  virtual void launch(index_t steps, const SampleView<double>& out) { advance(steps, out); }
+  /// Waits for the oldest launch in flight, if any.
+  virtual void complete() {}
+  /// Whether launch() returns before the work is done (two launches then keep the GPU busy).
+  virtual bool queues() const { return false; }
+  /// Host memory for `count` samples' scalars that launch() copies into without the host waiting:
+  /// page-locked (pinned) for CUDA, ordinary elsewhere.
+  virtual HostBuffer host_buffer(std::size_t count) const;
+  /// The GPU's time in the integration kernels so far (CUDA events); 0 on the CPU.
+  virtual double device_seconds() const { return 0; }
   virtual const std::vector<Status>& status() const = 0;
   virtual const std::vector<index_t>& newton_iterations() const = 0;  ///< per body, total
   virtual const std::vector<index_t>& failed_step() const = 0;        ///< per body, −1 if none

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <future>
 #include <iomanip>
@@ -179,12 +180,13 @@ class RunStatistics {
 #endif
     return false;
   }
-  /// The device's summaries of samples [first, first + count) (none without reduce_on_device).
+  /// The device's summaries of samples [first, first + count) (none without reduce_on_device):
+  /// waits for their reductions, not for what the GPU was given after them.
   ReducedRows take_reduced([[maybe_unused]] index_t first, [[maybe_unused]] index_t count) {
 #ifdef QUATSTEP_WITH_CUDA
     if (device_) {
       index_t from = -1;
-      ReducedRows rows = device_->take(from);
+      ReducedRows rows = device_->take(from, first + count);
       if (index_t(rows.size()) != count || (count > 0 && from != first))
         throw std::logic_error("RunStatistics: the GPU reduced samples " + std::to_string(from) + " + " +
                                std::to_string(rows.size()) + ", expected " + std::to_string(first) + " + " + std::to_string(count));
@@ -192,6 +194,14 @@ class RunStatistics {
     }
 #endif
     return {};
+  }
+
+  /// The GPU's time in the reductions taken so far (0 when they are not on the GPU).
+  double gpu_seconds() const {
+#ifdef QUATSTEP_WITH_CUDA
+    if (device_) return device_->gpu_seconds();
+#endif
+    return 0;
   }
 
   /// The carried values (no sample is pending between two windows).
@@ -385,7 +395,7 @@ index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
 }
 
-RunResult run_scenario(const Scenario& sc, const RunOptions& options, const OpenOutput& open) {
+RunResult run_scenario(const Scenario& sc, const RunOptions& options, const OpenOutput& open, const MakeEnsemble& make) {
   const auto start = Clock::now();
   const ThreadCount threads(options.threads);
   RunResult result;
@@ -415,33 +425,37 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
     result.redrawn_bodies = opened.resume->redrawn_bodies;
     result.redraws = opened.resume->redraws;
   }
-  const std::unique_ptr<Ensemble> ensemble = make_ensemble(sc, backend);
+  const std::unique_ptr<Ensemble> ensemble = make(sc, backend);
   const bool device_statistics = stats && stats->reduce_on_device(*ensemble, backend, sc.shard.has_value());
   // Samples leave the ensemble for trajectories and for statistics reduced here; else (statistics
   // on the GPU, no trajectories) only the statistics do.
   const bool samples_out = !trajectories.rows.empty() || (stats && !device_statistics);
 
-  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k. Two
-  // buffers: the writer thread writes one window while the ensemble fills the other.
-  std::vector<double> buffers[2] = {std::vector<double>(static_cast<std::size_t>(samples_out ? scalars * n : 0)), {}};
+  const double window_bytes = samples_out ? sample_buffer_bytes : device_window_bytes;
+  const index_t max_samples = std::clamp<index_t>(
+      index_t(window_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))), 1, std::max<index_t>(sc.samples(), 1));
+  // The sample window of a chunk (done, done + k]: samples j with done < j·stride ≤ done + k, at
+  // most max_samples of them. Two buffers, from the ensemble (pinned for the GPU, whose copies then
+  // overlap the next launch): the writer thread writes one window while the ensemble fills the other.
+  const std::size_t buffer_size = samples_out ? std::size_t(max_samples * scalars * n) : 0;
+  const HostBuffer buffers[2] = {ensemble->host_buffer(buffer_size), ensemble->host_buffer(buffer_size)};
   // The samples the ensemble takes: those the host reads, or those it reduces on the GPU (into its
   // own buffers; data is null then); none at all when nothing is recorded but the final records.
   const bool samples_taken = samples_out || device_statistics;
-  const auto view = [&](std::vector<double>& buffer, index_t first, index_t count) {
-    return SampleView<double>{samples_out ? buffer.data() : nullptr, n, first, samples_taken ? count : 0, sc.stride,
-                              scalars};
+  const auto view = [&](int buffer, index_t first, index_t count) {
+    return SampleView<double>{samples_out ? buffers[buffer].get() : nullptr, n, first, samples_taken ? count : 0,
+                              sc.stride, scalars};
   };
-  int filling = 0;
   index_t samples_written = 0;
   WindowWriter writer;
-  const auto consume = [&](index_t first, index_t count, const std::vector<double>& buffer, const Records& records,
+  const auto consume = [&](index_t first, index_t count, const double* samples, const Records& records,
                            ReducedRows reduced) {
     const std::vector<double> times = sample_times(sc, first, count);
     const auto t0 = Clock::now();
-    out.write_samples(first, count, buffer.data(), times.data());
+    out.write_samples(first, count, samples, times.data());
     const auto t1 = Clock::now();
     if (stats && count > 0) {
-      const StatisticsRows rows = stats->add(first, count, buffer.data(), records, file.shard_statistics, std::move(reduced));
+      const StatisticsRows rows = stats->add(first, count, samples, records, file.shard_statistics, std::move(reduced));
       out.write_statistics(first, rows.summaries);
       if (file.shard_statistics) out.write_statistics_states(first, rows.states);
     }
@@ -455,20 +469,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   };
   index_t done = 0;
   if (opened.resume) {  // the initial state, then the checkpoint over it
-    ensemble->initialize(view(buffers[0], 0, 0));
+    ensemble->initialize(view(0, 0, 0));
     const Checkpoint& c = opened.resume->checkpoint;
     ensemble->restore({c.steps_done, c.state, c.status, c.newton_iterations, c.failed_step, c.steps});
     if (stats) stats->restore(c);
     done = c.steps_done;
     samples_written = done / sc.stride + 1;
   } else {
-    ensemble->initialize(view(buffers[0], 0, 1));
-    consume(0, 1, buffers[0], records(), stats ? stats->take_reduced(0, 1) : ReducedRows{});
+    ensemble->initialize(view(0, 0, 1));
+    consume(0, 1, buffers[0].get(), records(), stats ? stats->take_reduced(0, 1) : ReducedRows{});
     samples_written = 1;
   }
 
-  const double window_bytes = samples_out ? sample_buffer_bytes : device_window_bytes;
-  const index_t max_samples = std::max<index_t>(1, index_t(window_bytes / (sizeof(double) * scalars * std::max<index_t>(n, 1))));
   index_t max_chunk = max_samples * sc.stride;
   if (options.max_chunk_steps > 0) max_chunk = std::min(max_chunk, options.max_chunk_steps);
   const bool aligned = stats && stats->needs_sample_aligned_chunks();
@@ -476,37 +488,60 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   const auto loop_start = Clock::now();
   const index_t done_before = done, remaining = sc.time.steps - done;
   std::optional<ProgressBar> bar;
+  // Launches in flight: the ensemble queues a launch behind the running one where it can (the
+  // GPU), so that it never waits for the host between windows — not where the statistics are
+  // reduced here, which need each window's records as they are when it ends.
+  const bool pipelined = ensemble->queues() && (!stats || device_statistics);
+  struct Launch {
+    index_t first, count, steps;
+    int buffer;
+  };
+  std::deque<Launch> in_flight;
+  index_t completed = done;  // steps of the completed launches
+  int filling = 0, writing = -1;  // the buffer the next window goes to, the one the writer thread holds
+  const auto complete_oldest = [&] {
+    ensemble->complete();
+    const Launch l = in_flight.front();
+    in_flight.pop_front();
+    completed += l.steps;
+    if (l.count == 0) return;
+    writer.submit([&consume, samples = buffers[l.buffer].get(), first = l.first, count = l.count, r = records(),
+                   reduced = stats ? stats->take_reduced(l.first, l.count) : ReducedRows{}]() mutable {
+      consume(first, count, samples, r, std::move(reduced));
+    });
+    writing = l.buffer;
+    samples_written = l.first + l.count;
+  };
   while (done < sc.time.steps) {
     index_t k = std::min(chunk, sc.time.steps - done);
     if (aligned) k = std::min(k, (done / sc.stride + 1) * sc.stride - done);  // end at the next sample at the latest
     const index_t first = done / sc.stride + 1, count = (done + k) / sc.stride - first + 1;
-    std::vector<double>& buffer = buffers[filling];
-    if (samples_out) buffer.resize(static_cast<std::size_t>(std::max<index_t>(count, 0) * scalars * n));
-    ensemble->advance(k, view(buffer, first, count));
-    if (count > 0) {
-      writer.submit([&consume, &buffer, first, count, r = records(),
-                     reduced = stats ? stats->take_reduced(first, count) : ReducedRows{}]() mutable {
-        consume(first, count, buffer, r, std::move(reduced));
-      });
-      filling = 1 - filling;  // the next advance fills the other buffer while this one is written
-      samples_written = first + count;
+    if (count > 0 && writing == filling) {  // the writer still holds this buffer
+      writer.drain();
+      writing = -1;
     }
+    ensemble->launch(k, view(filling, first, count));
+    in_flight.push_back({first, count, k, filling});
+    if (count > 0) filling = 1 - filling;  // the next launch fills the other buffer while this one is written
     const bool first_chunk = done == done_before;
     done += k;
+    // One launch waits queued behind the running one; the first completes at once, to pace the chunks.
+    if (!pipelined || in_flight.size() == 2 || completed == done_before) complete_oldest();
 
     const double elapsed = seconds_since(loop_start);
-    const double steps_per_second = double(done - done_before) / std::max(elapsed, 1e-9);
+    const double steps_per_second = double(completed - done_before) / std::max(elapsed, 1e-9);
     if (first_chunk && done < sc.time.steps && options.progress != ProgressMode::never) {
       const bool long_run = double(remaining) / steps_per_second > progress_threshold_s;
       if (options.progress == ProgressMode::always || (long_run && isatty(STDERR_FILENO))) bar.emplace(stderr, remaining, n);
     }
-    if (bar) bar->update(done - done_before, elapsed);
+    if (bar) bar->update(completed - done_before, elapsed);
     chunk = std::clamp<index_t>(index_t(steps_per_second * chunk_seconds), 1, max_chunk);
-    if (options.interrupt && *options.interrupt && done < sc.time.steps) {  // the chunk in flight is written
+    if (options.interrupt && *options.interrupt && done < sc.time.steps) {  // the chunks in flight are written
       result.interrupted = true;
       break;
     }
   }
+  while (!in_flight.empty()) complete_oldest();
   writer.drain();
   result.loop_seconds = seconds_since(loop_start);
   if (bar && !result.interrupted) bar->finish(seconds_since(loop_start));
@@ -526,6 +561,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   result.first_step = done_before;
   result.steps_done = done;
   result.bodies_in_lanes = ensemble->bodies_in_lanes();
+  result.integration_gpu_seconds = ensemble->device_seconds();
+  if (stats) result.statistics_gpu_seconds = stats->gpu_seconds();
   result.status = ensemble->status();
   result.failed_step = ensemble->failed_step();
   result.step_records = ensemble->step_records();
@@ -534,9 +571,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   return result;
 }
 
-RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+RunResult run_scenario(const Scenario& sc, const RunOptions& options, const MakeEnsemble& make) {
   const std::string path = options.output.empty() ? sc.output_file : options.output;
-  RunResult result = run_scenario(sc, options, [&](const OutputLayout& layout, const OutputAttributes& attributes) {
+  const auto open = [&](const OutputLayout& layout, const OutputAttributes& attributes) {
     auto file = std::make_unique<Hdf5Output>(path, layout, attributes,
                                              options.resume ? Hdf5Output::Mode::resume : Hdf5Output::Mode::create);
     OpenedOutput opened;
@@ -549,7 +586,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     }
     opened.output = std::move(file);
     return opened;
-  });
+  };
+  RunResult result = run_scenario(sc, options, open, make);
   result.output_file = path;
   return result;
 }
@@ -616,6 +654,12 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   }
   row("wall time") << std::setprecision(3) << r.wall_seconds << " s (integration loop " << r.loop_seconds
                     << " s, the rest setup and closing)\n";
+  if (r.integration_gpu_seconds > 0) {
+    row("GPU time") << std::setprecision(3) << r.integration_gpu_seconds << " s integrating";
+    if (r.statistics_gpu_seconds > 0) os << ", " << r.statistics_gpu_seconds << " s reducing statistics";
+    os << " (" << std::setprecision(3) << 100 * (r.integration_gpu_seconds + r.statistics_gpu_seconds) / std::max(r.loop_seconds, 1e-9)
+       << " % of the loop)\n";
+  }
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << " (loop alone "
                                << body_steps / std::max(r.loop_seconds, 1e-9) << ")\n";
   row("Newton iterations/step") << std::fixed << std::setprecision(2)

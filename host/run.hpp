@@ -94,6 +94,8 @@ struct RunResult {
   int statistics = 0;              ///< observables with statistics
   double write_seconds = 0;        ///< writing samples to HDF5, overlapped with the integration
   double statistics_seconds = 0;   ///< accumulating and writing statistics, overlapped likewise
+  double statistics_gpu_seconds = 0;   ///< CUDA: the GPU's time reducing the statistics (CUDA events)
+  double integration_gpu_seconds = 0;  ///< CUDA: the GPU's time in the integration kernels (CUDA events)
   bool interrupted = false;        ///< stopped by RunOptions::interrupt before the end
   index_t first_step = 0;          ///< the step this process started from (> 0 when resumed)
   index_t steps_done = 0;          ///< steps taken (all of them unless interrupted)
@@ -107,7 +109,9 @@ struct RunResult {
 /// std::runtime_error (file problems) before any integration where it can; failed bodies are
 /// results, not errors. Interrupted, the file holds a checkpoint from which a run with
 /// RunOptions::resume ends with the same bits as an uninterrupted run.
-RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+/// What makes the run's ensemble: make_ensemble, or (tests) a wrapper of it.
+using MakeEnsemble = std::function<std::unique_ptr<Ensemble>(const Scenario&, const BackendChoice&)>;
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options, const MakeEnsemble& make = make_ensemble);
 
 /// Where an interrupted run left off (RunOptions::resume): its checkpoint and redraw counts.
 struct ResumePoint {
@@ -125,7 +129,8 @@ using OpenOutput = std::function<OpenedOutput(const OutputLayout&, const OutputA
 /// run_scenario into the output `open` gives (run_in_memory's arrays, session.hpp): the same loop,
 /// chunks, trajectory selection, statistics, parameters and records as the file's run.
 /// RunOptions::output and resume are left to `open`; RunResult::output_file is left empty.
-RunResult run_scenario(const Scenario& scenario, const RunOptions& options, const OpenOutput& open);
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options, const OpenOutput& open,
+                       const MakeEnsemble& make = make_ensemble);
 
 /// What an interrupted run's file says to parse its scenario again: its attributes (the TOML text),
 /// and the overrides it ran with (t_end, precision, bodies, and its backend unless `backend`

@@ -1,11 +1,15 @@
 // GPU backend: the interface of CpuEnsemble (host/cpu_ensemble.hpp) with the bodies' state, models
 // and records in device memory (struct of arrays) and one thread per body. A call to advance is
 // one launch: every body loads its state once, takes all the steps in registers, writes the samples
-// that fall in the window straight into the device sample buffer ([sample][channel][body]) and
-// stores its state once; the window is then copied to the caller's host SampleView (unless its data
-// is null) and reduced by the attached DeviceStatistics, if any (device_statistics.hpp). Over an
-// adaptive stepper (AdaptiveHht<Integrator>) a launch advances every body through the next output
-// times with its own t and h, as CpuEnsemble does, and keeps the step records on the device.
+// that fall in the window straight into a device sample buffer ([sample][channel][body]) and
+// stores its state once; the window is then reduced by the attached DeviceStatistics, if any
+// (device_statistics.hpp), and copied to the caller's host SampleView (unless its data is null).
+// launch() and complete() split advance in two, so that a run loop keeps the GPU busy: launch
+// queues the kernel, the reduction (on the kernels' stream) and the copy (on a copy stream of its
+// own, after the kernel), and returns; two launches may be in flight, each with its own device
+// sample buffer, so that the copy of one window into pinned host memory overlaps the next launch.
+// Over an adaptive stepper (AdaptiveHht<Integrator>) a launch advances every body through the next
+// output times with its own t and h, as CpuEnsemble does, and keeps the step records on the device.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_stream.hpp"
 #include "device_array.cuh"
 #include "device_statistics.hpp"
 #include "ensemble_kernels.cuh"
@@ -32,6 +37,9 @@ class CudaEnsemble {
   static constexpr int sample_scalars = quatstep::sample_scalars<Integrator>();
   /// Per-body adaptive steps (AdaptiveHht): h is the output spacing.
   static constexpr bool adaptive = is_adaptive_stepper<Integrator>::value;
+  /// Host memory for sample windows whose copies overlap the next launch.
+  template <class T>
+  using HostVector = PinnedVector<T>;
 
   /// One model (per-body parameters) per body, uploaded once; the current CUDA device is used.
   CudaEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
@@ -61,13 +69,16 @@ class CudaEnsemble {
   /// As CpuEnsemble::initialize: bad bodies throw (named with their fields) before anything runs,
   /// or with skip_invalid are marked invalid_input and never advance.
   void initialize(const std::vector<Kinematics>& initial, const SampleView<S>& out, bool skip_invalid = false) {
+    complete_all();
     for (index_t i : invalid_bodies(models_host_, initial, skip_invalid)) {
       status_host_[i] = Status::invalid_input;
       failed_step_host_[i] = 0;
     }
     status_.upload(status_host_);
     const DeviceArray<Kinematics> d_initial(initial);
-    const Window window = window_for(out, 0, 0);
+    Buffer& b = buffers_[next_];
+    const Window window = window_for(b, out, 0, 0);
+    b.started.record();
     if (n_) {
       if constexpr (adaptive)
         initialize_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), d_initial.data(), soa(),
@@ -77,14 +88,28 @@ class CudaEnsemble {
                                                           record(), t0_, window.device_view);
       check(cudaGetLastError(), "initialize_bodies launch");
     }
-    finish(window);
+    finish_launch(b, window);
+    complete();
     steps_done_ = 0;
   }
 
   /// Advance every body by `steps` steps (adaptive: through the next `steps` output times) in one
-  /// launch; a failed body stops, the others go on.
+  /// launch; a failed body stops, the others go on. Returns with the window's samples in `out`.
   void advance(index_t steps, const SampleView<S>& out) {
-    const Window window = window_for(out, steps_done_ + 1, steps_done_ + steps);
+    launch(steps, out);
+    complete();
+  }
+
+  /// advance() without the wait: the kernel, the reduction of its samples and their copy into
+  /// `out` are queued, and `out` holds the samples once complete() has returned for this launch
+  /// (launches complete in order). At most two launches are in flight. The copy overlaps the next
+  /// launch when `out` is page-locked (HostVector); into pageable memory, launch returns only when
+  /// the copy is done.
+  void launch(index_t steps, const SampleView<S>& out) {
+    if (in_flight_ == 2) throw std::logic_error("CudaEnsemble::launch: two launches in flight already (complete() first)");
+    Buffer& b = buffers_[next_];
+    const Window window = window_for(b, out, steps_done_ + 1, steps_done_ + steps);
+    b.started.record();
     if (n_ && steps > 0) {
       if constexpr (adaptive)
         advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(),
@@ -95,9 +120,21 @@ class CudaEnsemble {
                                                        steps_done_, steps, window.device_view);
       check(cudaGetLastError(), "advance_bodies launch");
     }
-    finish(window);
+    finish_launch(b, window);
     steps_done_ += steps;
   }
+
+  /// Waits for the oldest launch in flight (none: returns): its samples are in its window, reduced
+  /// into the attached statistics; a kernel's error is thrown here.
+  void complete() {
+    if (in_flight_ == 0) return;
+    Buffer& b = buffers_[(next_ + in_flight_) % 2];  // two buffers: the oldest is next_ again when both fly
+    (b.copying ? b.copied : b.ended).wait("kernel execution");
+    kernel_seconds_ += b.ended.seconds_since(b.started);
+    --in_flight_;
+  }
+  /// The GPU's time in the kernels completed so far (CUDA events around each launch).
+  double kernel_seconds() const { return kernel_seconds_; }
 
   /// Every later sample (initialize's and advance's windows) also feeds `statistics` on the device.
   void attach_statistics(DeviceStatistics* statistics) { statistics_ = statistics; }
@@ -132,6 +169,7 @@ class CudaEnsemble {
     if (state.size() != state_.size() || status.size() != n || iterations.size() != n || failed_step.size() != n)
       throw std::invalid_argument("import_state: a checkpoint of " + std::to_string(status.size()) + " bodies for an "
                                   "ensemble of " + std::to_string(n));
+    complete_all();
     state_.upload(state);
     status_host_ = std::move(status), iterations_host_ = std::move(iterations), failed_step_host_ = std::move(failed_step);
     status_.upload(status_host_), iterations_.upload(iterations_host_), failed_step_.upload(failed_step_host_);
@@ -179,9 +217,16 @@ class CudaEnsemble {
     /// Where sample `begin` lies in the host window.
     S* host_data() const { return host_view.data + (begin - host_view.first_sample) * host_view.scalars * host_view.bodies; }
   };
-  /// The window of `host` for steps [first, last], in the sample buffer (grown when too small: no
-  /// allocation per launch).
-  Window window_for(const SampleView<S>& host, index_t first, index_t last) {
+  /// One launch's device sample buffer and the events that follow it.
+  struct Buffer {
+    DeviceArray<S> samples;  ///< [sample][channel][body]
+    Event started, ended;    ///< around the kernel
+    Event copied{false};     ///< after the copy of its window to the host
+    bool copying = false;    ///< a copy of this buffer is queued behind `copied`
+  };
+  /// The window of `host` for steps [first, last], in buffer `b` (grown when too small: no
+  /// allocation per launch), which the kernels' stream may overwrite once its last copy is done.
+  Window window_for(Buffer& b, const SampleView<S>& host, index_t first, index_t last) {
     if (host.samples > 0 && host.scalars != sample_scalars)
       throw std::invalid_argument("SampleView holds " + std::to_string(host.scalars) +
                                   " scalars per sample, this integrator writes " + std::to_string(sample_scalars));
@@ -189,8 +234,13 @@ class CudaEnsemble {
     w.begin = std::max(host.first_sample, (first + host.stride - 1) / host.stride);
     w.end = std::max(w.begin, std::min(host.first_sample + host.samples, last / host.stride + 1));
     w.size = static_cast<std::size_t>((w.end - w.begin) * host.scalars * host.bodies);
-    if (sample_buffer_.size() < w.size) sample_buffer_ = DeviceArray<S>(w.size);
-    w.device_view = SampleView<S>{sample_buffer_.data(), host.bodies, w.begin, w.end - w.begin, host.stride, host.scalars};
+    if (b.copying) check(cudaStreamWaitEvent(nullptr, b.copied.get(), 0), "cudaStreamWaitEvent");
+    b.copying = false;
+    if (b.samples.size() < w.size) {
+      check(cudaDeviceSynchronize(), "kernel execution");  // nothing reads the old buffer any more
+      b.samples = DeviceArray<S>(w.size);
+    }
+    w.device_view = SampleView<S>{b.samples.data(), host.bodies, w.begin, w.end - w.begin, host.stride, host.scalars};
     return w;
   }
 
@@ -200,15 +250,26 @@ class CudaEnsemble {
     return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()};
   }
 
-  /// Waits for the launch, reduces the window's samples (attached statistics), copies them (a host
-  /// window with data) and the per-body records to the host.
-  void finish(const Window& w) {
-    check(cudaDeviceSynchronize(), "kernel execution");
+  /// Queues behind the kernel in `b` the reduction of its window's samples (attached statistics,
+  /// on the kernels' stream) and their copy to the host window (a window with data, on the copy
+  /// stream); the launch is in flight.
+  void finish_launch(Buffer& b, const Window& w) {
+    b.ended.record();
     if (statistics_ && w.end > w.begin)
-      statistics_->reduce(sample_buffer_.data(), w.begin, w.end - w.begin, sample_scalars,
+      statistics_->reduce(b.samples.data(), w.begin, w.end - w.begin, sample_scalars,
                           {status_.data(), failed_step_.data(), iterations_.data()});
-    if (w.size && w.host_view.data) sample_buffer_.download(w.host_data(), w.size);
+    if (w.size && w.host_view.data) {
+      copies_.wait_for(b.ended);
+      b.samples.download_async(w.host_data(), 0, w.size, copies_.get());
+      b.copied.record(copies_.get());
+      b.copying = true;
+    }
     records_on_host_ = false;
+    next_ = 1 - next_;
+    ++in_flight_;
+  }
+  void complete_all() {
+    while (in_flight_ > 0) complete();
   }
   /// The per-body records on the host, copied when first asked after a launch (a run whose
   /// statistics are reduced on the device asks only at its end).
@@ -234,7 +295,11 @@ class CudaEnsemble {
   mutable bool records_on_host_ = true;
   DeviceArray<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   DeviceArray<S> smallest_, largest_;
-  DeviceArray<S> sample_buffer_;  // the launches' sample windows, [sample][channel][body]
+  Buffer buffers_[2];  // launch k writes its samples into buffers_[k mod 2]
+  int next_ = 0;       // the next launch's buffer
+  int in_flight_ = 0;  // launches not yet completed: the last in_flight_ of them
+  Stream copies_;      // the windows' copies to the host
+  double kernel_seconds_ = 0;
   DeviceStatistics* statistics_ = nullptr;
   index_t steps_done_ = 0;
 };

@@ -1,10 +1,13 @@
 // run_scenario end to end at the library level: the HDF5 file holds exactly what the core
 // integrators compute body by body (every model × method of the dispatch), whatever the thread
-// count, and a failing body changes nothing for the others.
+// count, and a failing body changes nothing for the others; launches queued as the GPU queues them
+// write the same file.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <deque>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -30,14 +33,27 @@ const char* const sampled_datasets[] = {"quaternion", "omega_body", "energy", "a
 const char* const all_datasets[] = {"time",   "quaternion", "omega_body",        "energy",     "angular_momentum",
                                     "constraint_violation", "status", "newton_iterations", "failed_step"};
 
-RunResult run(const std::string& text, const std::string& output, int threads = 2) {
-  RunOptions options;
-  options.threads = threads;
-  options.output = output;
-  options.progress = ProgressMode::never;
-  ScenarioOverrides cpu;  // the bitwise comparisons below are with the core compiled for the CPU
+/// On the CPU: the bitwise comparisons below are with the core compiled for the CPU.
+Scenario on_cpu(const std::string& text) {
+  ScenarioOverrides cpu;
   cpu.backend = Backend::cpu;
-  return run_scenario(parse_scenario(text, "test.toml", cpu), options);
+  return parse_scenario(text, "test.toml", cpu);
+}
+
+/// Two threads, no progress bar, at most `steps` steps per launch (0: as the loop chooses), into `output`.
+RunOptions in_chunks_of(index_t steps, const std::string& output) {
+  RunOptions options;
+  options.threads = 2;
+  options.progress = ProgressMode::never;
+  options.max_chunk_steps = steps;
+  options.output = output;
+  return options;
+}
+
+RunResult run(const std::string& text, const std::string& output, int threads = 2) {
+  RunOptions options = in_chunks_of(0, output);
+  options.threads = threads;
+  return run_scenario(on_cpu(text), options);
 }
 
 /// One sample of a direct integration: the kinematics and the channels the integrator adds.
@@ -403,9 +419,12 @@ TEST(RunScenario, HamiltonianSchemesMatchTheCoreWithTheGeneralizedEnergy) {
 }
 
 // ---------------------------------------------------------------- reproducibility and isolation
-TEST(RunScenario, OneAndTwoThreadsWriteIdenticalFiles) {
-  ScratchDirectory dir;
-  const std::string text = heavy_top_model + R"(
+namespace {
+
+/// `bodies` heavy tops (heavy_top_model's) with normally drawn spins, modified HHT with the shift.
+std::string drawn_spin_tops(int bodies, double t_end) {
+  const std::size_t at = heavy_top_model.find("size = 3");
+  return heavy_top_model.substr(0, at) + "size = " + std::to_string(bodies) + heavy_top_model.substr(at + 8) + R"(
 [[ensemble.random]]
 key = "initial.omega_body"
 distribution = "normal"
@@ -415,19 +434,147 @@ seed = 5
 [integrator]
 method = "modified_hht"
 inertia_shift = true
-)" + time_and_output(1e-4, 0.03, 3);
-  const std::string bigger = text.substr(0, text.find("size = 3")) + "size = 64" + text.substr(text.find("size = 3") + 8);
-  const RunResult one = run(bigger, dir.file("one.h5"), 1), two = run(bigger, dir.file("two.h5"), 2);
-  EXPECT_EQ(one.threads, 1);
-  EXPECT_EQ(two.threads, 2);
-  EXPECT_EQ(one.bodies, 64);
-  for (const char* name : all_datasets) {
-    const Dataset a = read_dataset(dir.file("one.h5"), name), b = read_dataset(dir.file("two.h5"), name);
+)" + time_and_output(1e-4, t_end, 3);
+}
+
+/// Every dataset `names` of two files bit for bit.
+void expect_same_files(const std::string& a_file, const std::string& b_file, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const Dataset a = read_dataset(a_file, name), b = read_dataset(b_file, name);
     ASSERT_EQ(a.dims, b.dims) << name;
     int differing = 0;
     for (std::size_t k = 0; k < a.values.size(); ++k) differing += !same_bits(a.values[k], b.values[k]);
-    EXPECT_EQ(differing, 0) << name << ": values differing between 1 and 2 threads, of " << a.values.size();
+    EXPECT_EQ(differing, 0) << name << ": values differing, of " << a.values.size();
   }
+}
+
+const std::vector<std::string> every_dataset(std::begin(all_datasets), std::end(all_datasets));
+
+}  // namespace
+
+TEST(RunScenario, OneAndTwoThreadsWriteIdenticalFiles) {
+  ScratchDirectory dir;
+  const std::string text = drawn_spin_tops(64, 0.03);
+  const RunResult one = run(text, dir.file("one.h5"), 1), two = run(text, dir.file("two.h5"), 2);
+  EXPECT_EQ(one.threads, 1);
+  EXPECT_EQ(two.threads, 2);
+  EXPECT_EQ(one.bodies, 64);
+  expect_same_files(dir.file("one.h5"), dir.file("two.h5"), every_dataset);
+}
+
+namespace {
+
+/// The GPU's queue on the CPU (Ensemble::launch/complete, as cuda::CudaEnsemble): launch() only
+/// records the request and complete() carries it out, so that a run loop that handed a window to
+/// the writer before its complete(), or launched into a buffer the writer still held, would write
+/// samples that are not the run's. Host buffers start filled with a value no run produces.
+class DeferredEnsemble final : public Ensemble {
+ public:
+  /// `most_in_flight` counts the launches in flight at most; `stop`, when not null, is set at
+  /// launch `stop_at` (as a signal would be).
+  DeferredEnsemble(std::unique_ptr<Ensemble> inner, int* most_in_flight, volatile std::sig_atomic_t* stop = nullptr,
+                   int stop_at = 0)
+      : inner_(std::move(inner)), most_in_flight_(most_in_flight), stop_(stop), stop_at_(stop_at) {}
+
+  void initialize(const SampleView<double>& out) override { inner_->initialize(out); }
+  void advance(index_t steps, const SampleView<double>& out) override {
+    launch(steps, out);
+    while (!queue_.empty()) complete();
+  }
+  void launch(index_t steps, const SampleView<double>& out) override {
+    if (queue_.size() == 2) throw std::logic_error("a third launch in flight");
+    queue_.push_back({steps, out});
+    *most_in_flight_ = std::max(*most_in_flight_, int(queue_.size()));
+    if (stop_ && ++launches_ == stop_at_) *stop_ = 1;
+  }
+  void complete() override {
+    if (queue_.empty()) return;
+    const auto [steps, out] = queue_.front();
+    queue_.pop_front();
+    inner_->advance(steps, out);
+  }
+  bool queues() const override { return true; }
+  HostBuffer host_buffer(std::size_t count) const override {
+    HostBuffer b = inner_->host_buffer(count);
+    std::fill(b.get(), b.get() + count, -12345.0);
+    return b;
+  }
+  const std::vector<Status>& status() const override { return inner_->status(); }
+  const std::vector<index_t>& newton_iterations() const override { return inner_->newton_iterations(); }
+  const std::vector<index_t>& failed_step() const override { return inner_->failed_step(); }
+  StepRecords step_records() const override { return inner_->step_records(); }
+  EnsembleState save() const override {
+    if (!queue_.empty()) throw std::logic_error("save with launches in flight");
+    return inner_->save();
+  }
+  void restore(const EnsembleState& state) override { inner_->restore(state); }
+  bool attach_statistics(cuda::DeviceStatistics*) override { return false; }
+  index_t steps_done() const override { return inner_->steps_done(); }
+  bool translates() const override { return inner_->translates(); }
+  StateStorage storage() const override { return inner_->storage(); }
+  const StateLayout& layout() const override { return inner_->layout(); }
+  void observe(const SampleView<double>& out) const override { inner_->observe(out); }
+  void kinematics(double* q, double* w, double* x, double* v) const override { inner_->kinematics(q, w, x, v); }
+
+ private:
+  std::unique_ptr<Ensemble> inner_;
+  std::deque<std::pair<index_t, SampleView<double>>> queue_;
+  int* most_in_flight_;
+  volatile std::sig_atomic_t* stop_;
+  int stop_at_, launches_ = 0;
+};
+
+}  // namespace
+
+TEST(RunScenario, QueuedLaunchesWriteTheFileOfAdvancesThatWait) {
+  // Trajectories only: the loop keeps two launches in flight, in short chunks (many windows, both
+  // buffers in turn); with statistics reduced on the host it completes each launch at once (their
+  // records are the window's). Either way the file is the plain run's, bit for bit.
+  ScratchDirectory dir;
+  const std::string text = drawn_spin_tops(40, 0.02);
+  for (const std::string& scenario : {text, text + "[output.statistics]\nquantiles = [0.5]\n"}) {
+    const Scenario sc = on_cpu(scenario);
+    RunOptions options = in_chunks_of(7, dir.file("plain.h5"));
+    run_scenario(sc, options);
+    int most_in_flight = 0;
+    options.output = dir.file("queued.h5");
+    run_scenario(sc, options, [&](const Scenario& s, const BackendChoice& b) {
+      return std::make_unique<DeferredEnsemble>(make_ensemble(s, b), &most_in_flight);
+    });
+    EXPECT_EQ(most_in_flight, sc.statistics ? 1 : 2);
+    std::vector<std::string> names = every_dataset;
+    if (sc.statistics) names.insert(names.end(), {"statistics/energy/mean", "statistics/energy/quantiles"});
+    expect_same_files(dir.file("plain.h5"), dir.file("queued.h5"), names);
+  }
+}
+
+TEST(RunScenario, InterruptedWithLaunchesInFlightResumesToTheSameFile) {
+  // The stop comes with two launches queued: both are completed and written, the checkpoint is
+  // taken after them, and the resumed run ends with the uninterrupted run's file.
+  ScratchDirectory dir;
+  const std::string text = heavy_top_model + "[integrator]\nmethod = 'modified_hht'\ninertia_shift = true\n" +
+                           time_and_output(1e-4, 0.02, 4);
+  const Scenario sc = on_cpu(text);
+  RunOptions options = in_chunks_of(5, dir.file("whole.h5"));
+  run_scenario(sc, options);
+
+  volatile std::sig_atomic_t stop = 0;
+  int most_in_flight = 0;
+  options.interrupt = &stop;
+  options.output = dir.file("stopped.h5");
+  const RunResult stopped = run_scenario(sc, options, [&](const Scenario& s, const BackendChoice& b) {
+    return std::make_unique<DeferredEnsemble>(make_ensemble(s, b), &most_in_flight, &stop, 6);
+  });
+  ASSERT_TRUE(stopped.interrupted);
+  EXPECT_EQ(most_in_flight, 2);
+  EXPECT_EQ(stopped.steps_done, 6 * 5);  // the chunk that saw the stop and the one queued before it: all 6
+  EXPECT_EQ(stopped.samples_written, 6 * 5 / 4 + 1);
+  RunOptions rest = options;
+  rest.interrupt = nullptr;
+  rest.resume = true;
+  const RunResult resumed = run_scenario(load_interrupted_scenario(dir.file("stopped.h5"), Backend::cpu), rest);
+  EXPECT_FALSE(resumed.interrupted);
+  expect_same_files(dir.file("whole.h5"), dir.file("stopped.h5"), every_dataset);
 }
 
 TEST(RunScenario, AFailingBodyGetsNanSamplesAndLeavesTheOthersUntouched) {
