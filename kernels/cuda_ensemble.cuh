@@ -21,6 +21,7 @@
 #include "device_array.cuh"
 #include "device_statistics.hpp"
 #include "ensemble_kernels.cuh"
+#include "step_order.hpp"
 #include "host/body_validation.hpp"
 #include "host/step_records.hpp"
 #include "quatstep/settings_keys.hpp"
@@ -59,7 +60,8 @@ class CudaEnsemble {
         accepted_(adaptive ? models_host_.size() : 0),
         rejected_(adaptive ? models_host_.size() : 0),
         smallest_(adaptive ? models_host_.size() : 0),
-        largest_(adaptive ? models_host_.size() : 0) {
+        largest_(adaptive ? models_host_.size() : 0),
+        step_order_(adaptive ? index_t(models_host_.size()) : 0) {
     check(cudaGetDevice(&device_), "cudaGetDevice");
   }
 
@@ -112,9 +114,10 @@ class CudaEnsemble {
     b.started.record();
     if (n_ && steps > 0) {
       if constexpr (adaptive)
-        advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(),
-                                                                adaptive_record(), t0_, h_, steps_done_, steps,
-                                                                window.device_view);
+        advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(
+            integrator_, models_.data(), soa(), record(), adaptive_record(),
+            step_order_.sort(state_.data() + Integrator::State::next_step_component * n_), t0_, h_, steps_done_, steps,
+            window.device_view);
       else
         advance_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(), t0_, h_,
                                                        steps_done_, steps, window.device_view);
@@ -295,6 +298,7 @@ class CudaEnsemble {
   mutable bool records_on_host_ = true;
   DeviceArray<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   DeviceArray<S> smallest_, largest_;
+  StepOrder step_order_;  // adaptive only: which body each thread steps
   Buffer buffers_[2];  // launch k writes its samples into buffers_[k mod 2]
   int next_ = 0;       // the next launch's buffer
   int in_flight_ = 0;  // launches not yet completed: the last in_flight_ of them

@@ -48,17 +48,19 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// Adaptive steps through the output times t0 + j·interval, j = first + 1 … first + count, every
-/// body with its own t and h (their step sizes diverge inside a warp).
+/// body with its own t and h; thread t steps body order[t] (step_order.hpp: bodies of alike step
+/// sizes together, so that the lanes of a warp diverge less).
 template <class Stepper>
 __global__ void __launch_bounds__(block_size)
     advance_bodies_adaptive(Stepper stepper, const typename Stepper::ModelType* __restrict__ models,
                             SoaView<typename Stepper::Scalar> state, BodyRecord record,
-                            AdaptiveRecord<typename Stepper::Scalar> steps, typename Stepper::Scalar t0,
-                            typename Stepper::Scalar interval, index_t first, index_t count,
-                            SampleView<typename Stepper::Scalar> out) {
-  const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-  if (i < state.bodies)
-    advance_body_adaptive(stepper, models[i], state, record, steps, i, t0, interval, first, count, out);
+                            AdaptiveRecord<typename Stepper::Scalar> steps, const index_t* __restrict__ order,
+                            typename Stepper::Scalar t0, typename Stepper::Scalar interval, index_t first,
+                            index_t count, SampleView<typename Stepper::Scalar> out) {
+  const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  if (t >= state.bodies) return;
+  const index_t i = order[t];
+  advance_body_adaptive(stepper, models[i], state, record, steps, i, t0, interval, first, count, out);
 }
 
 /// One step (step index k, from t to t + h) of every body with the external spatial torque and

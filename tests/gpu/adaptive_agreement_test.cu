@@ -7,11 +7,14 @@
 // between the threads of a warp. Without a usable GPU every test here skips and says why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "cpu_ensemble.hpp"
 #include "gpu_test_support.hpp"
 #include "kernels/cuda_ensemble.cuh"
+#include "kernels/step_order.hpp"
 #include "quatstep/adaptive/adaptive_hht.hpp"
 #include "quatstep/quatstep.hpp"
 #include "reference/sherif_heavy_top.hpp"
@@ -93,6 +96,29 @@ TEST(AdaptiveAgreement, ModifiedHhtPerUnitStepIsBitwiseIdenticalOnCpuAndGpu) {
 TEST(AdaptiveAgreement, ClassicalHhtPerStepIsBitwiseIdenticalOnCpuAndGpu) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   expect_identical_runs(AdaptiveHht<Hht<Top>>(Hht<Top>(shifted()), control(ErrorControl::per_step)));
+}
+
+// The order the adaptive kernel's threads take the bodies in (kernels/step_order.hpp): by next step
+// size, ties by index. The runs above step their bodies in it: this spread puts the fastest top,
+// the last body, first.
+TEST(StepOrder, ThreadsTakeTheBodiesByTheirNextStepTiesByIndex) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  std::vector<double> next_step(1000);
+  for (std::size_t i = 0; i < next_step.size(); ++i) next_step[i] = 1e-5 * double((i * 7919) % 97);  // ties: 97 values
+  std::vector<float> in_float(next_step.begin(), next_step.end());
+  std::vector<index_t> expected(next_step.size());
+  std::iota(expected.begin(), expected.end(), index_t(0));
+  std::stable_sort(expected.begin(), expected.end(), [&](index_t a, index_t b) { return next_step[a] < next_step[b]; });
+  cuda::StepOrder order(index_t(next_step.size()));
+  const cuda::DeviceArray<double> d(next_step);
+  const cuda::DeviceArray<float> f(in_float);
+  const auto expect_order = [&](const index_t* sorted, const char* keys) {
+    std::vector<index_t> got(next_step.size());
+    cuda::check(cudaMemcpy(got.data(), sorted, got.size() * sizeof(index_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    EXPECT_EQ(got, expected) << keys;
+  };
+  expect_order(order.sort(d.data()), "double");
+  expect_order(order.sort(f.data()), "float");
 }
 
 }  // namespace
