@@ -6,7 +6,9 @@
 // (cpu_mechanism_lanes.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "step_records.hpp"
@@ -31,13 +33,22 @@ class MechanismBatch {
   virtual void states(void* states) const = 0;
 
   // A mechanism ensemble's calls (fixed steps only; a batch of adaptive steps throws std::logic_error).
-  /// Every mechanism from step `first_step` by `steps` steps, with `loads` (host arrays, as
-  /// MechanismEnsemble::step takes them; none: no loads) held over each, writing the samples of
+  /// Every mechanism from step `first_step` by `steps` steps, with `loads` (host arrays, or arrays on
+  /// the batch's device, as MechanismEnsemble::step takes them; none: no loads) held over each, writing the samples of
   /// `out`'s window into out.data (host memory; nothing when out.samples is 0).
   virtual void advance_steps(index_t first_step, index_t steps, const SampleView<double>& out,
                              const MechanismLoads& loads) = 0;
   /// Replaces every mechanism's state (host memory, as states() writes them), status and failed step.
   virtual void upload(const void* states, const std::vector<Status>& status, const std::vector<index_t>& failed_step) = 0;
+
+  // Loads in device memory (MechanismLoads::device), the caller's arrays read in place.
+  /// The CUDA device of the batch's arrays.
+  virtual int device() const = 0;
+  /// The first of `count` doubles at `data` (device memory) that is not finite: its index (−1: every
+  /// one is finite) and its value.
+  virtual std::pair<std::int64_t, double> first_nonfinite(const double* data, std::size_t count) const = 0;
+  /// `count` doubles from `data` (device memory) into `host`.
+  virtual void download(const double* data, std::size_t count, double* host) const = 0;
 };
 
 }  // namespace quatstep

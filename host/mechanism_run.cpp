@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -472,7 +473,7 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
   /// The caller's loads held on every mechanism, then one step by blocks of mechanisms of one kind,
   /// made anew (the loads' zero pattern is part of a kind: lane_kind), then the loads released.
   void step(const MechanismLoads& loads) override {
-    check_finite(loads);
+    check_finite(loads);  // device loads: here on the GPU
     const index_t n = mechanisms();
     const SampleView<double> none{nullptr, n, 0, 0, 1, 0};
     if (gpu_) return advance_on_gpu(1, none, loads);
@@ -499,10 +500,11 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
                              " steps (the initial state is made consistent before the first step only)");
     check_finite(loads);
     const index_t n = mechanisms();
+    const HostLoads on_host(loads, *this);  // the consistent state is the CPU's
 #pragma omp parallel for schedule(dynamic, 16)
     for (index_t i = 0; i < n; ++i) {
       r_.status[i] = Status::ok, r_.failed_step[i] = -1;
-      mechanism::hold_loads(mechs_[i], loads, i);
+      mechanism::hold_loads(mechs_[i], on_host.loads, i);
       const Status s = stepper_.initialize(mechs_[i], assembled_[std::size_t(i)], states_[i]);
       if (s != Status::ok) r_.status[i] = s, r_.failed_step[i] = 0;
       mechanism::hold_loads(mechs_[i], MechanismLoads{}, i);
@@ -540,18 +542,47 @@ class MechanismEnsembleOf final : public MechanismEnsemble {
     steps_ += steps;
     states_current_ = false;
   }
+  /// Doubles in one kind of loads: mechanisms × bodies × 3.
+  std::size_t load_values() const { return std::size_t(mechanisms()) * std::size_t(bodies_) * 3; }
+  /// A ScenarioError naming the first value of `loads` that is not finite, found where the arrays
+  /// are (device loads: on the GPU, for an ensemble there only).
   void check_finite(const MechanismLoads& loads) const {
+    if (loads.device >= 0 && !gpu_)
+      throw std::invalid_argument("MechanismEnsemble: loads in CUDA device memory need the ensemble on the GPU "
+                                  "(backend 'cuda'); this one steps on the " + backend_.description);
     const std::pair<const double*, const char*> kinds[] = {
         {loads.force, "force"}, {loads.body_torque, "body_torque"}, {loads.spatial_torque, "spatial_torque"}};
-    for (const auto& [a, name] : kinds)
-      for (std::size_t k = 0; a && k < std::size_t(mechanisms()) * bodies_ * 3; ++k)
-        if (!std::isfinite(a[k])) {
-          const std::size_t i = k / (3 * bodies_), b = k / 3 % bodies_;
-          throw ScenarioError("MechanismEnsemble: mechanism " + std::to_string(i) + ", body '" + body_names_[b] +
-                              "': " + name + "[" + std::to_string(k % 3) + "] = " + std::to_string(a[k]) +
-                              " is not finite (no mechanism was changed)");
-        }
+    for (const auto& [a, name] : kinds) {
+      if (!a) continue;
+      std::pair<std::int64_t, double> bad{-1, 0.0};
+      if (loads.device >= 0) {
+        bad = gpu_->first_nonfinite(a, load_values());
+      } else {
+        for (std::size_t k = 0; k < load_values() && bad.first < 0; ++k)
+          if (!std::isfinite(a[k])) bad = {std::int64_t(k), a[k]};
+      }
+      if (bad.first < 0) continue;
+      const std::size_t k = std::size_t(bad.first), i = k / (3 * bodies_), b = k / 3 % bodies_;
+      throw ScenarioError("MechanismEnsemble: mechanism " + std::to_string(i) + ", body '" + body_names_[b] + "': " +
+                          name + "[" + std::to_string(k % 3) + "] = " + std::to_string(bad.second) +
+                          " is not finite (no mechanism was changed)");
+    }
   }
+  /// Loads in host memory: the caller's, or copies of its device arrays.
+  struct HostLoads {
+    HostLoads(const MechanismLoads& given, const MechanismEnsembleOf& e) : loads(given) {
+      if (given.device < 0) return;
+      const auto copy = [&](const double* a, std::vector<double>& host) -> const double* {
+        if (!a) return nullptr;
+        host.resize(e.load_values());
+        e.gpu_->download(a, host.size(), host.data());
+        return host.data();
+      };
+      loads = {copy(given.force, force), copy(given.body_torque, body_torque), copy(given.spatial_torque, spatial_torque)};
+    }
+    MechanismLoads loads;
+    std::vector<double> force, body_torque, spatial_torque;
+  };
 
   FixedSteps<Integrator> stepper_;
   BackendChoice backend_;

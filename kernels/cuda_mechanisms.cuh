@@ -13,6 +13,7 @@
 #include "kernels/cuda_mechanisms.hpp"
 #include "kernels/device_array.cuh"
 #include "kernels/mechanism_kernels.cuh"
+#include "kernels/nonfinite.cuh"
 
 namespace quatstep::cuda {
 
@@ -55,6 +56,7 @@ class CudaMechanisms final : public MechanismBatch {
         scalars_(in.scalars), mechanisms_(in.mechanisms), states_(in.states), status_(in.status),
         iterations_(in.iterations), failed_step_(in.failed_step),
         mechanisms_bodies_(in.mechanisms.empty() ? 0 : in.mechanisms.front().n_bodies) {
+    check(cudaGetDevice(&device_), "cudaGetDevice");
     if constexpr (adaptive) {
       if (in.steps.accepted.size() != in.mechanisms.size())
         throw std::invalid_argument("CudaMechanisms: adaptive steps need the step records of every mechanism");
@@ -121,10 +123,25 @@ class CudaMechanisms final : public MechanismBatch {
     failed_step_.upload(failed_step);
   }
 
+  int device() const override { return device_; }
+  std::pair<std::int64_t, double> first_nonfinite(const double* data, std::size_t count) const override {
+    return cuda::first_nonfinite(data, count, least_.data());
+  }
+  void download(const double* data, std::size_t count, double* host) const override {
+    check(cudaMemcpy(host, data, count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+  }
+
  private:
   BodyRecord record() const { return {status_.data(), iterations_.data(), failed_step_.data()}; }
-  /// `loads` (host arrays) in device memory: each kind given uploaded into its buffer.
+  /// `loads` in device memory: host arrays uploaded into the buffer of their kind, arrays on this
+  /// device read in place (the caller's work on the default stream comes first).
   MechanismLoads held(const MechanismLoads& loads) {
+    if (loads.device >= 0) {
+      if (loads.device != device_)
+        throw std::invalid_argument("MechanismEnsemble.step: loads on CUDA device " + std::to_string(loads.device) +
+                                    ", the mechanisms are on device " + std::to_string(device_));
+      return loads;
+    }
     const std::size_t size = std::size_t(n_) * std::size_t(mechanisms_bodies_) * 3;
     const auto device = [&](const double* host, DeviceArray<double>& buffer) -> const double* {
       if (!host) return nullptr;
@@ -152,6 +169,8 @@ class CudaMechanisms final : public MechanismBatch {
   DeviceArray<double> smallest_, largest_;
   DeviceArray<double> window_;
   int mechanisms_bodies_;  ///< bodies per mechanism (the loads' rows)
+  int device_ = 0;         ///< where the arrays live
+  DeviceArray<unsigned long long> least_ = DeviceArray<unsigned long long>(1);  ///< first_nonfinite's integer
   DeviceArray<double> force_, body_torque_, spatial_torque_;  ///< a coupled step's loads
 };
 

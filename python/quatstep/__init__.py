@@ -576,7 +576,12 @@ class MechanismEnsemble(_Stepped):
         ``[[mechanism.load]]`` bit for bit; the Livens schemes, which evaluate loads at the step's
         midpoint, give the run with a load profile bit for bit when it is passed at ``time + dt/2``. A
         value that is not finite raises :class:`ScenarioError` naming the mechanism, the body and the
-        load, and no mechanism steps."""
+        load, and no mechanism steps.
+
+        On the GPU (``backend="cuda"``) the loads may also be CUDA arrays (CuPy, PyTorch, any DLPack
+        array on the ensemble's device; float64, C-contiguous, the full ``(mechanisms, bodies, 3)``),
+        read in place after the work queued on the default stream: nothing goes through the host, the
+        check for values that are not finite included."""
         self._core.step(*self._loads("step", force, body_torque, spatial_torque))
 
     def initialize(self, force=None, body_torque=None, spatial_torque=None) -> None:
@@ -587,12 +592,19 @@ class MechanismEnsemble(_Stepped):
         self._core.initialize(*self._loads("initialize", force, body_torque, spatial_torque))
 
     def _loads(self, call, *arrays):
-        """The loads of step() and initialize() as C-ordered float64 (mechanisms, bodies, 3) arrays or None."""
+        """The loads of step() and initialize() as C-ordered float64 (mechanisms, bodies, 3) arrays or None;
+        CUDA arrays are passed as they are, once their shape, type and layout are checked."""
         shape = (self.mechanisms, self.bodies, 3)
 
         def rows(name, a):
             if a is None:
                 return None
+            if _on_cuda(a):
+                layout = "C-contiguous" if _c_contiguous(a) else "not C-contiguous"
+                if tuple(a.shape) != shape or not str(a.dtype).endswith("float64") or layout != "C-contiguous":
+                    raise ValueError(f"{call}(): {name}: a CUDA array must be float64, C-contiguous, of shape {shape}; "
+                                     f"got {a.dtype}, {layout}, {tuple(a.shape)}")
+                return a
             a = np.asarray(a, dtype=np.float64)
             if a.shape not in (shape, shape[1:]):
                 raise ValueError(f"{call}(): {name}: expected shape {shape} or {shape[1:]} (every mechanism), "
@@ -654,6 +666,23 @@ class MechanismEnsemble(_Stepped):
 
 
 # ---------------------------------------------------------------- the coupled-step API (GPU)
+def _on_cuda(a) -> bool:
+    """Whether `a` is an array in CUDA device memory (DLPack device type kDLCUDA, or a
+    __cuda_array_interface__ without DLPack)."""
+    if hasattr(a, "__dlpack_device__"):
+        return a.__dlpack_device__()[0] == 2  # kDLCUDA
+    return hasattr(a, "__cuda_array_interface__")
+
+
+def _c_contiguous(a) -> bool:
+    """C-contiguity of a CuPy (flags) or PyTorch (is_contiguous) array; True where neither says."""
+    if hasattr(a, "flags") and hasattr(a.flags, "c_contiguous"):
+        return bool(a.flags.c_contiguous)
+    if hasattr(a, "is_contiguous"):
+        return bool(a.is_contiguous())
+    return True
+
+
 def _stream_handle(stream) -> int:
     """A cudaStream_t as an integer from None (the default stream), an int, a CuPy stream (.ptr) or a
     PyTorch stream (.cuda_stream)."""

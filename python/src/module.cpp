@@ -32,7 +32,9 @@ namespace {
 using Array = nb::ndarray<nb::numpy>;
 using ReadOnlyArray = nb::ndarray<nb::numpy, nb::ro>;
 /// Per-mechanism, per-body loads: (mechanisms, bodies, 3) float64 in host memory.
-using BodyLoads = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+/// A coupled step's loads on the mechanisms' bodies: host memory, or CUDA device memory (CuPy,
+/// PyTorch, any DLPack array) for an ensemble on the GPU.
+using BodyLoads = nb::ndarray<const double, nb::ndim<3>, nb::c_contig>;
 
 /// A NumPy view of `data` (shape, strides in elements) kept alive by `owner`.
 template <class T, class A = std::conditional_t<std::is_const_v<T>, ReadOnlyArray, Array>>
@@ -315,15 +317,25 @@ index_t rows(const MechanismEnsemble& e) { return e.mechanisms(); }
 auto with_loads(void (MechanismEnsemble::*call)(const MechanismLoads&)) {
   return [call](MechanismEnsemble& e, std::optional<BodyLoads> force, std::optional<BodyLoads> body_torque,
                 std::optional<BodyLoads> spatial_torque) {
+    int device = -1;  // of the first CUDA array; every array given must be where the first is
+    bool first = true;
     const auto data = [&](const std::optional<BodyLoads>& a, const char* name) -> const double* {
       if (!a) return nullptr;
       if (a->shape(0) != std::size_t(e.mechanisms()) || a->shape(1) != std::size_t(e.bodies()) || a->shape(2) != 3)
         throw std::invalid_argument(std::string(name) + " must have the shape (mechanisms, bodies, 3) = (" +
                                     std::to_string(e.mechanisms()) + ", " + std::to_string(e.bodies()) + ", 3)");
+      const bool on_cuda = a->device_type() == nb::device::cuda::value;
+      if (!on_cuda && a->device_type() != nb::device::cpu::value)
+        throw std::invalid_argument(std::string(name) + ": an array in host memory or CUDA device memory expected");
+      const int here = on_cuda ? int(a->device_id()) : -1;
+      if (!first && here != device)
+        throw std::invalid_argument(std::string(name) + ": the loads of one call must all be in host memory or all "
+                                    "on one CUDA device");
+      first = false, device = here;
       return a->data();
     };
-    const MechanismLoads loads{data(force, "force"), data(body_torque, "body_torque"),
-                               data(spatial_torque, "spatial_torque")};
+    MechanismLoads loads{data(force, "force"), data(body_torque, "body_torque"), data(spatial_torque, "spatial_torque")};
+    loads.device = device;
     nb::gil_scoped_release release;
     (e.*call)(loads);
   };
@@ -666,7 +678,8 @@ NB_MODULE(_quatstep, m) {
           "What assembly moved per mechanism: (position, velocity) corrections, read-only views.")
       .def("step", with_loads(&MechanismEnsemble::step), "force"_a = nb::none(), "body_torque"_a = nb::none(),
            "spatial_torque"_a = nb::none(),
-           "One step of every mechanism with these loads (float64, (mechanisms, bodies, 3), C order) held over it.")
+           "One step of every mechanism with these loads (float64, (mechanisms, bodies, 3), C order; host "
+           "arrays, or CUDA arrays for an ensemble on the GPU) held over it.")
       .def("initialize", with_loads(&MechanismEnsemble::initialize), "force"_a = nb::none(),
            "body_torque"_a = nb::none(), "spatial_torque"_a = nb::none(),
            "Before the first step: the initial accelerations and multipliers consistent with these loads at t_start.");

@@ -256,3 +256,51 @@ def test_on_the_gpu_steps_as_on_the_cpu():
     for name in cpu:
         assert close(cpu[name], gpu[name], name), name
         assert close(cpu_sampled[name], gpu_sampled[name], name), f"{name} (sampled)"
+
+
+class _FakeCudaArray:
+    """What _loads() reads of a CUDA array: its DLPack device, shape, dtype and flags (never its data)."""
+
+    def __init__(self, shape, dtype="float64", c_contiguous=True):
+        self.shape, self.dtype = shape, dtype
+        self.flags = type("Flags", (), {"c_contiguous": c_contiguous})()
+
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA, device 0
+
+
+def test_cuda_loads_are_checked_before_they_reach_the_core():
+    """CUDA arrays as loads (for an ensemble on the GPU) must be float64, C-contiguous and of the full shape:
+    no broadcasting on the device. Runs without a GPU: the checks are the wrapper's."""
+    e = quatstep.MechanismEnsemble(sweep_text())
+    shape = (e.mechanisms, e.bodies, 3)
+    for bad, what in ((_FakeCudaArray(shape[1:]), r"\(3, 3\)"), (_FakeCudaArray(shape, "float32"), "float32"),
+                      (_FakeCudaArray(shape, c_contiguous=False), "not C-contiguous")):
+        with pytest.raises(ValueError, match=r"step\(\): force: a CUDA array must be float64, C-contiguous, of shape "
+                                             r"\(8, 3, 3\); got .*" + what):
+            e.step(force=bad)
+
+
+def test_cupy_loads_on_the_gpu_step_as_numpy_loads():
+    """backend="cuda": CuPy loads, read in place on the device, step bit for bit as the same NumPy loads; a
+    NaN among them is found on the GPU and named, and nothing steps; the CPU ensemble refuses them."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (the CUDA array library this test uses)")
+    text = sweep_text()
+    if not quatstep.MechanismEnsemble(text, backend="auto").backend.startswith("cuda"):
+        pytest.skip("no usable GPU (MechanismEnsemble(backend=\"auto\") stays on the CPU)")
+    host, device = (quatstep.MechanismEnsemble(text, backend="cuda") for _ in range(2))
+    forces = np.random.default_rng(5).normal(0, 0.5, (20, host.mechanisms, host.bodies, 3))
+    for f in forces:
+        host.step(force=f, spatial_torque=0.1 * f)
+        device.step(force=cupy.asarray(f), spatial_torque=cupy.asarray(0.1 * f))
+    a, b = host.observe(), device.observe()
+    for name in a:
+        assert_bitwise(a[name], b[name], name)
+    bad = cupy.asarray(forces[0])
+    bad[2, 1, 0] = cupy.nan
+    steps = device.steps_done
+    with pytest.raises(quatstep.ScenarioError, match=rf"mechanism 2, body '{device.body_names[1]}': force\[0\] = nan"):
+        device.step(force=bad)
+    assert device.steps_done == steps
+    with pytest.raises(ValueError, match="need the ensemble on the GPU"):
+        quatstep.MechanismEnsemble(text).step(force=cupy.asarray(forces[0]))

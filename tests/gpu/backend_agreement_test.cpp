@@ -16,6 +16,7 @@
 
 #include "ensemble_factory.hpp"
 #include "gpu_test_support.hpp"
+#include "kernels/device_array.cuh"
 #include "../hdf5_read.hpp"
 #include "kernels/shared_layout.hpp"
 #include "random_ensemble.hpp"
@@ -386,6 +387,51 @@ TEST(MechanismBackends, CoupledEnsembleStepsOnTheGpuAsOnTheCpu) {
       EXPECT_LE(dc, residual ? 1e-10 : 1e-8) << name;
     }
   }
+}
+
+// Loads in device memory (MechanismLoads::device; CuPy arrays in Python): the GPU ensemble reads
+// them in place and steps as with the same loads from the host, bit for bit (the same kernel on the
+// same values); a value that is not finite is found on the GPU and named as on the host, before any
+// mechanism steps; a CPU ensemble refuses them.
+TEST(MechanismBackends, DeviceLoadsStepAsHostLoads) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const MechanismScenario sc = parse_mechanism_scenario(
+      testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/slider_crank_sweep.toml"), "sweep.toml");
+  MechanismEnsembleSpec spec;
+  spec.backend = Backend::cuda;
+  const std::unique_ptr<MechanismEnsemble> from_host = make_mechanism_ensemble(sc, spec),
+                                           from_device = make_mechanism_ensemble(sc, spec);
+  const index_t n = from_host->mechanisms();
+  std::vector<double> loads(std::size_t(n * from_host->bodies() * 3));
+  cuda::DeviceArray<double> on_device(loads.size());
+  ASSERT_EQ(from_host->backend().rfind("cuda: ", 0), 0u) << from_host->backend();
+  int current = 0;
+  cuda::check(cudaGetDevice(&current), "cudaGetDevice");
+  for (int k = 0; k < 30; ++k) {
+    for (std::size_t j = 0; j < loads.size(); ++j) loads[j] = 0.5 * std::sin(0.37 * double(j) + 0.11 * k);
+    on_device.upload(loads);
+    from_host->step(MechanismLoads{loads.data(), nullptr, loads.data()});
+    from_device->step(MechanismLoads{on_device.data(), nullptr, on_device.data(), current});
+  }
+  const auto a = observed(*from_host), b = observed(*from_device);
+  for (const auto& [name, values] : a) EXPECT_TRUE(testing::same_bits(values.values, b.at(name).values, name.c_str()));
+
+  loads[7] = std::nan("");  // mechanism 0, body 2, component 1
+  on_device.upload(loads);
+  const index_t steps = from_device->steps_done();
+  try {
+    from_device->step(MechanismLoads{nullptr, nullptr, on_device.data(), current});
+    ADD_FAILURE() << "a NaN load stepped";
+  } catch (const ScenarioError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("mechanism 0, body '" + sc.mechanism.bodies[2].name + "': spatial_torque[1] = nan"),
+              std::string::npos) << message;
+  }
+  EXPECT_EQ(from_device->steps_done(), steps);
+
+  spec.backend = Backend::cpu;
+  const std::unique_ptr<MechanismEnsemble> cpu = make_mechanism_ensemble(sc, spec);
+  EXPECT_THROW(cpu->step(MechanismLoads{on_device.data(), nullptr, nullptr, current}), std::invalid_argument);
 }
 
 TEST(SharedLayout, GxxAndNvccObjectsLayOutTheSharedTypesAlike) {  // runs without a GPU too

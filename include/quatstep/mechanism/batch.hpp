@@ -24,11 +24,13 @@ namespace quatstep {
 /// A caller's loads on every body of every mechanism (MechanismEnsemble::step, initialize): each
 /// null (none of that kind) or mechanisms × bodies × 3 doubles, [mechanism][body][component], the
 /// bodies in the mechanism's order. They add to the mechanism's own loads, as a load of the same kind
-/// in its table would.
+/// in its table would. The arrays are in host memory, or (device ≥ 0) all in that CUDA device's
+/// memory, where a mechanism ensemble on the GPU reads them in place.
 struct MechanismLoads {
   const double* force = nullptr;           ///< at the centre of mass, spatial axes
   const double* body_torque = nullptr;     ///< body axes
   const double* spatial_torque = nullptr;  ///< spatial axes
+  int device = -1;                         ///< −1: host memory; else the CUDA device of every array
 };
 
 }  // namespace quatstep
