@@ -438,7 +438,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   // most max_samples of them. Two buffers, from the ensemble (pinned for the GPU, whose copies then
   // overlap the next launch): the writer thread writes one window while the ensemble fills the other.
   const std::size_t buffer_size = samples_out ? std::size_t(max_samples * scalars * n) : 0;
-  const HostBuffer buffers[2] = {ensemble->host_buffer(buffer_size), ensemble->host_buffer(buffer_size)};
+  const auto allocate = [&] { return buffer_size ? ensemble->host_buffer(buffer_size) : HostBuffer(nullptr, [](double*) {}); };
+  const HostBuffer buffers[2] = {allocate(), allocate()};
+  // An exception with launches in flight: they complete before the buffers they copy into are freed.
+  struct CompleteOnExit {
+    Ensemble& ensemble;
+    ~CompleteOnExit() {
+      try {
+        ensemble.complete(), ensemble.complete();  // at most two in flight
+      } catch (...) {  // the error in flight is not the one being reported
+      }
+    }
+  } complete_on_exit{*ensemble};
   // The samples the ensemble takes: those the host reads, or those it reduces on the GPU (into its
   // own buffers; data is null then); none at all when nothing is recorded but the final records.
   const bool samples_taken = samples_out || device_statistics;
