@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(reduce_block)
 }
 
 /// Per observable (block k): the order statistics x_(k), x_(k+1) that each level's type-7 quantile
-/// needs (checked_quantile_rank, as the CPU) of its `count` finite values, sorted first in `sorted`
+/// needs (quantile_rank_of_checked_level, as the CPU) of its `count` finite values, sorted first in `sorted`
 /// (n per observable), into out[(k·levels + l)·2 + {0, 1}]; nothing for an observable without values.
 __global__ void gather_order_statistics(const long long* __restrict__ sorted, index_t n,
                                         const DeviceAccumulator* __restrict__ acc, const double* __restrict__ levels,
@@ -172,7 +172,7 @@ __global__ void gather_order_statistics(const long long* __restrict__ sorted, in
   const std::size_t count = std::size_t(acc[k].count);
   if (count == 0) return;
   for (int l = threadIdx.x; l < level_count; l += blockDim.x) {
-    const statistics::QuantileRank r = statistics::checked_quantile_rank(count, levels[l]);
+    const statistics::QuantileRank r = statistics::quantile_rank_of_checked_level(count, levels[l]);
     long long* x = out + (std::size_t(k) * level_count + l) * 2;
     x[0] = sorted[k * n + index_t(r.k)];
     x[1] = sorted[k * n + index_t(r.interpolates ? r.k + 1 : r.k)];

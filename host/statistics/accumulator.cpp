@@ -140,7 +140,7 @@ std::vector<double> quantiles(std::vector<double>& x, const std::vector<double>&
 
 QuantileRank quantile_rank(std::size_t n, double p) {
   if (!(p >= 0 && p <= 1)) throw StatisticsError("quantile level " + sampling::format_number(p) + ", must be in [0, 1]");
-  return checked_quantile_rank(n, p);
+  return quantile_rank_of_checked_level(n, p);
 }
 
 double quantile_value(const QuantileRank& r, double lower, double upper) {

@@ -92,7 +92,7 @@ struct QuantileRank {
 };
 /// For n >= 1 values and a level p in [0, 1] (quantile_rank checks p); QS_HD: the GPU reduction
 /// gathers the order statistics it names (kernels/device_statistics.cu).
-QS_HD inline QuantileRank checked_quantile_rank(std::size_t n, double p) {
+QS_HD inline QuantileRank quantile_rank_of_checked_level(std::size_t n, double p) {
   const double h = double(n - 1) * p;
   const std::size_t k = std::size_t(h) < n - 1 ? std::size_t(h) : n - 1;
   const double f = h - double(k);
