@@ -1,6 +1,6 @@
 // quatstep — command-line tool.
 //   quatstep run SCENARIO [--backend auto|cuda|cpu] [--precision double|float] [--threads N]
-//                         [--output FILE] [--quiet] [--progress] [--t-end T] [--bodies I,J,…]
+//                         [--output FILE] [--quiet] [--progress] [--t-end T] [--stride N] [--bodies I,J,…]
 //   quatstep run --resume FILE [--backend …] [--threads N] [--quiet] [--progress]
 //                                     continue an interrupted run in its own file
 //   quatstep run SCENARIO --shard I/K [options as above]
@@ -8,7 +8,8 @@
 //   quatstep merge OUT.h5 SHARD.h5 …  join shard files into the single run's file (merge.hpp)
 //   mpirun -np K quatstep run SCENARIO …  K ranks, one shard each, one result file (mpi_run.hpp; a
 //                                     build with MPI, QUATSTEP_MPI)
-//   quatstep plot RESULT.h5 [--out DIR]   PNGs of a result file (python/quatstep/plot.py)
+//   quatstep plot RESULT.h5 [--out DIR] [--bodies I,J,…] [--observables A,B,…]
+//                                     PNGs of a result file (python/quatstep/plot.py)
 //   quatstep verify [--out DIR] [--fast]  rerun the papers' benchmark studies: a table of published
 //                                     vs measured figures and plots (exit status 2 if one disagrees);
 //                                     runs the program quatstep-verify beside this one (verify.hpp)
@@ -85,6 +86,9 @@ int main(int argc, char** argv) {
   run->add_flag("--quiet", quiet, "No progress bar and no summary");
   run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
   CLI::Option* t_end = run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
+  CLI::Option* stride_option =
+      run->add_option("--stride", overrides.stride, "Replace [output] stride (it must divide the steps: e.g. with --t-end)")
+          ->check(CLI::PositiveNumber);
   run->add_option("--backend", backend, "Replace [run] backend: auto (GPU if usable), cuda, cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   CLI::Option* precision_option = run->add_option("--precision", precision, "Replace [run] precision: double, float")
@@ -99,7 +103,8 @@ int main(int argc, char** argv) {
                   "`quatstep merge` (default file: the output's name with .shard-I-of-K)");
   shard_option->excludes(bodies);
   CLI::Option* output_option = run->get_option("--output");
-  for (CLI::Option* o : {t_end, precision_option, bodies, output_option, shard_option}) resume_option->excludes(o);
+  for (CLI::Option* o : {t_end, stride_option, precision_option, bodies, output_option, shard_option})
+    resume_option->excludes(o);
 
   CLI::App* merge = app.add_subcommand("merge", "Join shard files (run --shard) into the single run's result file");
   std::string merge_output;
@@ -108,9 +113,13 @@ int main(int argc, char** argv) {
   merge->add_option("shards", merge_inputs, "The shard files")->required();
 
   CLI::App* plot = app.add_subcommand("plot", "PNG plots of a result file (python3 with matplotlib, h5py, numpy)");
-  std::string plot_file, plot_out;
+  std::string plot_file, plot_out, plot_bodies, plot_observables;
   plot->add_option("result", plot_file, "HDF5 result file")->required();
   plot->add_option("--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
+  plot->add_option("--bodies", plot_bodies,
+                   "Bodies whose trajectories are drawn, ensemble indices, e.g. 17,4242 (default: the first three "
+                   "with trajectories)");
+  plot->add_option("--observables", plot_observables, "Comma-separated observables to plot (default: all)");
 
   CLI::App* verify = app.add_subcommand("verify", quatstep::verify_description);
   quatstep::VerifyOptions verify_options;
@@ -133,6 +142,8 @@ int main(int argc, char** argv) {
       if (verify->parsed()) quatstep::exec_companion("quatstep-verify", verify_options.arguments());
       std::vector<std::string> args = {plot_file};
       if (!plot_out.empty()) args.insert(args.end(), {"--out", plot_out});
+      if (!plot_bodies.empty()) args.insert(args.end(), {"--bodies", plot_bodies});
+      if (!plot_observables.empty()) args.insert(args.end(), {"--observables", plot_observables});
       return quatstep::run_plot_script(args);
     } catch (const std::exception& e) {
       std::cerr << "quatstep: error: " << e.what() << "\n";

@@ -297,7 +297,8 @@ void parse_ensemble(const std::string& source, const toml::table& root, Mechanis
   }
 }
 
-void parse_output(const std::string& source, const toml::table& root, MechanismScenario& sc) {
+void parse_output(const std::string& source, const toml::table& root, std::optional<index_t> stride,
+                  MechanismScenario& sc) {
   const toml::table& t = section(source, root, "output");
   const OutputSpec out = read_spec_table<OutputSpec>(source, t, "output", {"statistics"});
   std::vector<std::string> docs;
@@ -313,7 +314,8 @@ void parse_output(const std::string& source, const toml::table& root, MechanismS
   }
   if (t.get("file") && out.file.empty()) fail(source, "output.file", "empty file name");
   sc.output_file = out.file.empty() ? std::filesystem::path(source).stem().string() + ".h5" : out.file;
-  sc.stride = out.stride;
+  sc.stride = stride.value_or(out.stride);
+  if (const std::string p = stride_problem(sc.time, sc.stride); !p.empty()) fail(source, "output.stride", p);
 }
 
 /// Every member of the ensemble built once (a swept value can break a body, a frame or the
@@ -571,7 +573,7 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
     if (!seen.insert(i).second) fail(source, "ensemble.size", "mechanism " + std::to_string(i) + " (--bodies) is listed twice");
   }
   sc.selection = overrides.bodies;
-  parse_output(source, root, sc);
+  parse_output(source, root, overrides.stride, sc);
   check_members(sc);
   return sc;
 }

@@ -851,12 +851,13 @@ void parse_statistics(const Reader& r, const toml::table& t, Scenario& sc) {
   sc.statistics = statistics_spec(r, t, statistics_layout(sc), standard_observables());
 }
 
-void parse_output(const Reader& r, const toml::table& root, Scenario& sc) {
+void parse_output(const Reader& r, const toml::table& root, std::optional<index_t> stride, Scenario& sc) {
   const toml::table& t = r.table(root, "output", "output");
   const OutputSpec out = r.read_spec<OutputSpec>(t, "output", {"statistics"});
   sc.output_file = out.file.empty() ? std::filesystem::path(sc.source).stem().string() + ".h5" : out.file;
   if (t.get("file") && out.file.empty()) r.fail("output.file", "empty file name");
-  sc.stride = out.stride;
+  sc.stride = stride.value_or(out.stride);
+  if (const std::string p = stride_problem(sc.time, sc.stride); !p.empty()) r.fail("output.stride", p);
   sc.trajectories = out.trajectories;
   sc.trajectory_every = out.trajectory_every;
   sc.max_trajectory_bytes = out.max_trajectory_bytes;
@@ -900,6 +901,16 @@ void check_bodies(const Scenario& sc) {
 }
 
 }  // namespace
+
+std::string stride_problem(const TimeSpec& time, std::int64_t stride) {
+  if (stride < 1) return std::to_string(stride) + ", must be >= 1";
+  if (time.steps % stride == 0) return {};
+  const std::int64_t below = time.steps / stride * stride;
+  return std::to_string(stride) + " does not divide the " + std::to_string(time.steps) +
+         " steps of (t_end - t_start)/dt: the last sample would be step " + std::to_string(below) +
+         ", not the state at t_end; choose a stride that divides " + std::to_string(time.steps) +
+         " ([output] stride, or --stride) or another t_end";
+}
 
 std::vector<statistics::Observable> standard_observables() {
   std::vector<statistics::Observable> all = statistics::rigid_body_observables();
@@ -1017,7 +1028,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   parse_integrator(r, root, sc);
   sc.time = parse_time(r, root, overrides.t_end, step_control_method(sc.integrator.method));
   parse_ensemble(r, root, overrides.bodies, sc);
-  parse_output(r, root, sc);
+  parse_output(r, root, overrides.stride, sc);
   check_bodies(sc);
   return sc;
 }

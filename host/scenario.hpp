@@ -268,6 +268,11 @@ struct Override {
   std::vector<std::pair<int, std::vector<double>>> values;  ///< parameter key index, value
 };
 
+/// output.stride against the steps of [time]: the last sample must be the state at t_end, so the
+/// stride divides the steps. The problem ("" where there is none), for the output.stride key (a
+/// stride below 1, from an override, is a problem too).
+std::string stride_problem(const TimeSpec& time, std::int64_t stride);
+
 enum class Trajectories { automatic, all, none, list, every };
 inline constexpr keys::Choice<Trajectories> trajectory_names[] = {{Trajectories::automatic, "auto"},
                                                                   {Trajectories::all, "all"},
@@ -288,7 +293,9 @@ struct OutputSpec {
   template <class Keys>
   void describe(Keys& k) {
     k("file", file, "output file, relative to the current directory (default <scenario stem>.h5); --output overrides it");
-    k("stride", stride, "write every stride-th step and the initial state (trajectories and statistics)",
+    k("stride", stride,
+      "write every stride-th step and the initial state (trajectories and statistics); it must divide the steps "
+      "(t_end - t_start)/dt, so that the last sample is the state at t_end",
       keys::between(1, 1e15, ">= 1"));
     k("channels", channels,
       "the sampled channels to write (of the model's and the method's, listed by `quatstep docs scenario`); "
@@ -447,6 +454,7 @@ std::vector<Channel> sample_channels(const Scenario& scenario);
 /// Values given outside the file (command-line options) that replace the file's before validation.
 struct ScenarioOverrides {
   std::optional<double> t_end;         ///< [time] t_end (short trial runs)
+  std::optional<index_t> stride;       ///< [output] stride (with t_end: a short run's stride must divide its steps)
   std::optional<Backend> backend;      ///< [run] backend
   std::optional<Precision> precision;  ///< [run] precision (before the Newton defaults are chosen)
   std::vector<index_t> bodies;         ///< run these bodies of the ensemble alone (each in [0, size), no repeats)

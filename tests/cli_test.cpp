@@ -218,17 +218,17 @@ TEST(Cli, BodiesOptionRerunsChosenBodiesBitForBit) {
 }
 
 TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
-  // One step of each 10^5-body study: statistics of every body at sample 0, no trajectories, every
-  // drawn value in /parameters.
+  // One step of each 10^5-body study (--stride 1: the files' strides do not divide one step):
+  // statistics of every body at samples 0 and 1, no trajectories, every drawn value in /parameters.
   ScratchDirectory dir;
-  const Outcome top = run_cli("run " + example("monte_carlo_heavy_top.toml") + " --t-end 1e-4 --quiet --output " +
+  const Outcome top = run_cli("run " + example("monte_carlo_heavy_top.toml") + " --t-end 1e-4 --stride 1 --quiet --output " +
                                   dir.file("top.h5"),
                               dir);
   ASSERT_EQ(top.exit_code, 0) << top.err;
   const std::string t = dir.file("top.h5");
   EXPECT_FALSE(quatstep::testing::has_dataset(t, "/quaternion")) << "statistics only";
-  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/count").values, (std::vector<double>{100000}));
-  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/histogram").dims, (std::vector<unsigned long long>{1, 60}));
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/count").values, (std::vector<double>{100000, 100000}));
+  EXPECT_EQ(read_dataset(t, "statistics/axis_tilt/histogram").dims, (std::vector<unsigned long long>{2, 60}));
   // About half of the thin discs drawn are no body and were drawn again (5σ of a binomial: 800).
   EXPECT_NEAR(std::stod(read_string_attribute(t, "redrawn_bodies")), 50000, 800);
   const auto omega = read_dataset(t, "parameters/initial.omega_body");
@@ -239,12 +239,12 @@ TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
                                                              omega.values[3 * i + 2] * omega.values[3 * i + 2]);
   EXPECT_NEAR(mean / 100000, 150.071, 5 * 5.0 / std::sqrt(1e5)) << "the spin's magnitude law: N(150.071, 5^2)";
 
-  const Outcome granular = run_cli("run " + example("granular_tumbling.toml") + " --t-end 1e-5 --quiet --output " +
+  const Outcome granular = run_cli("run " + example("granular_tumbling.toml") + " --t-end 1e-5 --stride 1 --quiet --output " +
                                        dir.file("granular.h5"),
                                    dir);
   ASSERT_EQ(granular.exit_code, 0) << granular.err;
   const std::string g = dir.file("granular.h5");
-  EXPECT_EQ(read_dataset(g, "statistics/omega_norm/count").values, (std::vector<double>{100000}));
+  EXPECT_EQ(read_dataset(g, "statistics/omega_norm/count").values, (std::vector<double>{100000, 100000}));
   const auto mass = read_dataset(g, "parameters/model.mass").values;
   const auto [lightest, heaviest] = std::minmax_element(mass.begin(), mass.end());
   EXPECT_GE(*lightest, 2500 * 1e-9) << "boxes of 1 mm edges at least";

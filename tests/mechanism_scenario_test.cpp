@@ -512,6 +512,20 @@ TEST(MechanismScenario, ChosenTrajectoriesAndChannelsAreTheFullRunsRowsBitForBit
   const std::string channel = refused("channels = [\"nutation\"]\n");
   EXPECT_EQ(channel.rfind("sweep.toml: key 'output.channels': 'nutation' is not a channel of a mechanism with method '", 0), 0u)
       << channel;
+  // A stride that does not divide the steps (55 of 1e-3 with --t-end 0.055) would end the file before t_end.
+  ScenarioOverrides ragged;
+  ragged.t_end = 0.055;
+  try {
+    parse_mechanism_scenario(text, "sweep.toml", ragged);
+    ADD_FAILURE() << "a stride of 10 over 55 steps was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "sweep.toml: key 'output.stride': 10 does not divide the 55 steps of (t_end - t_start)/dt: the last "
+              "sample would be step 50, not the state at t_end; choose a stride that divides 55 ([output] stride, "
+              "or --stride) or another t_end");
+  }
+  ragged.stride = 5;  // --stride 5
+  EXPECT_EQ(parse_mechanism_scenario(text, "sweep.toml", ragged).samples(), 12);
 }
 
 // An interrupted mechanism run (RunOptions::interrupt set before it starts: it stops after its first

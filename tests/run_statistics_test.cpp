@@ -252,7 +252,7 @@ TEST(RunStatistics, EqualTheStatisticsOfTheFullTrajectories) {
 
 TEST(RunStatistics, BitwiseIdenticalForAnyThreadCountAndChunking) {
   ScratchDirectory dir;
-  const Scenario sc = scenario(study + "[output]\nstride = 3\ntrajectories = 'none'\n" + statistics_table);
+  const Scenario sc = scenario(study + "[output]\nstride = 4\ntrajectories = 'none'\n" + statistics_table);
   run(sc, dir.file("a.h5"), 1);
   run(sc, dir.file("b.h5"), 2, 7);
   run(sc, dir.file("c.h5"), 2, 1);

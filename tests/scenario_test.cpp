@@ -413,6 +413,10 @@ TEST(ScenarioRejects, TimeGrid) {
 
 TEST(ScenarioRejects, OutputAndEnsembleCounts) {
   EXPECT_REJECTED(valid + "[output]\nstride = 0\n", "output.stride", "0, must be >= 1");
+  EXPECT_REJECTED(valid + "[output]\nstride = 7\n", "output.stride",
+                  "7 does not divide the 100 steps of (t_end - t_start)/dt: the last sample would be step 98, not the "
+                  "state at t_end");
+  EXPECT_EQ(parse_scenario(valid + "[output]\nstride = 25\n", "ok.toml").samples(), 5);
   EXPECT_REJECTED(valid + "[output]\nfile = ''\n", "output.file", "empty file name");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 0\n", "ensemble.size", "0, must be >= 1");
 }

@@ -103,10 +103,11 @@ def methods() -> list[str]:
 
 # ---------------------------------------------------------------- scenarios
 def load(scenario, *, t_end: float | None = None, backend: str | None = None,
-         precision: str | None = None) -> "Scenario | MechanismScenario":
+         precision: str | None = None, stride: int | None = None) -> "Scenario | MechanismScenario":
     """Parse and validate a scenario: a path (str ending in .toml, or any existing file, or os.PathLike),
-    a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend`` and ``precision``
-    replace the file's values as the command's options do. A scenario with a ``[mechanism]`` table gives
+    a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend``, ``precision`` and
+    ``stride`` replace the file's values as the command's options do (a stride must divide the steps:
+    with a shorter ``t_end``, pass one that does). A scenario with a ``[mechanism]`` table gives
     a :class:`MechanismScenario`, any other a :class:`Scenario`, as ``quatstep run`` tells them apart.
     Raises ScenarioError with the command's message; what a valid scenario asks that its precision
     cannot deliver (``Scenario.warnings``, e.g. a float tolerance below float's round-off) is a
@@ -117,7 +118,7 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
             and (scenario.endswith(".toml") or os.path.isfile(scenario))):
         path = os.fspath(scenario)
         read = core.load_mechanism_scenario if core.is_mechanism_scenario(path) else core.load_scenario
-        return _warned(read(path, t_end, backend, precision))
+        return _warned(read(path, t_end, backend, precision, stride))
     if isinstance(scenario, Mapping):
         text, source = to_toml(scenario), "<dict>"
     elif isinstance(scenario, str):
@@ -125,7 +126,7 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
     else:
         raise TypeError(f"a scenario is a path, a TOML string or a dict, got {type(scenario).__name__}")
     parse = core.parse_mechanism_scenario if core.is_mechanism_text(text, source) else core.parse_scenario
-    return _warned(parse(text, source, t_end, backend, precision))
+    return _warned(parse(text, source, t_end, backend, precision, stride))
 
 
 def _warned(scenario):
@@ -257,14 +258,14 @@ def _read_file(path, scenario) -> Result:
 
 
 def run(scenario, *, t_end: float | None = None, backend: str | None = None, precision: str | None = None,
-        threads: int = 0, output: str | os.PathLike | None = None) -> Result:
+        stride: int | None = None, threads: int = 0, output: str | os.PathLike | None = None) -> Result:
     """Run a scenario to its end, as ``quatstep run`` does, and return its results as NumPy arrays.
 
     ``scenario``: a path, a TOML string, a dict of tables, or a :class:`Scenario` or
     :class:`MechanismScenario` from :func:`load`; a mechanism scenario runs through the command's
     mechanism run (CPU, double) and its result holds that file's datasets.
     ``t_end``, ``backend`` (``"auto"``, ``"cuda"``, ``"cpu"``), ``precision`` (``"double"``, ``"float"``)
-    replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
+    and ``stride`` replace the scenario's; ``threads`` > 0 sets the OpenMP threads (results do not depend on it).
     The run is the command's loop and honours the whole scenario: ``[output] trajectories`` (only the
     chosen bodies' samples are kept), ``[output.statistics]``, the drawn ``/parameters`` and redraws, and
     adaptive steps (``[time] adaptive = true``: the per-body step records).
@@ -275,11 +276,11 @@ def run(scenario, *, t_end: float | None = None, backend: str | None = None, pre
     """
     core = _require_core()
     if isinstance(scenario, (Scenario, MechanismScenario)):
-        if (t_end, backend, precision) != (None, None, None):
-            raise ValueError("t_end, backend and precision apply when a scenario is parsed: pass them to load()")
+        if (t_end, backend, precision, stride) != (None, None, None, None):
+            raise ValueError("t_end, backend, precision and stride apply when a scenario is parsed: pass them to load()")
         sc = scenario
     else:
-        sc = load(scenario, t_end=t_end, backend=backend, precision=precision)
+        sc = load(scenario, t_end=t_end, backend=backend, precision=precision, stride=stride)
     if output is None:
         r = core.run_in_memory(sc, threads)
         return Result(r["time"], r["channels"], *(r[name] for name in _RECORDS), r["backend"], sc,

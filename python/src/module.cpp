@@ -195,15 +195,16 @@ void def_run_to_file(nb::module_& m, Run run, const char* doc) {
 }
 
 ScenarioOverrides overrides(std::optional<double> t_end, std::optional<std::string> backend,
-                            std::optional<std::string> precision) {
+                            std::optional<std::string> precision, std::optional<index_t> stride) {
   ScenarioOverrides o;
   o.t_end = t_end;
+  o.stride = stride;
   if (backend) o.backend = parse_backend(*backend);
   if (precision) o.precision = parse_precision(*precision);
   return o;
 }
 
-/// The module functions `parse_name`(text, source, t_end, backend, precision) and `load_name`(path, …):
+/// The module functions `parse_name`(text, source, t_end, backend, precision, stride) and `load_name`(path, …):
 /// `parse` and `load` (a scenario's or a mechanism scenario's) with the command's overrides.
 template <auto parse, auto load>
 void def_readers(nb::module_& m, const char* parse_name, const char* parse_doc, const char* load_name,
@@ -211,15 +212,19 @@ void def_readers(nb::module_& m, const char* parse_name, const char* parse_doc, 
   m.def(
       parse_name,
       [](const std::string& text, const std::string& source, std::optional<double> t_end,
-         std::optional<std::string> backend, std::optional<std::string> precision) {
-        return parse(text, source, overrides(t_end, backend, precision));
+         std::optional<std::string> backend, std::optional<std::string> precision, std::optional<index_t> stride) {
+        return parse(text, source, overrides(t_end, backend, precision, stride));
       },
-      "text"_a, "source"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(), parse_doc);
+      "text"_a, "source"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(),
+      "stride"_a = nb::none(), parse_doc);
   m.def(
       load_name,
       [](const std::string& path, std::optional<double> t_end, std::optional<std::string> backend,
-         std::optional<std::string> precision) { return load(path, overrides(t_end, backend, precision)); },
-      "path"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(), load_doc);
+         std::optional<std::string> precision, std::optional<index_t> stride) {
+        return load(path, overrides(t_end, backend, precision, stride));
+      },
+      "path"_a, "t_end"_a = nb::none(), "backend"_a = nb::none(), "precision"_a = nb::none(), "stride"_a = nb::none(),
+      load_doc);
 }
 
 // ---------------------------------------------------------------- registry as Python data

@@ -48,6 +48,17 @@ def test_heavy_top_run_is_the_command_bit_for_bit(tmp_path):
     assert_same_as_cli(quatstep.run(scenario, backend="cpu", t_end=0.05), expected)
 
 
+def test_stride_replaces_the_files_as_the_commands_option_does(tmp_path):
+    """A stride must divide the steps (the last sample is the state at t_end): 0.55 s of dt = 0.01 is
+    55 steps, which the file's stride of 10 does not divide; stride=5 (--stride 5) does."""
+    with pytest.raises(quatstep.ScenarioError, match=r"key 'output.stride': 10 does not divide the 55 steps"):
+        quatstep.load(SPINNING, t_end=0.55)
+    expected = cli_result(tmp_path, SPINNING, "--backend", "cpu", "--t-end", "0.55", "--stride", "5")
+    result = quatstep.run(SPINNING, backend="cpu", t_end=0.55, stride=5)
+    assert_same_as_cli(result, expected)
+    assert result.time[-1] == pytest.approx(0.55) and len(result.time) == 12
+
+
 def test_string_and_dict_scenarios_are_the_file():
     with open(SPINNING) as f:
         text = f.read()
