@@ -237,10 +237,20 @@ def statistics_plots(f, out, wanted):
     return written
 
 
+def describe_labels(labels, shown=8):
+    """The first `shown` body indices of a list, and how many more."""
+    head = ", ".join(map(str, labels[:shown]))
+    return head + (f" … ({len(labels)} in all)" if len(labels) > shown else "")
+
+
 def trajectory_plots(f, out, bodies, wanted):
     """`bodies`: ensemble indices to draw (those with trajectories; default the first three rows)."""
     tr = Trajectories(f)
     label_of_row = [int(b) for b in tr.labels]
+    missing = [b for b in bodies if b not in label_of_row]
+    if missing:
+        print(f"plot.py: no trajectory of bod{'y' if len(missing) == 1 else 'ies'} {', '.join(map(str, missing))} "
+              f"in this file (bodies with trajectories: {describe_labels(label_of_row)})", file=sys.stderr)
     rows = sorted({label_of_row.index(b) for b in bodies if b in label_of_row}) if bodies else []
     rows = rows or list(range(min(3, tr.n)))
     t = tr.time

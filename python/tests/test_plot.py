@@ -208,3 +208,11 @@ def test_a_monte_carlo_run_through_quatstep_plot(tmp_path):
     names = sorted(os.path.basename(p) for p in written)
     assert "statistics_energy_drift.png" in names and "histogram_nutation.png" in names and "trajectories.png" in names
     expect_real_images(written)
+    # Chosen bodies and observables through the command: body 8 has no trajectory and is named.
+    chosen = tmp_path / "chosen"
+    done = subprocess.run([os.environ["QUATSTEP_EXE"], "plot", str(result), "--out", str(chosen), "--bodies", "41,8",
+                           "--observables", "energy_drift"], check=True, capture_output=True, text=True)
+    names = sorted(os.path.basename(p) for p in done.stdout.split())
+    assert "trajectories.png" in names and "statistics_energy_drift.png" in names, names
+    assert "histogram_nutation.png" not in names, names
+    assert "no trajectory of body 8 in this file (bodies with trajectories: 7, 30, 41)" in done.stderr, done.stderr
