@@ -5,10 +5,13 @@
 // axis order, float, failures, and the CPU ensemble. Problems: problems/rigid_body_problems.hpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
+#include "../bench/peers/free_rotation_ensemble.hpp"  // the bodies of bench/symplectic.md's axis-order tables
 #include "cpu_ensemble.hpp"
 #include "quatstep/integrators/exact_free_flow.hpp"
 #include "quatstep/integrators/no_squish.hpp"
@@ -240,6 +243,41 @@ TEST(SplittingStructure, EnergyErrorBoundedOverAMillionSteps) {
   }
 }
 
+/// The compositions of order 4 and 6 (composition.hpp) on the torque-free asymmetric body, 10⁶ steps
+/// at the steps of bench/symplectic.md's long-run table (c), t = 10⁴ and 2·10⁴: the composed map is
+/// symplectic too, so its energy error is bounded as well, at the level of its order.
+template <class I>
+void expect_bounded_energy(const char* name, int order, double h, double measured) {
+  const long steps = 1000000;
+  const std::pair<double, double> e =
+      energy_error_windows(with_order<I>(order), testing::free_asymmetric_body(), h, steps);
+  std::printf("asymmetric body, %-18s order %d, h = %g, 10⁶ steps: max |ΔE/E| first 10⁵ steps %.3e, last 10⁵ "
+              "steps %.3e\n", name, order, h, e.first, e.second);
+  // the first tenth holds the oscillation's full amplitude (table (c): the same to three digits from
+  // t = 1 to 10³; measured here the same to four digits in both windows), so a drift shows as a
+  // ratio > 1; 1.5 and 0.67 as for order 2 above
+  EXPECT_LT(e.second / e.first, 1.5) << name << ", order " << order;
+  EXPECT_GT(e.second / e.first, 0.67) << name << ", order " << order;
+  // absolute: within 2× of the level measured (far above round-off, 1e-13, and below order 2's 4e-4)
+  EXPECT_LT(e.second, 2 * measured) << name << ", order " << order;
+  EXPECT_GT(e.first, 0.5 * measured) << name << ", order " << order;
+}
+
+// 10⁶ steps of order 4 take 0.5 s per scheme (3 stages), of order 6 1.45 s (9 stages), on this
+// machine; one test per scheme at order 6.
+TEST(SplittingStructure, EnergyErrorBoundedOverAMillionStepsOrder4) {
+  expect_bounded_energy<NoSquish<Top>>("NoSquish", 4, 0.01, 1.052e-4);  // measured (bench/symplectic.md: 1.05e-4)
+  expect_bounded_energy<SymmetricSplitting<Top>>("SymmetricSplitting", 4, 0.01, 3.887e-6);  // (3.89e-6)
+}
+
+TEST(SplittingStructure, EnergyErrorBoundedOverAMillionStepsOrder6NoSquish) {
+  expect_bounded_energy<NoSquish<Top>>("NoSquish", 6, 0.02, 4.186e-7);  // measured (bench/symplectic.md: 4.19e-7)
+}
+
+TEST(SplittingStructure, EnergyErrorBoundedOverAMillionStepsOrder6SymmetricSplitting) {
+  expect_bounded_energy<SymmetricSplitting<Top>>("SymmetricSplitting", 6, 0.02, 4.588e-8);  // (4.59e-8)
+}
+
 // ---------------------------------------------------------------- symmetric bodies
 
 /// Orientation and relative ω error at t_end after steps of h, against the RK4 reference.
@@ -356,6 +394,138 @@ TEST(SplittingStructure, NoSquishAxisOrderRuleOnSherifsTop) {
   const double middle = error_against(RigidBodySplitting<Top, FixedAxisOrder<0, 1, 2>>(), p, ref, 1e-3, 1.0);
   std::printf("order 4, h = 1e-3: error with the rule %.2g, with the spin axis in the middle %.2g\n", rule, middle);
   EXPECT_GT(middle / rule, 100.0);  // measured 2.3e3 (2.5e-8 and 5.7e-5 rad)
+}
+
+/// Orientation error at t = 1 after 100 steps of order 2 with the axes in a fixed order, as
+/// bench/symplectic_work_precision.cpp measures it (free_body_error).
+template <int outer, int middle, int inner>
+double fixed_order_error(const Top& body, const RigidBodyKinematics<double>& k0, const Vec4<double>& exact) {
+  using I = RigidBodySplitting<Top, FixedAxisOrder<outer, middle, inner>>;
+  const I integrator = with_order<I>(2);
+  typename I::State s;
+  EXPECT_EQ(integrator.initialize(body, k0, 0.0, s), Status::ok);
+  for (int k = 0; k < 100; ++k) EXPECT_EQ(integrator.step(body, s, k * 0.01, 0.01).status, Status::ok);
+  return geodesic_angle(exact, integrator.kinematics(body, s).quaternion);
+}
+
+/// Index of (outer, middle, inner) among the six orders of fixed_order_error, in the order below.
+int permutation_index(const int o[3]) {
+  const int table[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (int k = 0; k < 6; ++k)
+    if (table[k][0] == o[0] && table[k][1] == o[1] && table[k][2] == o[2]) return k;
+  return -1;
+}
+
+/// NoSquish's rule against the issue's "largest spin outermost" on one of bench/symplectic.md's
+/// body sets ("Axis orders"): geometric means over the bodies of error/best (each rule) and of
+/// rule/largest-spin (all bodies, and those where the two choose differently).
+struct AxisOrderComparison {
+  double rule_over_best, spin_over_best, rule_over_spin, rule_over_spin_where_they_differ;
+  int differ, rule_not_worse;  ///< bodies where the rules choose differently; of them, where NoSquish's is ≤
+};
+
+/// The bodies of bench/symplectic_work_precision.cpp's BodySet: the peers' ensemble (seed 1) with
+/// moments uniform in [inertia_min, 3], or near-symmetric moments (a, a(1 + d), a·f or a/f) put on
+/// every pair of axes; torque-free, |Ω| ≤ 20, h = 0.01, t = 1. Reference: ExactFreeSplitting (the
+/// exact free flow, 10 steps), not the bench's RK4 with 2¹⁶ steps (1.2 s a set): the two differ by
+/// ≤ 4.1e-13 rad on these 800 bodies, and every geometric mean below is the same to four digits
+/// with either (measured with the bench's reference in a scratch copy of this function).
+AxisOrderComparison compare_axis_orders(double inertia_min, int near_symmetric) {
+  const int bodies = 200;
+  double log_rule = 0, log_spin = 0, log_rule_spin = 0, log_differ = 0;
+  AxisOrderComparison c{};
+  for (int i = 0; i < bodies; ++i) {
+    peers::FreeRotationSpec spec;
+    spec.inertia_min = inertia_min;
+    peers::RotationParams<double> params;
+    const peers::RotationState<double> x0 = peers::free_rotation_body(spec, i, params);
+    Vec3<double> J = params.inertia;
+    if (near_symmetric != 0) {
+      peers::SplitMix64 rng(0x5EED + std::uint64_t(i));
+      const double a = rng.uniform(1, 2), d = rng.uniform(0, 0.1), f = rng.uniform(1.2, 2);
+      const double j[3] = {a, a * (1 + d), near_symmetric > 0 ? a * f : a / f};
+      for (int k = 0; k < 3; ++k) J[k] = j[(k + i) % 3];
+    }
+    Top body;
+    body.inertia = J.asDiagonal();
+    RigidBodyKinematics<double> k0;
+    k0.quaternion = x0.q;
+    k0.omega_body = x0.w;
+    const ExactFreeSplitting<Top> exact_flow = with_order<ExactFreeSplitting<Top>>(2);
+    ExactFreeSplitting<Top>::State x;
+    EXPECT_EQ(exact_flow.initialize(body, k0, 0.0, x), Status::ok);
+    for (int k = 0; k < 10; ++k) EXPECT_EQ(exact_flow.step(body, x, k * 0.1, 0.1).status, Status::ok);
+    const Vec4<double> exact = exact_flow.kinematics(body, x).quaternion;
+    const double e[6] = {fixed_order_error<0, 1, 2>(body, k0, exact), fixed_order_error<0, 2, 1>(body, k0, exact),
+                         fixed_order_error<1, 0, 2>(body, k0, exact), fixed_order_error<1, 2, 0>(body, k0, exact),
+                         fixed_order_error<2, 0, 1>(body, k0, exact), fixed_order_error<2, 1, 0>(body, k0, exact)};
+    const double best = *std::min_element(e, e + 6);
+    // NoSquish's own choice (the principal frame of a diagonal inertia is the body frame, in order)
+    int rule[3];
+    NoSquishFlow::order_axes(J, Vec3<double>(J.cwiseProduct(x0.w)), rule);
+    // the issue's: the axis of the largest |Ω_k| outermost, then the next
+    int spin[3] = {0, 1, 2};
+    std::sort(spin, spin + 3, [&](int a, int b) { return std::abs(x0.w[a]) > std::abs(x0.w[b]); });
+    // the rule under test must be NoSquish's own: the integrator's error is the fixed order's, bit for bit
+    const double own = [&] {
+      const NoSquish<Top> ns = with_order<NoSquish<Top>>(2);
+      NoSquish<Top>::State s;
+      EXPECT_EQ(ns.initialize(body, k0, 0.0, s), Status::ok);
+      for (int k = 0; k < 100; ++k) EXPECT_EQ(ns.step(body, s, k * 0.01, 0.01).status, Status::ok);
+      return geodesic_angle(exact, ns.kinematics(body, s).quaternion);
+    }();
+    const double r = e[permutation_index(rule)], sp = e[permutation_index(spin)];
+    EXPECT_EQ(own, r) << "body " << i;
+    log_rule += std::log(r / best);
+    log_spin += std::log(sp / best);
+    log_rule_spin += std::log(r / sp);
+    if (permutation_index(rule) != permutation_index(spin)) {
+      ++c.differ;
+      c.rule_not_worse += r <= sp;
+      log_differ += std::log(r / sp);
+    }
+  }
+  c.rule_over_best = std::exp(log_rule / bodies);
+  c.spin_over_best = std::exp(log_spin / bodies);
+  c.rule_over_spin = std::exp(log_rule_spin / bodies);
+  c.rule_over_spin_where_they_differ = std::exp(log_differ / std::max(c.differ, 1));
+  return c;
+}
+
+// The issue asked for "the axis with the largest spin outermost, chosen per body"; NoSquish puts the
+// smallest moment outermost (no_squish.hpp). On bench/symplectic.md's bodies the two choose
+// differently for 161–177 of each 200, and there the rule's error is on average (geometric mean)
+// below the largest-spin rule's on every set: 0.52, 0.46, 0.90, 0.64 of it. Not on every body (the
+// rule is not worse on 59–79 % of those; it is the best of the six orders for 23–62 % of all), so
+// the averages are what is asserted, with the bench's error-over-best figures.
+TEST(SplittingStructure, NoSquishAxisOrderRuleBeatsLargestSpinOutermost) {
+  struct Set {
+    const char* name;
+    double inertia_min;
+    int near_symmetric;
+    double rule_over_best, spin_over_best;  // bench/symplectic.md's tables (geometric means)
+    double rule_over_spin, where_they_differ;  // measured here
+  };
+  const Set sets[4] = {{"moments uniform in [1, 3]", 1.0, 0, 1.19, 2.11, 0.566, 0.524},
+                       {"moments uniform in [0.1, 3]", 0.1, 0, 1.18, 2.37, 0.498, 0.455},
+                       {"near-oblate", 1.0, 1, 1.35, 1.47, 0.915, 0.899},
+                       {"near-prolate", 1.0, -1, 1.40, 2.01, 0.696, 0.637}};
+  for (const Set& set : sets) {
+    const AxisOrderComparison c = compare_axis_orders(set.inertia_min, set.near_symmetric);
+    std::printf("%-28s error / best: rule %.3f, largest |Ω| outermost %.3f; rule / largest |Ω|: %.3f over all 200 "
+                "bodies, %.3f over the %d where they differ (rule not worse on %d)\n",
+                set.name, c.rule_over_best, c.spin_over_best, c.rule_over_spin, c.rule_over_spin_where_they_differ,
+                c.differ, c.rule_not_worse);
+    EXPECT_GE(c.differ, 150) << set.name;  // measured 176, 177, 167, 161: the sets do tell the rules apart
+    // the bench's figures, printed to three digits (they are reproduced to four): ±1 %
+    EXPECT_NEAR(c.rule_over_best, set.rule_over_best, 0.01 * set.rule_over_best) << set.name;
+    EXPECT_NEAR(c.spin_over_best, set.spin_over_best, 0.01 * set.spin_over_best) << set.name;
+    // the claim: the rule's error at most the largest-spin rule's, on average; 5 % over the measured
+    // ratio (deterministic here; room for another compiler's rounding) keeps every bound below 1
+    EXPECT_LT(c.rule_over_spin, 1.05 * set.rule_over_spin) << set.name;
+    EXPECT_LT(c.rule_over_spin_where_they_differ, 1.05 * set.where_they_differ) << set.name;
+    EXPECT_LT(c.rule_over_spin_where_they_differ, 1.0) << set.name;
+  }
 }
 
 // ---------------------------------------------------------------- float, failures, ensemble
