@@ -408,13 +408,9 @@ double fixed_order_error(const Top& body, const RigidBodyKinematics<double>& k0,
   return geodesic_angle(exact, integrator.kinematics(body, s).quaternion);
 }
 
-/// Index of (outer, middle, inner) among the six orders of fixed_order_error, in the order below.
-int permutation_index(const int o[3]) {
-  const int table[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  for (int k = 0; k < 6; ++k)
-    if (table[k][0] == o[0] && table[k][1] == o[1] && table[k][2] == o[2]) return k;
-  return -1;
-}
+/// Index of (outer, middle, inner) among the six orders of fixed_order_error in lexicographic order
+/// (012, 021, 102, 120, 201, 210): two per outer axis, the other two ascending, then descending.
+int permutation_index(const int o[3]) { return 2 * o[0] + (o[1] > o[2] ? 1 : 0); }
 
 /// NoSquish's rule against the "largest spin outermost" on one of bench/symplectic.md's
 /// body sets ("Axis orders"): geometric means over the bodies of error/best (each rule) and of
