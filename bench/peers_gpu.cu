@@ -12,8 +12,9 @@
 // peer:odeint_rk4_thrust_cuda (odeint_rk4.hpp with thrust::device_vector, CUDA backend, double).
 // DEM coupling, dem/<stepper>/bodies:N/steps:S: one step per launch with the caller's spatial torques
 // for that step (a 3 × N device array), the state in global memory between steps, float, as a
-// granular code calls it: quatstep's NoSquish (order 2, free bodies) through cuda::BatchStepper,
-// and the float semi-implicit Euler peer written as the same coupled step (rotation only: it has
+// granular code calls it: quatstep's NoSquish (order 2, free bodies) through cuda::BatchStepper, with
+// the loads of the step's start (LoadTiming::at_start, the default: second order in loads of the
+// state) and held over the step (LoadTiming::held: fewer bytes), and the float semi-implicit Euler peer written as the same coupled step (rotation only: it has
 // no translation; the torque turned into body axes each step). Time per step from cudaEvents.
 // Benchmarks only (registration, no main): the object library quatstep_bench_peers_gpu is linked
 // into bench_gpu. Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
@@ -209,7 +210,7 @@ void dem_run(benchmark::State& state, Setup setup) {
 class NoSquishCoupled {
  public:
   using Integrator = NoSquish<FreeRigidBody<float>>;
-  explicit NoSquishCoupled(index_t n) : batch_(integrator(), models(n), initial(n), 0.0f) {}
+  NoSquishCoupled(index_t n, LoadTiming timing) : batch_(integrator(), models(n), initial(n), 0.0f, nullptr, timing) {}
   void step(float h, const float* torque) { batch_.step(h, torque, nullptr); }
   index_t failed() const {
     std::vector<Status> status(batch_.bodies());
@@ -281,7 +282,11 @@ const int registered = [] {
   sweeps(register_peer<OdeintRk4<thrust::device_vector<double>>>("peer:odeint_rk4_thrust_cuda"), steps_2x);
   for (auto* b : {benchmark::RegisterBenchmark("dem/no_squish_order2_f32",
                                                [](benchmark::State& st) {
-                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n); });
+                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n, LoadTiming::at_start); });
+                                               }),
+                  benchmark::RegisterBenchmark("dem/no_squish_order2_f32_held",
+                                               [](benchmark::State& st) {
+                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n, LoadTiming::held); });
                                                }),
                   benchmark::RegisterBenchmark("dem/peer:semi_implicit_euler_f32",
                                                [](benchmark::State& st) {

@@ -11,13 +11,17 @@
 //     batch.kinematics(quaternion, omega, position, velocity, stream);
 //   }
 //
-// The external loads are held constant over the step (zero-order hold, models/external_load.hpp);
-// the models' own loads (gravity, torque profiles) act as usual. When no body has loads of its own
-// (FreeRigidBody::has_own_loads), a step reads each body's inertia and mass instead of its whole
-// model (coupled_step.hpp). Integrators that keep the end
-// torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
-// with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every call is asynchronous on the
-// given stream; failures are per body (status()), never a stalled launch.
+// The external loads are by default those at the state the step starts from (LoadTiming::at_start,
+// coupled_step.hpp: what the caller computes from the kinematics it just read); they also complete
+// the last step's end impulse, so a splitting of order 2 (NoSquish, SymmetricSplitting,
+// ExactFreeSplitting with order = 2) and ExplicitNewmarkLie are velocity Verlet: second order in
+// loads that depend on the state. LoadTiming::held takes them as the step's own (zero-order hold:
+// a time signal sampled at the step's midpoint). The models' own loads (gravity, torque profiles) act
+// as usual. When no body has loads of its own (FreeRigidBody::has_own_loads), a step reads each
+// body's inertia and mass instead of its whole model (coupled_step.hpp). Integrators that keep the
+// end torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
+// with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every
+// call is asynchronous on the given stream; failures are per body (status()), never a stalled launch.
 #pragma once
 
 #include <algorithm>
@@ -42,10 +46,12 @@ class BatchStepper {
   /// Validates every body (std::invalid_argument naming body and field), uploads the models and
   /// computes the consistent initial state on the device. Synchronises `stream` once.
   BatchStepper(const Integrator& integrator, const std::vector<Model>& models,
-               const std::vector<Kinematics>& initial, S t0, cudaStream_t stream = nullptr)
+               const std::vector<Kinematics>& initial, S t0, cudaStream_t stream = nullptr,
+               LoadTiming timing = LoadTiming::at_start)
       : integrator_((keys::check(integrator.settings), integrator)),
         n_(static_cast<index_t>(models.size())),
         t_(t0),
+        timing_(timing),
         models_((invalid_bodies(models, initial, false), models)),
         state_(State::size * models.size()),
         status_(std::vector<Status>(models.size(), Status::ok)),
@@ -73,19 +79,23 @@ class BatchStepper {
 
   /// One step of size h of every body. `torque`: spatial torques, `force`: spatial forces at the
   /// centre of mass (free bodies only), device arrays of 3 × bodies() (component c of body i at
-  /// [c · bodies() + i]), or null for none. Asynchronous on `stream`.
+  /// [c · bodies() + i]), or null for none; at the state the step starts from unless the batch was
+  /// made with LoadTiming::held. Asynchronous on `stream`.
   void step(S h, const S* torque, const S* force, cudaStream_t stream = nullptr) {
     if (force && !Model::translates)
       throw std::invalid_argument("BatchStepper::step: force given, but this model does not translate (pass nullptr)");
     if (n_) {
       const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
       step_bodies_with_loads<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models, soa(), record(), steps_,
-                                                                        t_, h, torque, force);
+                                                                        t_, h, torque, force, timing_, h_previous_);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
     }
     t_ += h;
+    h_previous_ = h;
     ++steps_;
   }
+
+  LoadTiming load_timing() const { return timing_; }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
   /// and velocity (3 × bodies each) into the caller's device arrays; null pointers are skipped.
@@ -111,6 +121,8 @@ class BatchStepper {
   Integrator integrator_;
   index_t n_;
   S t_;
+  LoadTiming timing_;
+  S h_previous_ = S(0);  ///< the last step's size; 0 before the first
   index_t steps_ = 0;
   DeviceArray<Model> models_;
   DeviceArray<S> inertial_;  ///< CoupledModels' inertia and mass where no body has loads of its own, else empty

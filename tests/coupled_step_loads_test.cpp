@@ -19,6 +19,11 @@
 //     inertia and mass alone (coupled_step.hpp, CoupledModels) gives the batch stepped from its
 //     array of models, and both the body-by-body witness, bitwise; the coupled step stores only
 //     the components the next one needs (state_components.hpp).
+// (d) Loads that depend on the state, computed by the caller from the kinematics each step starts
+//     from (what a DEM code does with its contacts), LoadTiming::at_start: the last step's end
+//     impulse is redone with them, so the second-order splittings and ExplicitNewmarkLie are the
+//     integrator with those loads in the model, to round-off, and keep their second order; taken
+//     as the step's own (held) they are first order.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,6 +40,7 @@
 #include "quatstep/integrators/symmetric_splitting.hpp"
 #include "quatstep/integrators/zupan3.hpp"
 #include "quatstep/models/external_load.hpp"
+#include "quatstep/quaternion.hpp"
 #include "reference/heavy_top_reference.hpp"
 #include "rigid_body_problems.hpp"
 #include "support/free_body_motion.hpp"
@@ -301,7 +307,7 @@ Vec3<double> step_load(int i, index_t k, double scale) {
 }
 
 template <class I>
-void expect_unloaded_batch_is_the_models(const char* name, const I& integrator) {
+void expect_unloaded_batch_is_the_models(const char* name, const I& integrator, LoadTiming timing) {
   using State = typename I::State;
   constexpr int n = 6;
   constexpr index_t steps = 200;
@@ -328,14 +334,17 @@ void expect_unloaded_batch_is_the_models(const char* name, const I& integrator) 
   std::vector<double> torque(3 * n), force(3 * n);
   for (index_t k = 0; k < steps; ++k) {
     const double t = double(k) * h;
+    const double h_previous = timing == LoadTiming::at_start && k > 0 ? h : 0.0;
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < 3; ++c) torque[c * n + i] = step_load(i, k, 2.0)[c], force[c * n + i] = step_load(i + 7, k, 5.0)[c];
     for (int i = 0; i < n; ++i) {
-      step_body_coupled(integrator, from_models, soa_m, rec_m, i, k, t, h, torque.data(), force.data());
-      step_body_coupled(integrator, from_inertia, soa_i, rec_i, i, k, t, h, torque.data(), force.data());
+      step_body_coupled(integrator, from_models, soa_m, rec_m, i, k, t, h, torque.data(), force.data(), timing,
+                        h_previous);
+      step_body_coupled(integrator, from_inertia, soa_i, rec_i, i, k, t, h, torque.data(), force.data(), timing,
+                        h_previous);
       Status st = status_w[i];
       step_body_with_loads(integrator, with_external_load(models[i], step_load(i, k, 2.0), step_load(i + 7, k, 5.0)),
-                           witness[i], st, it_w[i], rec_w, i, k, t, h);
+                           witness[i], st, it_w[i], rec_w, i, k, t, h, h_previous);
       status_w[i] = st;
     }
   }
@@ -363,12 +372,14 @@ void expect_unloaded_batch_is_the_models(const char* name, const I& integrator) 
 }
 
 TEST(CoupledStepLoads, BodiesWithoutOwnLoadsStepFromInertiaAndMassBitwise) {
-  expect_unloaded_batch_is_the_models("NoSquish (order 2)", make<NoSquish<Body>>(2));
-  expect_unloaded_batch_is_the_models("SymmetricSplitting (order 4)", make<SymmetricSplitting<Body>>(4));
-  expect_unloaded_batch_is_the_models("ExactFreeSplitting (order 4)", make<ExactFreeSplitting<Body>>(4));
-  expect_unloaded_batch_is_the_models("ExactFree (near_integrable)", NearIntegrable<Body>());
-  expect_unloaded_batch_is_the_models("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>());
-  expect_unloaded_batch_is_the_models("ModifiedHht", ModifiedHht<Body>());
+  for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
+    expect_unloaded_batch_is_the_models("NoSquish (order 2)", make<NoSquish<Body>>(2), timing);
+    expect_unloaded_batch_is_the_models("SymmetricSplitting (order 4)", make<SymmetricSplitting<Body>>(4), timing);
+    expect_unloaded_batch_is_the_models("ExactFreeSplitting (order 4)", make<ExactFreeSplitting<Body>>(4), timing);
+    expect_unloaded_batch_is_the_models("ExactFree (near_integrable)", NearIntegrable<Body>(), timing);
+    expect_unloaded_batch_is_the_models("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>(), timing);
+    expect_unloaded_batch_is_the_models("ModifiedHht", ModifiedHht<Body>(), timing);
+  }
   // the splittings leave their held loads and their constants out of the coupled step's stores
   EXPECT_EQ(carried_components<NoSquish<Body>::State>, 14);
   EXPECT_EQ(stepped_components<NoSquish<Body>::State>, 20);
@@ -378,6 +389,144 @@ TEST(CoupledStepLoads, BodiesWithoutOwnLoadsStepFromInertiaAndMassBitwise) {
   EXPECT_EQ(carried_components<ExactFreeSplitting<Top>::State>, 8);
   EXPECT_EQ(carried_components<ExplicitNewmarkLie<Body>::State>, 13);
   EXPECT_EQ(stepped_components<ModifiedHht<Body>::State>, ModifiedHht<Body>::State::size);
+}
+
+// ---------------------------------------------------------------- (d) loads of the step's start state
+
+/// The off-axis top's gravity torque as its caller computes it from the kinematics, spatial:
+/// (R(q) x_cm) × m g.
+Vec3<double> caller_gravity_torque(const Top& top, const RigidBodyKinematics<double>& k) {
+  return Vec3<double>(rotation_matrix(k.quaternion) * top.loads.lever).cross(top.loads.mass * top.loads.gravity);
+}
+
+/// The off-axis top over [0, 1] in steps of h, its gravity torque given each step by the caller
+/// through step_body_with_loads (at_start: with the last step's size, so that its end impulse is
+/// redone), or, `in_model`, left in the model.
+template <class I>
+RigidBodyKinematics<double> top_with_caller_torque(const I& integrator, double h, LoadTiming timing,
+                                                   bool in_model = false) {
+  const Top top = testing::off_axis_top().model;
+  Top bare = top;
+  bare.loads.mass = 0;
+  bare.loads.gravity.setZero();
+  typename I::State s;
+  EXPECT_EQ(integrator.initialize(in_model ? top : bare, testing::off_axis_top().initial, 0.0, s), Status::ok);
+  Status status = Status::ok;
+  index_t iterations = 0, failed = -1;
+  const BodyRecord record{&status, &iterations, &failed};
+  const long n = std::lround(end_time / h);
+  for (long k = 0; k < n; ++k) {
+    if (in_model) {
+      step_body(integrator, top, s, status, iterations, record, 0, k, k * h, h);
+      continue;
+    }
+    const Vec3<double> tau = caller_gravity_torque(top, integrator.kinematics(bare, s));
+    const double h_previous = timing == LoadTiming::at_start && k > 0 ? h : 0.0;
+    step_body_with_loads(integrator, with_external_load(bare, tau, Vec3<double>(Vec3<double>::Zero())), s, status,
+                         iterations, record, 0, k, k * h, h, h_previous);
+  }
+  EXPECT_EQ(status, Status::ok);
+  return integrator.kinematics(in_model ? top : bare, s);
+}
+
+double angle_between(const Vec4<double>& a, const Vec4<double>& b) {
+  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
+}
+
+/// The plain off-axis top's RK4 reference at t = 1.
+const reference::HeavyTopReference& top_reference() {
+  static const reference::HeavyTopReference r(testing::off_axis_top().model, testing::off_axis_top().initial, 2.5e-6,
+                                              std::lround(end_time / 2.5e-6));
+  return r;
+}
+
+double top_error(const RigidBodyKinematics<double>& k) {
+  return angle_between(top_reference().quaternion(top_reference().index_of(end_time)), k.quaternion);
+}
+
+template <class I>
+void expect_loads_at_start_are_the_models(const char* name, const I& integrator) {
+  constexpr double h = 1.0 / 1024;
+  const auto model = top_with_caller_torque(integrator, h, LoadTiming::at_start, true);
+  const auto at_start = top_with_caller_torque(integrator, h, LoadTiming::at_start);
+  const auto held = top_with_caller_torque(integrator, h, LoadTiming::held);
+  const double d_start = angle_between(model.quaternion, at_start.quaternion);
+  const double d_held = angle_between(model.quaternion, held.quaternion);
+  // the state between calls holds the end impulse with the start loads: ω differs by O(h²)
+  const double w_start = (at_start.omega_body - model.omega_body).norm() / model.omega_body.norm();
+  std::printf("%-20s caller's gravity torque, h = 1/1024, t = 1: orientation − in-model %.1e rad (at_start), %.1e rad "
+              "(held); |Δω|/|ω| %.1e (at_start, the provisional end impulse)\n",
+              name, d_start, d_held, w_start);
+  EXPECT_LT(d_start, 1e-11) << name;
+  EXPECT_GT(d_held, 1e-2) << name;
+  EXPECT_LT(w_start, 1e-4) << name;
+}
+
+TEST(CoupledStepLoads, LoadsOfTheStartStateAreTheModelsOwnToRoundOff) {
+  expect_loads_at_start_are_the_models("NoSquish order 2", make<NoSquish<Top>>(2));
+  expect_loads_at_start_are_the_models("SymmetricSplitting 2", make<SymmetricSplitting<Top>>(2));
+  expect_loads_at_start_are_the_models("ExactFreeSplitting 2", make<ExactFreeSplitting<Top>>(2));
+  expect_loads_at_start_are_the_models("ExplicitNewmarkLie", ExplicitNewmarkLie<Top>());
+}
+
+TEST(CoupledStepLoads, LoadsOfTheStartStateKeepSecondOrderHeldOnesAreFirst) {
+  for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
+    const bool at_start = timing == LoadTiming::at_start;
+    const NoSquish<Top> integrator = make<NoSquish<Top>>(2);
+    const double coarse = top_error(top_with_caller_torque(integrator, 1.0 / 2048, timing));
+    const double fine = top_error(top_with_caller_torque(integrator, 1.0 / 4096, timing));
+    const double observed = std::log2(coarse / fine);
+    std::printf("NoSquish order 2, caller's gravity torque %s: errors %.2e, %.2e rad at h = 1/2048, 1/4096: order %.2f\n",
+                at_start ? "at the step's start" : "held over the step", coarse, fine, observed);
+    EXPECT_NEAR(observed, at_start ? 2.0 : 1.0, 0.1);
+  }
+}
+
+/// A free body on a spring, F = −k r, with the torque of a fixed spatial force at a body point,
+/// τ = (R(q) a) × f, both computed by the caller from the kinematics each step starts from, over
+/// [0, 1] in steps of h.
+template <class I>
+RigidBodyKinematics<double> sprung_body(const I& integrator, double h, LoadTiming timing) {
+  const Body body = Body::unloaded(Vec3<double>(1.0, 2.0, 2.6).asDiagonal(), 2.0);
+  const Vec3<double> lever(0.3, -0.2, 0.5), f(1.0, -2.0, 4.0);
+  constexpr double stiffness = 40.0;
+  typename I::State s;
+  EXPECT_EQ(integrator.initialize(body, testing::shaken_body_start(1), 0.0, s), Status::ok);
+  Status status = Status::ok;
+  index_t iterations = 0, failed = -1;
+  const BodyRecord record{&status, &iterations, &failed};
+  const long n = std::lround(end_time / h);
+  for (long k = 0; k < n; ++k) {
+    const RigidBodyKinematics<double> now = integrator.kinematics(body, s);
+    const Vec3<double> tau = Vec3<double>(rotation_matrix(now.quaternion) * lever).cross(f);
+    const double h_previous = timing == LoadTiming::at_start && k > 0 ? h : 0.0;
+    step_body_with_loads(integrator, with_external_load(body, tau, Vec3<double>(-stiffness * now.position)), s, status,
+                         iterations, record, 0, k, k * h, h, h_previous);
+  }
+  EXPECT_EQ(status, Status::ok);
+  return integrator.kinematics(body, s);
+}
+
+/// Observed orders of position and orientation from the differences of runs at h, h/2, h/4.
+template <class I>
+void expect_sprung_body_orders(const char* name, const I& integrator) {
+  for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
+    const bool at_start = timing == LoadTiming::at_start;
+    RigidBodyKinematics<double> k[3];
+    for (int j = 0; j < 3; ++j) k[j] = sprung_body(integrator, std::ldexp(1.0 / 512, -j), timing);
+    const double position = std::log2((k[0].position - k[1].position).norm() / (k[1].position - k[2].position).norm());
+    const double rotation =
+        std::log2(angle_between(k[0].quaternion, k[1].quaternion) / angle_between(k[1].quaternion, k[2].quaternion));
+    std::printf("%-20s sprung body, caller's loads %s: observed order %.2f (position), %.2f (orientation)\n", name,
+                at_start ? "at the step's start" : "held over the step", position, rotation);
+    EXPECT_NEAR(position, at_start ? 2.0 : 1.0, 0.15) << name;
+    EXPECT_NEAR(rotation, at_start ? 2.0 : 1.0, 0.15) << name;
+  }
+}
+
+TEST(CoupledStepLoads, ForcesAndTorquesOfTheStartStateKeepSecondOrderOnFreeBodies) {
+  expect_sprung_body_orders("NoSquish order 2", make<NoSquish<Body>>(2));
+  expect_sprung_body_orders("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // One coupled step of one body (the coupled-step API of kernels/batch_stepper.cuh, and its CPU
-// witness in the tests): the caller's spatial torque and force of this step held over it, on the
-// body's model, state and record in device or host arrays.
+// witness in the tests): the caller's spatial torque and force of this step, on the body's model,
+// state and record in device or host arrays; LoadTiming says what they stand for.
 //
 // The model comes from CoupledModels: the batch's array of models or, when no body has loads of its
 // own (a DEM code's particles), each rebuilt from its inertia and mass (Model::unloaded) read from
@@ -8,7 +8,8 @@
 // in float, of which a splitting's step reads 200 B; inertia and mass are 40 B, and a splitting
 // reads only the mass (its state holds the principal frame).
 // Of the state, only what the next coupled step needs is stored (carried_components,
-// state_components.hpp): the held loads are evaluated anew by it, the constants never change.
+// state_components.hpp): the held loads are evaluated anew by it (with LoadTiming::held; with
+// at_start they are kept, for the next step's correction), the constants never change.
 #pragma once
 
 #include "quatstep/ensemble.hpp"
@@ -51,15 +52,30 @@ struct CoupledModels {
   }
 };
 
+/// What the loads a caller gives a coupled step stand for.
+///   at_start: the loads at the state and time the step starts from, as a DEM code computes its
+///     contacts from the positions it has. They also complete the last step: its end impulse, which
+///     needs the loads at its end, is redone with them (step_body_with_loads), so that a splitting of
+///     order 2 is velocity Verlet and ExplicitNewmarkLie Krysl's Ξ, both of second order in loads that
+///     depend on the state; the state between calls holds a provisional end impulse with the loads at
+///     the step's start, of which the next call corrects O(h²). The compositions of order 4 and 6 need the
+///     loads at their inner stages, and the integrators without an end impulse (the HHT family, Zupan3,
+///     …) the loads at the step's end: given once per step they are first order in such loads.
+///   held: the loads stand for the whole step (zero-order hold): a load known as a function of time
+///     sampled at the step's midpoint keeps every splitting's second order; no correction of the
+///     last step, and a coupled step moves fewer bytes (the held loads are not carried between steps).
+enum class LoadTiming : int { at_start, held };
+
 /// Step k (from t to t + h) of body i with the spatial torque and force of this step, 3 × bodies
-/// arrays (component-major; null for none), held over the step. A body whose status is not ok is
-/// left untouched.
+/// arrays (component-major; null for none), given as `timing` says (h_previous: the size of step
+/// k − 1; 0 on the first step). A body whose status is not ok is left untouched.
 template <class Integrator>
 QS_HD void step_body_coupled(const Integrator& integrator,
                              const CoupledModels<typename Integrator::ModelType>& models,
                              const SoaView<typename Integrator::Scalar>& state_soa, const BodyRecord& record,
                              index_t i, index_t k, typename Integrator::Scalar t, typename Integrator::Scalar h,
-                             const typename Integrator::Scalar* torque, const typename Integrator::Scalar* force) {
+                             const typename Integrator::Scalar* torque, const typename Integrator::Scalar* force,
+                             LoadTiming timing, typename Integrator::Scalar h_previous) {
   using S = typename Integrator::Scalar;
   using State = typename Integrator::State;
   static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
@@ -69,8 +85,12 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
   const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
   const typename Integrator::ModelType model = with_external_load(models(i), tau, f);
+  // at_start redoes the last end impulse from the loads it held: those are carried between steps
+  constexpr bool redoes = redoes_end_impulse<Integrator>::value;
+  const bool at_start = redoes && timing == LoadTiming::at_start;
   with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
-    step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h);
+    step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h, at_start ? h_previous : S(0));
+    if (at_start) store_components<carried_components<State>, stepped_components<State>>(s, state_soa, i);
   });
 }
 

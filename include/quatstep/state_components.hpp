@@ -55,10 +55,16 @@ QS_HD void load_state(const View& soa, Index i, State& s) {
   QS_UNROLL for (int c = 0; c < State::size; ++c) s[c] = soa(c, i);
 }
 
+/// The inverse of load_state, for the components [First, Last).
+template <int First, int Last, class State, class View, class Index>
+QS_HD void store_components(const State& s, const View& soa, Index i) {
+  QS_UNROLL for (int c = First; c < Last; ++c) soa(c, i) = s[c];
+}
+
 /// The inverse of load_state, for the components [0, Count).
 template <int Count, class State, class View, class Index>
 QS_HD void store_state(const State& s, const View& soa, Index i) {
-  QS_UNROLL for (int c = 0; c < Count; ++c) soa(c, i) = s[c];
+  store_components<0, Count>(s, soa, i);
 }
 template <class State, class View, class Index>
 QS_HD void store_state(const State& s, const View& soa, Index i) {

@@ -707,17 +707,26 @@ class BatchStepper:
     PyTorch, JAX); :meth:`kinematics` writes into ``(4, bodies)`` / ``(3, bodies)`` arrays the caller
     owns. Every call is asynchronous on ``stream`` (a CuPy or PyTorch stream, or a cudaStream_t as an
     int); nothing is copied to the host.
+
+    ``loads``: ``"at_start"`` (the default) — each step's torques and forces are those of the state it
+    starts from, as a DEM code computes its contacts from the kinematics it just read; they also
+    complete the last step's end impulse, so that the splittings at ``order=2`` and
+    ``explicit_newmark_lie`` are velocity Verlet, second order in loads that depend on the state
+    (higher compositions and the implicit methods are first order in such loads: they need them
+    inside or at the end of the step). ``"held"`` — the loads stand for the whole step (a signal of
+    time sampled at the step's midpoint).
     """
 
     def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,
                  variant: str | None = None, precision: str = "double", t_start: float = 0.0, stream=None,
-                 **settings):
+                 loads: str = "at_start", **settings):
         flat, given = _parameters("quatstep.BatchStepper", model, parameters, bodies)
         self._core = _require_core().make_device_stepper(model, method, variant or "", settings, precision,
-                                                         float(t_start), flat, given, _stream_handle(stream))
+                                                         float(t_start), flat, given, _stream_handle(stream),
+                                                         loads)
 
     def step(self, h: float, torque=None, force=None, stream=None) -> None:
-        """One step of size h with the torques and forces of this step held over it."""
+        """One step of size h with the torques and forces of this step (as ``loads`` says)."""
         self._core.step(float(h), torque, force, _stream_handle(stream))
 
     def kinematics(self, quaternion=None, omega_body=None, position=None, velocity=None, stream=None) -> None:

@@ -48,6 +48,14 @@ nb::ndarray<nb::ro> records(nb::handle owner, const void* data, nb::dlpack::dtyp
 
 }  // namespace
 
+LoadTiming load_timing_named(const std::string& name) {
+  if (name == "at_start") return LoadTiming::at_start;
+  if (name == "held") return LoadTiming::held;
+  throw std::invalid_argument("BatchStepper: loads = \"" + name +
+                              "\": expected \"at_start\" (the loads of the state each step starts from) or "
+                              "\"held\" (the loads of the whole step)");
+}
+
 void bind_device_stepper(nb::module_& m) {
   m.attr("has_cuda") = has_cuda_stepper;
   nb::class_<DeviceStepper>(m, "DeviceStepper",
@@ -101,22 +109,24 @@ void bind_device_stepper(nb::module_& m) {
       "make_device_stepper",
       [](const std::string& model, const std::string& method, const std::string& variant, nb::dict settings,
          const std::string& precision, double t_start,
-         const ParameterArray& parameters, std::vector<std::string> given, std::uintptr_t stream) -> std::unique_ptr<DeviceStepper> {
+         const ParameterArray& parameters, std::vector<std::string> given, std::uintptr_t stream,
+         const std::string& loads) -> std::unique_ptr<DeviceStepper> {
+        const LoadTiming timing = load_timing_named(loads);
 #ifdef QUATSTEP_PYTHON_CUDA
         // dt is not the stepper's (each step gives its h); 1 passes the spec's check.
         const BodyEnsembleSpec spec = ensemble_spec(model, method, variant, settings, precision, "cuda", 1.0, t_start,
                                                     parameters, std::move(given));
         nb::gil_scoped_release release;
-        return make_device_stepper(spec, stream);
+        return make_device_stepper(spec, stream, timing);
 #else
         (void)model, (void)method, (void)variant, (void)settings, (void)precision, (void)t_start, (void)parameters,
-            (void)given, (void)stream;
+            (void)given, (void)stream, (void)timing;
         throw std::runtime_error("BatchStepper needs a CUDA build of quatstep (this one was built without CUDA: "
                                  "QUATSTEP_CUDA=OFF or nvcc not found)");
 #endif
       },
       "model"_a, "method"_a, "variant"_a, "settings"_a, "precision"_a, "t_start"_a, "parameters"_a, "given"_a,
-      "stream"_a = 0, "The core of quatstep.BatchStepper (CUDA builds).");
+      "stream"_a = 0, "loads"_a = "at_start", "The core of quatstep.BatchStepper (CUDA builds).");
 }
 
 }  // namespace quatstep::python

@@ -19,8 +19,9 @@ class CudaStepper final : public DeviceStepper {
 
  public:
   CudaStepper(const Integrator& integrator, const std::vector<typename Batch::Model>& models,
-              const std::vector<typename Batch::Kinematics>& initial, double t0, std::uintptr_t stream)
-      : batch_(integrator, models, initial, S(t0), as_stream(stream)) {
+              const std::vector<typename Batch::Kinematics>& initial, double t0, std::uintptr_t stream,
+              LoadTiming timing)
+      : batch_(integrator, models, initial, S(t0), as_stream(stream), timing) {
     cuda::check(cudaGetDevice(&device_), "cudaGetDevice");
   }
   index_t bodies() const override { return batch_.bodies(); }
@@ -50,7 +51,8 @@ class CudaStepper final : public DeviceStepper {
 
 /// The stepper of one registered model × integrator, its bodies built from the spec's rows.
 template <class ModelEntry, class Integrator>
-std::unique_ptr<DeviceStepper> stepper_of(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream) {
+std::unique_ptr<DeviceStepper> stepper_of(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream,
+                                          LoadTiming timing) {
   using S = typename Integrator::Scalar;
   using Kinematics = typename cuda::BatchStepper<Integrator>::Kinematics;
   if constexpr (!is_rigid_body_kinematics<Kinematics>::value) {
@@ -67,26 +69,29 @@ std::unique_ptr<DeviceStepper> stepper_of(const BodyEnsembleSpec& spec, const Ch
       initial.push_back(ModelEntry::template initial<S>(parameters));
     }
     return std::make_unique<CudaStepper<Integrator>>(build::make_integrator<Integrator>(c.integrator), models, initial,
-                                                     spec.t_start, stream);
+                                                     spec.t_start, stream, timing);
   }
 }
 
 template <class S>
-std::unique_ptr<DeviceStepper> stepper_in(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream) {
+std::unique_ptr<DeviceStepper> stepper_in(const BodyEnsembleSpec& spec, const CheckedSpec& c, std::uintptr_t stream,
+                                          LoadTiming timing) {
   using R = std::unique_ptr<DeviceStepper>;
   return with_registered_integrator<S, R>(c.model, c.integrator.method, c.integrator.variant,
                                           [&](auto model_tag, auto integrator_tag) -> R {
                                             return stepper_of<tag_type<decltype(model_tag)>,
-                                                              tag_type<decltype(integrator_tag)>>(spec, c, stream);
+                                                              tag_type<decltype(integrator_tag)>>(spec, c, stream,
+                                                                                                   timing);
                                           });
 }
 
 }  // namespace
 
-std::unique_ptr<DeviceStepper> make_device_stepper(const BodyEnsembleSpec& spec, std::uintptr_t stream) {
+std::unique_ptr<DeviceStepper> make_device_stepper(const BodyEnsembleSpec& spec, std::uintptr_t stream,
+                                                   LoadTiming timing) {
   const CheckedSpec c = check_spec(spec);
-  if (spec.precision == Precision::single_precision) return stepper_in<float>(spec, c, stream);
-  return stepper_in<double>(spec, c, stream);
+  if (spec.precision == Precision::single_precision) return stepper_in<float>(spec, c, stream, timing);
+  return stepper_in<double>(spec, c, stream, timing);
 }
 
 }  // namespace quatstep::python

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "host/session.hpp"
+#include "quatstep/coupled_step.hpp"
 
 namespace quatstep::python {
 
@@ -40,7 +41,13 @@ class DeviceStepper {
 };
 
 /// Checks the spec (check_spec), builds the models and uploads them; the consistent initial state is
-/// computed on `stream`, which is synchronised once. CUDA builds only (device_stepper.cu).
-std::unique_ptr<DeviceStepper> make_device_stepper(const BodyEnsembleSpec& spec, std::uintptr_t stream);
+/// computed on `stream`, which is synchronised once; each step's loads are taken as `timing` says
+/// (coupled_step.hpp). CUDA builds only (device_stepper.cu).
+std::unique_ptr<DeviceStepper> make_device_stepper(const BodyEnsembleSpec& spec, std::uintptr_t stream,
+                                                   LoadTiming timing);
+
+/// The LoadTiming named "at_start" or "held" (BatchStepper's `loads`); std::invalid_argument naming
+/// the choices for another name.
+LoadTiming load_timing_named(const std::string& name);
 
 }  // namespace quatstep::python

@@ -71,3 +71,36 @@ def test_wrong_arrays_are_refused():
         batch.step(1e-3, np.zeros((3, 3)))  # host memory
     with pytest.raises(ValueError, match="does not translate"):
         batch.step(1e-3, None, cupy.zeros((3, 3)))  # a heavy top takes no force
+
+
+def test_loads_of_the_start_state_are_the_models_own():
+    """A heavy top whose gravity torque the caller computes with CuPy from the kinematics each step
+    starts from: with loads="at_start" (the default) NO_SQUISH at order 2 is the CPU ensemble with
+    gravity in the model, to round-off; with loads="held" it is first order, far from it."""
+    top = {"inertia": [0.234375, 0.46875, 0.234375], "mass": 15.0, "center_of_mass": [0.1, 1.0, 0.05],
+           "omega_body": [0.0, 150.0, -4.61538], "gravity": [0, 0, -9.81]}
+    h, steps = 1.0 / 1024, 1024
+    cpu = quatstep.Ensemble("heavy_top", "no_squish", dt=h, parameters=top, order=2)
+    cpu.advance(steps)
+    lever, weight = cupy.asarray(top["center_of_mass"]), 15.0 * cupy.asarray(top["gravity"])
+    results = {}
+    for loads in ("at_start", "held"):
+        batch = quatstep.BatchStepper("heavy_top", "no_squish", parameters=dict(top, gravity=[0, 0, 0]), order=2,
+                                      loads=loads)
+        q, w, torque = cupy.empty((4, 1)), cupy.empty((3, 1)), cupy.empty((3, 1))
+        for _ in range(steps):
+            batch.kinematics(q, w)
+            e0, e1, e2, e3 = q[:, 0]
+            r = cupy.stack([cupy.stack([1 - 2 * (e2 * e2 + e3 * e3), 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)]),
+                            cupy.stack([2 * (e1 * e2 + e0 * e3), 1 - 2 * (e1 * e1 + e3 * e3), 2 * (e2 * e3 - e0 * e1)]),
+                            cupy.stack([2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 1 - 2 * (e1 * e1 + e2 * e2)])])
+            torque[:, 0] = cupy.cross(r @ lever, weight)
+            batch.step(h, torque)
+        batch.kinematics(q, w)
+        results[loads] = cupy.asnumpy(q[:, 0])
+    expected = cpu.quaternion[0]
+
+    def distance(a):  # |Δq| ≈ half the angle between the orientations (q and −q are one)
+        return min(np.linalg.norm(a - expected), np.linalg.norm(a + expected))
+    assert distance(results["at_start"]) < 1e-9
+    assert distance(results["held"]) > 1e-2

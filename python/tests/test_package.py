@@ -51,3 +51,9 @@ def test_a_module_that_does_not_import_fails_the_tests(tmp_path):
     failed, skipped = pytest_run("1"), pytest_run("")
     assert failed.returncode != 0 and "ModuleNotFoundError" in failed.stdout, failed.stdout
     assert skipped.returncode in (0, 5) and "1 skipped" in skipped.stdout, skipped.stdout  # 5: none collected
+
+
+def test_batch_stepper_refuses_an_unknown_load_timing():
+    """`loads` is checked before anything else, in every build (a CUDA one or not)."""
+    with pytest.raises(ValueError, match='loads = "midpoint".*"at_start".*"held"'):
+        quatstep.BatchStepper("free_rigid_body", "no_squish", parameters={"inertia": [1, 2, 3]}, loads="midpoint")

@@ -121,7 +121,8 @@ std::vector<double> step_loads(index_t n, index_t k, std::uint64_t seed) {
 /// With `without_own_loads` every body is stripped to Model::unloaded(inertia, mass), so that the
 /// batch steps from its inertia and mass alone (coupled_step.hpp).
 template <class ModelEntry, class Integrator>
-void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool without_own_loads = false) {
+void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool without_own_loads = false,
+                                    LoadTiming timing = LoadTiming::at_start) {
   using S = double;
   using State = typename Integrator::State;
   const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
@@ -135,7 +136,7 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool wi
   const S h = sc.time.dt;
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  cuda::BatchStepper<Integrator> batch(integrator, models, in.initial, 0.0, stream);
+  cuda::BatchStepper<Integrator> batch(integrator, models, in.initial, 0.0, stream, timing);
   cuda::DeviceArray<S> torque(3 * n), force(3 * n), quaternion(4 * n), omega(3 * n);
 
   // The CPU witness: the same per-body functions, one body after the other.
@@ -154,7 +155,9 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool wi
       const Vec3<S> ti(tau[i], tau[n + i], tau[2 * n + i]);
       const Vec3<S> fi = with_force ? Vec3<S>(f[i], f[n + i], f[2 * n + i]) : Vec3<S>::Zero();
       Status st = status[i];
-      step_body_with_loads(integrator, with_external_load(models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h);
+      const S h_previous = timing == LoadTiming::at_start && k > 0 ? h : S(0);
+      step_body_with_loads(integrator, with_external_load(models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h,
+                           h_previous);
       status[i] = st;
     }
     t += h;
@@ -194,7 +197,8 @@ TEST(CoupledStep, HeavyTopsWithPerStepTorquesMatchTheCpuBitwise) {
 
 // The splittings hold the end torque of a step for the next one: the coupled step evaluates it
 // anew with each step's loads (step_body_with_loads; tests/coupled_step_loads_test.cpp checks on
-// the CPU that this gives the run with the loads in the model).
+// the CPU that this gives the run with the loads in the model) and, with the loads given at the
+// step's start (the default), redoes the last step's end kick with them.
 TEST(CoupledStep, NoSquishFreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwise) {
   QUATSTEP_SKIP_WITHOUT_GPU();
   const Scenario sc = parse_scenario(
@@ -207,6 +211,20 @@ TEST(CoupledStep, NoSquishBodiesWithoutOwnLoadsStepFromInertiaAndMassAsTheCpu) {
   const Scenario sc = parse_scenario(
       testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
   expect_coupled_steps_match_cpu<FreeRigidBodyModel, NoSquish<FreeRigidBody<double>>>(sc, true, true);
+}
+
+TEST(CoupledStep, NoSquishWithLoadsHeldOverTheStepMatchesTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, NoSquish<FreeRigidBody<double>>>(sc, true, true, LoadTiming::held);
+}
+
+TEST(CoupledStep, ExplicitNewmarkLieFreeBodiesWithPerStepTorquesAndForcesMatchTheCpuBitwise) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("explicit_newmark_lie"), testing::model_index("free_rigid_body"), 500, 200, 200), "dem.toml");
+  expect_coupled_steps_match_cpu<FreeRigidBodyModel, ExplicitNewmarkLie<FreeRigidBody<double>>>(sc, true);
 }
 
 TEST(CoupledStep, ModifiedHhtBodiesWithoutOwnLoadsStepFromInertiaAndMassAsTheCpu) {

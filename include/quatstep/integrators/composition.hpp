@@ -53,6 +53,12 @@ QS_HD constexpr S composition_weight(int order, int i) {
   return S(1);
 }
 
+/// Weight, in h, of the kick that ends a step of compose_kick_drift_kick of this order: γ_s/2.
+template <class S>
+QS_HD constexpr S end_kick_weight(int order) {
+  return S(0.5) * composition_weight<S>(order, composition_stages(order) - 1);
+}
+
 /// One step Ψ_h from t of the composition of the given order. `stages` provides
 ///   kick(dt)        the momenta += dt × the forces held (those at the current positions and time),
 ///   drift(dt)       the exact flow of the kinetic energy over dt,

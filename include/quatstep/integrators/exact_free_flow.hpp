@@ -326,6 +326,12 @@ QS_HD void compose(const ExactFreeSplittingSettings<S>& settings, S t, S h, Stag
     compose_kick_drift_kick(settings.order, t, h, stages);
 }
 
+/// Weight of the kick that ends a step: none for near_integrable, whose step ends with a drift.
+template <class S>
+QS_HD S end_kick_weight(const ExactFreeSplittingSettings<S>& settings) {
+  return settings.composition == Composition::near_integrable ? S(0) : end_kick_weight<S>(settings.order);
+}
+
 template <class Model>
 using ExactFreeSplitting = RigidBodySplitting<Model, ExactFreeFlow, ExactFreeSplittingSettings>;
 

@@ -123,6 +123,15 @@ class ExplicitNewmarkLie {
     if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
   }
 
+  /// The last step's end impulse, (h_previous/2)·T_{t} of Φ* (and the velocity's (h_previous/2)·F/m),
+  /// redone with the loads s holds instead of those `before` held (ensemble.hpp,
+  /// step_body_with_loads: loads given at the step's start).
+  QS_HD void redo_end_impulse(const State& before, State& s, S h_previous) const {
+    const S hh = S(0.5) * h_previous;
+    s.Pi += hh * (s.torque - before.torque);
+    if constexpr (Model::translates) s.v += hh * (s.a - before.a);
+  }
+
   QS_HD RigidBodyKinematics<S> kinematics(const Model& model, const State& s) const {
     return RigidBodyKinematics<S>::of(s.e, Vec3<S>(Lu<S, 3>(model.inertia).solve(s.Pi)), s.r, s.v);
   }

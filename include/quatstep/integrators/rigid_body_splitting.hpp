@@ -70,6 +70,12 @@ QS_HD void compose(const SplittingSettings<S>& settings, S t, S h, Stages& stage
   compose_kick_drift_kick(settings.order, t, h, stages);
 }
 
+/// Weight, in h, of the kick that ends a step (redo_end_impulse): that of the kick–drift–kick composition.
+template <class S>
+QS_HD S end_kick_weight(const SplittingSettings<S>& settings) {
+  return end_kick_weight<S>(settings.order);
+}
+
 /// The notable settings of every splitting's registry entry (README rows, CPU/GPU test cases): the
 /// default is order 4.
 inline constexpr Configuration splitting_configurations[] = {
@@ -145,6 +151,15 @@ class RigidBodySplitting {
   /// stage set them; call it after changing q by hand, and before a step whose model differs from
   /// the last step's (ensemble.hpp, step_body_with_loads: the coupled-step API's loads).
   QS_HD void hold_loads(const Model& model, State& s, S t) const { Stages{model, s}.update_forces(t); }
+
+  /// The last step's end kick, of end_kick_weight(settings)·h_previous, redone with the loads s holds
+  /// instead of those `before` held (ensemble.hpp, step_body_with_loads: loads given at the step's
+  /// start). At fixed q the kick is linear in the loads, so their difference is kicked.
+  QS_HD void redo_end_impulse(const State& before, State& s, S h_previous) const {
+    const S dt = end_kick_weight(settings) * h_previous;
+    s.p += (S(2) * dt) * quat_mul(s.q, pure(Vec3<S>(s.torque - before.torque)));
+    if constexpr (Model::translates) s.v += dt * (s.a - before.a);
+  }
 
   QS_HD RigidBodyKinematics<S> kinematics(const Model&, const State& s) const {
     const Vec3<S> omega = s.inverse_moments.cwiseProduct(body_momentum(s.q, s.p));  // principal axes
