@@ -15,6 +15,8 @@
 //                                                 smallest and largest accepted step [s]
 //   /bodies (N, int64)              the ensemble indices of the bodies run, with a body selection (--bodies)
 //   /parameters/<key> (N, or N×k)   every model key an [ensemble] table sets ("model.inertia", …), per body
+//   /parameters/<key>.shape_dimensions, .shape_mass, .shape_density (N×2 or N×3, N, N)
+//                                   what a body_shape law drew for <key> besides its moments
 //   /redraws (N, int32)             invalid draws thrown away per body (when a law redraws; root
 //                                   attributes redrawn_bodies and redraws: their count and sum)
 //   /statistics/…                   per-sample ensemble statistics (layout in host/statistics.hpp)

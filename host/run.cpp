@@ -70,28 +70,36 @@ std::string ordinal(index_t k) {
   return std::to_string(k) + suffix;
 }
 
-/// /parameters (every key an [ensemble] table sets) and /redraws, a block of bodies at a time, drawn
-/// in parallel; the redraw counts go to the result.
+/// /parameters (every key an [ensemble] table sets, then the records of the body_shape draws) and
+/// /redraws, a block of bodies at a time, drawn in parallel; the redraw counts go to the result.
 void write_parameters(const Scenario& sc, RunOutput& out, RunResult& result) {
   if (sc.ensemble_keys.empty() && !sc.redraws) return;
   constexpr index_t block = index_t(1) << 14;
   const ModelView& view = sc.model_view();
   const index_t n = sc.ensemble_size;
-  std::vector<std::vector<double>> values(sc.ensemble_keys.size());
+  const std::vector<sampling::ShapeRecord> records = sc.plan.shape_records();
+  const std::size_t keys = sc.ensemble_keys.size();
+  std::vector<std::vector<double>> values(keys + records.size());
   std::vector<std::int32_t> redraws;
   for (index_t first = 0; first < n; first += block) {
     const index_t count = std::min(block, n - first);
     for (std::size_t p = 0; p < values.size(); ++p)
-      values[p].resize(std::size_t(count * view.keys[sc.ensemble_keys[p]].size));
+      values[p].resize(std::size_t(count * (p < keys ? view.keys[sc.ensemble_keys[p]].size : records[p - keys].size)));
     redraws.resize(std::size_t(count));
 #pragma omp parallel for schedule(dynamic, 256)
     for (index_t i = 0; i < count; ++i) {
       int r = 0;
-      const std::vector<double> body = body_parameters(sc, first + i, &r);
+      std::vector<sampling::Assignment> shapes;
+      const std::vector<double> body = body_parameters(sc, first + i, &r, &shapes);
       redraws[std::size_t(i)] = r;
-      for (std::size_t p = 0; p < values.size(); ++p) {
+      for (std::size_t p = 0; p < keys; ++p) {
         const KeyInfo& k = view.keys[sc.ensemble_keys[p]];
         std::copy(body.begin() + k.offset, body.begin() + k.offset + k.size, values[p].begin() + i * k.size);
+      }
+      for (std::size_t p = 0; p < records.size(); ++p) {
+        const auto at = values[keys + p].begin() + i * records[p].size;
+        if (p < shapes.size()) std::copy(shapes[p].value.begin(), shapes[p].value.end(), at);
+        else std::fill(at, at + records[p].size, std::numeric_limits<double>::quiet_NaN());  // not drawn
       }
     }
     for (std::size_t p = 0; p < values.size(); ++p) out.write_parameters(int(p), first, count, values[p].data());
@@ -364,6 +372,7 @@ OutputLayout output_layout(const Scenario& sc, const TrajectorySelection& trajec
     for (index_t i : trajectories.rows) file.trajectory_bodies.push_back(sc.body_index(i));
   if (!sc.shard) file.body_indices = sc.selection;  // a shard's range: its attributes
   for (int k : sc.ensemble_keys) file.parameters.push_back({sc.model_view().keys[k].name, sc.model_view().keys[k].size});
+  for (const sampling::ShapeRecord& r : sc.plan.shape_records()) file.parameters.push_back({r.name, r.size});
   file.redraws = sc.redraws;
   file.step_records = sc.time.adaptive;
   if (sc.statistics) {

@@ -1151,7 +1151,8 @@ std::vector<std::string> scenario_warnings(const Scenario& sc) {
           "in double (bench/adaptive.md)"};
 }
 
-std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws) {
+std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws,
+                                    std::vector<sampling::Assignment>* shapes) {
   const ModelView& view = sc.model_view();
   if (!sc.rows.empty()) {
     const auto row = sc.rows.begin() + std::ptrdiff_t(std::size_t(i) * view.defaults.size());
@@ -1170,12 +1171,19 @@ std::vector<double> body_parameters(const Scenario& sc, index_t i, int* redraws)
     const sampling::BodyDraw drawn = sc.plan.draw(body);
     for (const sampling::Assignment& a : drawn.values) assign(p, view.keys[find_key(view.keys, a.key)], a.value);
     if (redraws) *redraws = drawn.redraws;
+    if (shapes) *shapes = drawn.shapes;
   } else if (redraws) {
     *redraws = 0;
   }
   const auto [first, last] = std::equal_range(sc.overrides.begin(), sc.overrides.end(), body, ByBody{});
   for (auto o = first; o != last; ++o)
-    for (const auto& [key, value] : o->values) assign(p, view.keys[key], value);
+    for (const auto& [key, value] : o->values) {
+      assign(p, view.keys[key], value);
+      if (shapes)  // the shape no longer made this body's key
+        for (sampling::Assignment& s : *shapes)
+          if (s.key.compare(0, view.keys[key].name.size() + 7, view.keys[key].name + ".shape_") == 0)
+            std::fill(s.value.begin(), s.value.end(), std::numeric_limits<double>::quiet_NaN());
+    }
   return p;
 }
 

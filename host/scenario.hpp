@@ -195,7 +195,8 @@ struct LawSpec {
     k("shape", shape,
       "body_shape (model.inertia): principal inertia of a homogeneous solid about its centre of mass, from `dimensions` "
       "(box: length_x, length_y, length_z; ellipsoid: semi_axis_x, _y, _z; cylinder, cone: radius, height along body z) "
-      "and `mass` or `density`",
+      "and `mass` or `density`; the drawn dimensions, mass and density are written per body to "
+      "/parameters/model.inertia.shape_dimensions, .shape_mass and .shape_density",
       keys::Choices<sampling::Shape>(shape_names));
     k("invalid", invalid,
       "model.inertia laws, body_shape: a drawn body that is not physical (a moment <= 0, I1 + I2 < I3): \"fail\" "
@@ -474,8 +475,10 @@ std::vector<std::string> scenario_warnings(const Scenario& scenario);
 
 /// The flat parameters (ModelView::keys) of body i of the run (Scenario::body_index(i) of the
 /// ensemble): file values, sweeps, random draws and designs, overrides. `redraws`, if given, receives
-/// the number of invalid draws thrown away for the body (invalid = "redraw").
-std::vector<double> body_parameters(const Scenario& scenario, index_t i, int* redraws = nullptr);
+/// the number of invalid draws thrown away for the body (invalid = "redraw"); `shapes` the records of
+/// its body_shape draws (SamplingPlan::shape_records; NaN where an override replaced the drawn key).
+std::vector<double> body_parameters(const Scenario& scenario, index_t i, int* redraws = nullptr,
+                                    std::vector<sampling::Assignment>* shapes = nullptr);
 /// body_parameters of every body of the run, body-major (ensemble_size × ModelView::defaults.size()),
 /// drawn in parallel (each body's draws depend on it alone): what the ensemble factory builds models
 /// and initial states from, once.

@@ -249,6 +249,24 @@ TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
   const auto [lightest, heaviest] = std::minmax_element(mass.begin(), mass.end());
   EXPECT_GE(*lightest, 2500 * 1e-9) << "boxes of 1 mm edges at least";
   EXPECT_LE(*heaviest, 2500 * 27e-9) << "boxes of 3 mm edges at most";
+  // What the body_shape drew besides the moments, recomputed: the box's moments and mass from its edges.
+  const auto edges = read_dataset(g, "parameters/model.inertia.shape_dimensions");
+  const auto inertia = read_dataset(g, "parameters/model.inertia").values;
+  const auto shape_mass = read_dataset(g, "parameters/model.inertia.shape_mass").values;
+  const auto density = read_dataset(g, "parameters/model.inertia.shape_density").values;
+  ASSERT_EQ(edges.dims, (std::vector<unsigned long long>{100000, 3}));
+  double worst = 0;
+  for (std::size_t i = 0; i < 100000; ++i) {
+    const double a = edges.values[3 * i], b = edges.values[3 * i + 1], c = edges.values[3 * i + 2];
+    ASSERT_TRUE(a >= 1e-3 && a <= 3e-3 && b >= 1e-3 && b <= 3e-3 && c >= 1e-3 && c <= 3e-3) << "body " << i;
+    ASSERT_EQ(density[i], 2500.0) << "body " << i;
+    ASSERT_EQ(shape_mass[i], mass[i]) << "body " << i << ": the mass_key's value";
+    const double m = 2500.0 * a * b * c;
+    const double moments[3] = {m * (b * b + c * c) / 12, m * (a * a + c * c) / 12, m * (a * a + b * b) / 12};
+    worst = std::max(worst, std::abs(mass[i] - m) / m);
+    for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(inertia[3 * i + k] - moments[k]) / moments[k]);
+  }
+  EXPECT_LT(worst, 1e-14) << "moments and mass against those of the written edges";
   for (double s : read_dataset(g, "status").values) ASSERT_EQ(s, 0.0);
 }
 

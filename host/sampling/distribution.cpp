@@ -231,6 +231,11 @@ bool Distribution::redraws_invalid() const {
 
 bool Distribution::draws_mass() const { return std::holds_alternative<BodyShape>(law_); }
 
+int Distribution::shape_dimensions() const {
+  const auto* shape = std::get_if<BodyShape>(&law_);
+  return shape ? dimension_count(shape->shape) : 0;
+}
+
 // ---------------------------------------------------------------- one attempt
 Drawn Distribution::transform(const double* u) const {
   Drawn out;
@@ -289,6 +294,8 @@ Drawn Distribution::transform(const double* u) const {
             if (!(amount > 0) && out.problem.empty())
               out.problem = std::string(amount_name) + ": " + format_number(amount) + ", must be > 0";
             out.mass = l.amount_kind == ShapeAmount::mass ? amount : amount * volume(l.shape, d);
+            out.density = l.amount_kind == ShapeAmount::density ? amount : amount / volume(l.shape, d);
+            out.dimensions.assign(d.begin(), d.begin() + std::ptrdiff_t(l.dimensions.size()));
             const std::array<double, 3> moments = sampling::principal_inertia(l.shape, d, out.mass);
             out.value.assign(moments.begin(), moments.end());
             if (out.problem.empty()) out.problem = inertia_problem(moments);

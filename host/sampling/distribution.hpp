@@ -65,6 +65,8 @@ enum class ShapeAmount { mass, density };
 struct Drawn {
   std::vector<double> value;
   double mass = std::numeric_limits<double>::quiet_NaN();  ///< body_shape only
+  std::vector<double> dimensions;  ///< body_shape only: the shape's dimensions (dimension_name order)
+  double density = std::numeric_limits<double>::quiet_NaN();  ///< body_shape only: mass / volume
   int redraws = 0;      ///< invalid draws thrown away before this one (invalid = redraw)
   std::string problem;  ///< why the value is not a valid body (invalid = fail); empty if it is
 };
@@ -113,6 +115,8 @@ class Distribution {
   bool redraws_invalid() const;
   /// A body_shape: Drawn::mass is the body's mass.
   bool draws_mass() const;
+  /// A body_shape's number of dimensions (Drawn::dimensions); 0 for any other law.
+  int shape_dimensions() const;
 
   /// One attempt from `u` (uniforms() values in (0, 1)); Drawn::problem says why it is not valid.
   Drawn transform(const double* u) const;

@@ -8,12 +8,26 @@
 namespace quatstep::sampling {
 namespace {
 
-/// Appends d's value (and its mass) to `out`; an invalid body is an error naming key and body.
-void assign(BodyDraw& out, Drawn&& d, const std::string& key, const std::string& mass_key, index_t body) {
+/// The records of a body_shape law drawing `key` (shape_records): (name, size).
+std::vector<ShapeRecord> shape_records_of(const std::string& key, const Distribution& law) {
+  if (!law.shape_dimensions()) return {};
+  return {{key + ".shape_dimensions", law.shape_dimensions()}, {key + ".shape_mass", 1}, {key + ".shape_density", 1}};
+}
+
+/// Appends d's value (and its mass, and a body_shape's records) to `out`; an invalid body is an error
+/// naming key and body.
+void assign(BodyDraw& out, Drawn&& d, const std::string& key, const Distribution& law, const std::string& mass_key,
+            index_t body) {
   if (!d.problem.empty()) throw SamplingError(key + ": body " + std::to_string(body) + ": " + d.problem);
   out.redraws += d.redraws;
   out.values.push_back({key, std::move(d.value)});
   if (!mass_key.empty()) out.values.push_back({mass_key, {d.mass}});
+  const std::vector<ShapeRecord> records = shape_records_of(key, law);
+  if (!records.empty()) {
+    out.shapes.push_back({records[0].name, std::move(d.dimensions)});
+    out.shapes.push_back({records[1].name, {d.mass}});
+    out.shapes.push_back({records[2].name, {d.density}});
+  }
 }
 
 }  // namespace
@@ -70,16 +84,30 @@ std::vector<std::string> SamplingPlan::keys() const {
   return out;
 }
 
+std::vector<ShapeRecord> SamplingPlan::shape_records() const {
+  std::vector<ShapeRecord> out;
+  const auto add = [&](const std::string& key, const Distribution& law) {
+    for (ShapeRecord& r : shape_records_of(key, law)) out.push_back(std::move(r));
+  };
+  for (const auto& entry : entries_) {
+    if (const auto* e = std::get_if<Independent>(&entry)) add(e->key, e->distribution);
+    else
+      for (const DesignEntry& k : std::get<Design>(entry).design.entries()) add(k.key, k.distribution);
+  }
+  return out;
+}
+
 BodyDraw SamplingPlan::draw(index_t body) const {
   BodyDraw out;
   for (const auto& entry : entries_) {
     if (const auto* e = std::get_if<Independent>(&entry)) {
-      assign(out, e->distribution.sample(e->seed, body, e->key), e->key, e->mass_key, body);
+      assign(out, e->distribution.sample(e->seed, body, e->key), e->key, e->distribution, e->mass_key, body);
     } else {
       const auto& d = std::get<Design>(entry);
       std::vector<Drawn> drawn = d.design.sample(d.seed, body);
       for (std::size_t k = 0; k < drawn.size(); ++k)
-        assign(out, std::move(drawn[k]), d.design.entries()[k].key, d.design.entries()[k].mass_key, body);
+        assign(out, std::move(drawn[k]), d.design.entries()[k].key, d.design.entries()[k].distribution,
+               d.design.entries()[k].mass_key, body);
     }
   }
   return out;

@@ -29,7 +29,17 @@ struct Assignment {
 /// One body's drawn values, and how many invalid draws were thrown away for it (all keys).
 struct BodyDraw {
   std::vector<Assignment> values;
+  /// What a body_shape drew besides the key and its mass key: the shape's dimensions, mass and density,
+  /// as SamplingPlan::shape_records names them.
+  std::vector<Assignment> shapes;
   int redraws = 0;
+};
+
+/// A record of what a body_shape drew: "<key>.shape_dimensions" (2 or 3 numbers), "<key>.shape_mass",
+/// "<key>.shape_density".
+struct ShapeRecord {
+  std::string name;
+  int size;
 };
 
 class SamplingPlan {
@@ -49,6 +59,8 @@ class SamplingPlan {
   bool empty() const { return entries_.empty(); }
   /// The keys drawn (mass keys included), in plan order.
   std::vector<std::string> keys() const;
+  /// The records of the body_shape draws, in plan order: BodyDraw::shapes of every body.
+  std::vector<ShapeRecord> shape_records() const;
 
   /// Body `body`'s values. An invalid body (invalid = fail) is a SamplingError "model.inertia: body 17: …".
   BodyDraw draw(index_t body) const;
