@@ -204,6 +204,51 @@ seed = 11
   }
 }
 
+TEST(ScenarioLaws, BodyShapeRecordsAreTheDrawsUnlessOverridden) {
+  // /parameters/model.inertia.shape_*: the drawn edges, mass and density; NaN for a body whose
+  // inertia an override replaced (those edges did not make it).
+  const Scenario sc = parse_scenario(ensemble(20, R"(
+[[ensemble.random]]
+key = "model.inertia"
+distribution = "body_shape"
+shape = "cylinder"
+dimensions = { distribution = "uniform", low = [0.1, 0.5], high = [0.2, 1.0] }
+mass = { distribution = "uniform", low = 1.0, high = 3.0 }
+seed = 5
+
+[[ensemble.override]]
+body = 7
+"model.inertia" = [1.0, 1.0, 0.5]
+)"), "cylinder.toml");
+  const std::vector<sampling::ShapeRecord> records = sc.plan.shape_records();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].name, "model.inertia.shape_dimensions");
+  EXPECT_EQ(records[0].size, 2);
+  EXPECT_EQ(records[1].name, "model.inertia.shape_mass");
+  EXPECT_EQ(records[2].name, "model.inertia.shape_density");
+  const Distribution law = Distribution::body_shape(sampling::Shape::cylinder,
+                                                    {Marginal::uniform(0.1, 0.2), Marginal::uniform(0.5, 1.0)},
+                                                    sampling::ShapeAmount::mass, Marginal::uniform(1.0, 3.0),
+                                                    InvalidPolicy::fail);
+  for (index_t i = 0; i < sc.ensemble_size; ++i) {
+    std::vector<sampling::Assignment> shapes;
+    body_parameters(sc, i, nullptr, &shapes);
+    ASSERT_EQ(shapes.size(), 3u);
+    if (i == 7) {
+      for (const sampling::Assignment& a : shapes)
+        for (double x : a.value) EXPECT_TRUE(std::isnan(x)) << a.key;
+      continue;
+    }
+    const sampling::Drawn d = law.sample(5, i, "model.inertia");
+    ASSERT_EQ(shapes[0].value, d.dimensions) << "body " << i;
+    ASSERT_EQ(shapes[1].value[0], d.mass) << "body " << i;
+    const double radius = d.dimensions[0], height = d.dimensions[1];
+    EXPECT_NEAR(shapes[2].value[0], d.mass / (3.14159265358979323846 * radius * radius * height), 1e-12 * d.mass)
+        << "body " << i;
+    EXPECT_EQ(value(sc, i, "model.inertia"), d.value) << "body " << i;
+  }
+}
+
 // ---------------------------------------------------------------- physical inertias
 TEST(ScenarioInertia, ThinDiscWithNormalSpreadRedrawsOrFailsNamingTheBody) {
   // The issue: the thin disc has J_x + J_z = J_y exactly; a normal spread violates the triangle
