@@ -227,6 +227,7 @@ _RECORDS = ("status", "newton_iterations", "failed_step")
 _STEP_RECORDS = ("accepted_steps", "rejected_steps", "smallest_step", "largest_step")  # adaptive steps
 _ASSEMBLY = ("assembly_position_correction", "assembly_velocity_correction")  # mechanisms
 _BODY_CHANNELS = {"quaternion": 4, "position": 3, "omega_body": 3, "velocity": 3}  # a mechanism's, per body
+_SPLITTINGS = ("no_squish", "symmetric_splitting", "exact_free_splitting")  # compositions of order 2, 4, 6
 _STATISTICS = ("count", "nonfinite", "mean", "std", "min", "max", "quantiles", "histogram", "below", "above")
 
 
@@ -713,13 +714,18 @@ class BatchStepper:
     complete the last step's end impulse, so that the splittings at ``order=2`` and
     ``explicit_newmark_lie`` are velocity Verlet, second order in loads that depend on the state
     (higher compositions and the implicit methods are first order in such loads: they need them
-    inside or at the end of the step). ``"held"`` — the loads stand for the whole step (a signal of
-    time sampled at the step's midpoint).
+    inside or at the end of the step; a splitting at its default ``order=4`` with ``"at_start"`` warns
+    so). ``"held"`` — the loads stand for the whole step (a signal of time sampled at the step's
+    midpoint).
     """
 
     def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,
                  variant: str | None = None, precision: str = "double", t_start: float = 0.0, stream=None,
                  loads: str = "at_start", **settings):
+        if loads == "at_start" and method in _SPLITTINGS and settings.get("order", 4) != 2:
+            warnings.warn(f"BatchStepper: {method} at order {settings.get('order', 4)} is first order in loads given at "
+                          "the step's start (its inner stages need the loads there); order=2 is velocity Verlet, "
+                          "second order (README, GPU)", UserWarning, stacklevel=2)
         flat, given = _parameters("quatstep.BatchStepper", model, parameters, bodies)
         self._core = _require_core().make_device_stepper(model, method, variant or "", settings, precision,
                                                          float(t_start), flat, given, _stream_handle(stream),

@@ -4,6 +4,7 @@ and name the public API, STATUS is status.hpp's, and a module CMake built cannot
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -57,3 +58,20 @@ def test_batch_stepper_refuses_an_unknown_load_timing():
     """`loads` is checked before anything else, in every build (a CUDA one or not)."""
     with pytest.raises(ValueError, match='loads = "midpoint".*"at_start".*"held"'):
         quatstep.BatchStepper("free_rigid_body", "no_squish", parameters={"inertia": [1, 2, 3]}, loads="midpoint")
+
+
+def test_batch_stepper_warns_of_a_composition_with_loads_at_the_start():
+    """NO_SQUISH's default order 4 is first order in loads given at the step's start: a warning says to
+    take order=2 (before the stepper is made, so in every build)."""
+    with pytest.warns(UserWarning, match="no_squish at order 4 is first order"):
+        try:
+            quatstep.BatchStepper("free_rigid_body", "no_squish", parameters={"inertia": [1, 2, 3]})
+        except (RuntimeError, ValueError):
+            pass  # no CUDA build or no GPU: the warning came first
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kwargs in ({"order": 2}, {"loads": "held"}):
+            try:
+                quatstep.BatchStepper("free_rigid_body", "no_squish", parameters={"inertia": [1, 2, 3]}, **kwargs)
+            except (RuntimeError, ValueError):
+                pass  # no CUDA build or no GPU; a warning would have raised before
