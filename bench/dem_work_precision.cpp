@@ -143,7 +143,7 @@ Result run(const std::vector<Particle>& p, const std::vector<Vec4<double>>& refe
       Vec3<float> w;
       stepper.kinematics(i, q, w);
       const Vec4<double> qd = q.cast<double>() / double(q.cast<double>().norm());
-      error = std::max(error, rotation_vector<double>(quat_mul<double>(quat_conj(reference[j]), qd)).norm());
+      error = std::max(error, geodesic_angle(reference[j], qd));
     }
     best.error = error;
     best.step_seconds = std::min(best.step_seconds, step_time);
@@ -182,7 +182,7 @@ class NoSquishCoupled {
   void step(float h, const float* torque) {
     const CoupledModels<Body> models{nullptr, SoaView<const float>{inertial_.data(), bodies}};
     for (index_t i = 0; i < bodies; ++i)
-      step_body_coupled(integrator_, models, soa(), record(), i, steps_, t_, h, torque, nullptr, Timing, h_previous_);
+      step_body_coupled<Timing>(integrator_, models, soa(), record(), i, steps_, t_, h, torque, nullptr, h_previous_);
     t_ += h;
     h_previous_ = h;
     ++steps_;

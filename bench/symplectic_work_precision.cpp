@@ -56,10 +56,6 @@ using Orientations = std::array<Vec4<double>, checkpoints>;
 /// n steps over [0, end_time] → the orientations at the checkpoints (NaN after a failure).
 using Run = std::function<Orientations(long n)>;
 
-double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
-  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
-}
-
 struct Problem {
   RigidBodyProblem p;
   std::unique_ptr<reference::HeavyTopReference> reference;

@@ -28,7 +28,7 @@
 #include "zupan_rotation_field.hpp"
 
 using namespace quatstep;
-using quatstep::testing::geodesic_angle;
+using quatstep::geodesic_angle;
 using Body = quatstep::testing::ZupanPrescribedBody;
 
 namespace {

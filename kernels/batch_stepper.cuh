@@ -86,8 +86,16 @@ class BatchStepper {
       throw std::invalid_argument("BatchStepper::step: force given, but this model does not translate (pass nullptr)");
     if (n_) {
       const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
-      step_bodies_with_loads<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models, soa(), record(), steps_,
-                                                                        t_, h, torque, force, timing_, h_previous_);
+      bool at_start = false;  // a second kernel only where the timings differ (an integrator that redoes its end impulse)
+      if constexpr (redoes_end_impulse<Integrator>::value) {
+        at_start = timing_ == LoadTiming::at_start;
+        if (at_start)
+          step_bodies_with_loads<LoadTiming::at_start><<<blocks_for(n_), block_size, 0, stream>>>(
+              integrator_, models, soa(), record(), steps_, t_, h, torque, force, h_previous_);
+      }
+      if (!at_start)
+        step_bodies_with_loads<LoadTiming::held><<<blocks_for(n_), block_size, 0, stream>>>(
+            integrator_, models, soa(), record(), steps_, t_, h, torque, force, h_previous_);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
     }
     t_ += h;

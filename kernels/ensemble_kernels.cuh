@@ -65,18 +65,17 @@ __global__ void __launch_bounds__(block_size)
 
 /// One step (step index k, from t to t + h; the last one of size h_previous) of every body with the
 /// external spatial torque and force of this step (3 × bodies arrays, component-major; null for
-/// none), given as `timing` says (coupled_step.hpp).
-template <class Integrator>
+/// none), given as Timing says (coupled_step.hpp).
+template <LoadTiming Timing, class Integrator>
 __global__ void __launch_bounds__(block_size)
     step_bodies_with_loads(Integrator integrator, CoupledModels<typename Integrator::ModelType> models,
                            SoaView<typename Integrator::Scalar> state, BodyRecord record, index_t k,
                            typename Integrator::Scalar t, typename Integrator::Scalar h,
                            const typename Integrator::Scalar* __restrict__ torque,
-                           const typename Integrator::Scalar* __restrict__ force, LoadTiming timing,
+                           const typename Integrator::Scalar* __restrict__ force,
                            typename Integrator::Scalar h_previous) {
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-  if (i < state.bodies)
-    step_body_coupled(integrator, models, state, record, i, k, t, h, torque, force, timing, h_previous);
+  if (i < state.bodies) step_body_coupled<Timing>(integrator, models, state, record, i, k, t, h, torque, force, h_previous);
 }
 
 /// Orientation, body angular velocity and (free bodies) position and velocity of every body into

@@ -109,11 +109,6 @@ struct ZupanPrescribedBody : HeavyTop<double> {
   mutable RigidBodyLoads<double> prescribed;
 };
 
-/// Geodesic distance: the rotation angle of a⁻¹ ∘ b (docs/errata.md Z6).
-inline double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
-  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
-}
-
 /// Zupan §IV.A error (docs/errata.md Z6): the geodesic error maximised over the N = floor(T/h) steps of
 /// [0, T] started from the exact state; NaN if a step fails.
 template <class Integrator>

@@ -238,7 +238,7 @@ double error_with_step_loads(int order, double h, bool stale) {
   const auto k = integrator.kinematics(base, s);
   const auto& ref = reference_run();
   const long j = ref.index_of(end_time);
-  const double angle = rotation_vector<double>(quat_mul<double>(quat_conj(ref.quaternion(j)), k.quaternion)).norm();
+  const double angle = geodesic_angle(ref.quaternion(j), k.quaternion);
   return std::max(angle, (k.omega_body - ref.omega(j)).norm() / ref.omega(j).norm());
 }
 
@@ -338,10 +338,16 @@ void expect_unloaded_batch_is_the_models(const char* name, const I& integrator, 
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < 3; ++c) torque[c * n + i] = step_load(i, k, 2.0)[c], force[c * n + i] = step_load(i + 7, k, 5.0)[c];
     for (int i = 0; i < n; ++i) {
-      step_body_coupled(integrator, from_models, soa_m, rec_m, i, k, t, h, torque.data(), force.data(), timing,
-                        h_previous);
-      step_body_coupled(integrator, from_inertia, soa_i, rec_i, i, k, t, h, torque.data(), force.data(), timing,
-                        h_previous);
+      const auto coupled = [&](const CoupledModels<Body>& from, const SoaView<double>& soa, const BodyRecord& rec) {
+        if (timing == LoadTiming::at_start)
+          step_body_coupled<LoadTiming::at_start>(integrator, from, soa, rec, i, k, t, h, torque.data(), force.data(),
+                                                  h_previous);
+        else
+          step_body_coupled<LoadTiming::held>(integrator, from, soa, rec, i, k, t, h, torque.data(), force.data(),
+                                              h_previous);
+      };
+      coupled(from_models, soa_m, rec_m);
+      coupled(from_inertia, soa_i, rec_i);
       Status st = status_w[i];
       step_body_with_loads(integrator, with_external_load(models[i], step_load(i, k, 2.0), step_load(i + 7, k, 5.0)),
                            witness[i], st, it_w[i], rec_w, i, k, t, h, h_previous);
@@ -429,10 +435,6 @@ RigidBodyKinematics<double> top_with_caller_torque(const I& integrator, double h
   return integrator.kinematics(in_model ? top : bare, s);
 }
 
-double angle_between(const Vec4<double>& a, const Vec4<double>& b) {
-  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
-}
-
 /// The plain off-axis top's RK4 reference at t = 1.
 const reference::HeavyTopReference& top_reference() {
   static const reference::HeavyTopReference r(testing::off_axis_top().model, testing::off_axis_top().initial, 2.5e-6,
@@ -441,7 +443,7 @@ const reference::HeavyTopReference& top_reference() {
 }
 
 double top_error(const RigidBodyKinematics<double>& k) {
-  return angle_between(top_reference().quaternion(top_reference().index_of(end_time)), k.quaternion);
+  return geodesic_angle(top_reference().quaternion(top_reference().index_of(end_time)), k.quaternion);
 }
 
 template <class I>
@@ -450,8 +452,8 @@ void expect_loads_at_start_are_the_models(const char* name, const I& integrator)
   const auto model = top_with_caller_torque(integrator, h, LoadTiming::at_start, true);
   const auto at_start = top_with_caller_torque(integrator, h, LoadTiming::at_start);
   const auto held = top_with_caller_torque(integrator, h, LoadTiming::held);
-  const double d_start = angle_between(model.quaternion, at_start.quaternion);
-  const double d_held = angle_between(model.quaternion, held.quaternion);
+  const double d_start = geodesic_angle(model.quaternion, at_start.quaternion);
+  const double d_held = geodesic_angle(model.quaternion, held.quaternion);
   // the state between calls holds the end impulse with the start loads: ω differs by O(h²)
   const double w_start = (at_start.omega_body - model.omega_body).norm() / model.omega_body.norm();
   std::printf("%-20s caller's gravity torque, h = 1/1024, t = 1: orientation − in-model %.1e rad (at_start), %.1e rad "
@@ -525,7 +527,7 @@ void expect_sprung_body_orders(const char* name, const I& integrator) {
     for (int j = 0; j < 3; ++j) k[j] = sprung_body(integrator, std::ldexp(1.0 / 512, -j), timing);
     const double position = std::log2((k[0].position - k[1].position).norm() / (k[1].position - k[2].position).norm());
     const double rotation =
-        std::log2(angle_between(k[0].quaternion, k[1].quaternion) / angle_between(k[1].quaternion, k[2].quaternion));
+        std::log2(geodesic_angle(k[0].quaternion, k[1].quaternion) / geodesic_angle(k[1].quaternion, k[2].quaternion));
     std::printf("%-20s sprung body, caller's loads %s: observed order %.2f (position), %.2f (orientation)\n", name,
                 at_start ? "at the step's start" : "held over the step", position, rotation);
     EXPECT_NEAR(position, at_start ? 2.0 : 1.0, 0.15) << name;

@@ -53,7 +53,7 @@ double error_at_end(const RigidBodyProblem& p, int order, double h) {
   const auto k = integrator.kinematics(p.model, s);
   const auto& ref = reference_of(p);
   const long j = ref.index_of(end_time);
-  const double angle = rotation_vector<double>(quat_mul<double>(quat_conj(ref.quaternion(j)), k.quaternion)).norm();
+  const double angle = geodesic_angle(ref.quaternion(j), k.quaternion);
   return std::max(angle, (k.omega_body - ref.omega(j)).norm() / ref.omega(j).norm());
 }
 

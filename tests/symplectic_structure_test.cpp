@@ -35,10 +35,6 @@ I with_order(int order) {
   return I(s);
 }
 
-double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
-  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
-}
-
 /// The problem with a moderate spin, so that the one-step map's derivatives are O(1).
 RigidBodyProblem slow(RigidBodyProblem p) {
   p.initial.quaternion = quat_from_rotation_vector<double>(Vec3<double>(0.4, -0.3, 0.2));

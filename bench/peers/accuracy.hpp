@@ -29,10 +29,6 @@ inline Invariants invariants(const RotationParams<double>& p, const RotationStat
   return {0.5 * x.w.dot(jw), rotation_matrix(x.q) * jw};
 }
 
-inline double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
-  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
-}
-
 /// Body i of `spec` advanced to t_end by the reference integration.
 inline RotationState<double> reference_state(const FreeRotationSpec& spec, index_t i, double t_end,
                                              index_t steps = reference_steps) {

@@ -67,15 +67,17 @@ struct CoupledModels {
 enum class LoadTiming : int { at_start, held };
 
 /// Step k (from t to t + h) of body i with the spatial torque and force of this step, 3 × bodies
-/// arrays (component-major; null for none), given as `timing` says (h_previous: the size of step
-/// k − 1; 0 on the first step). A body whose status is not ok is left untouched.
-template <class Integrator>
+/// arrays (component-major; null for none), given as Timing says (h_previous: the size of step
+/// k − 1; 0 on the first step). A body whose status is not ok is left untouched. Timing is a
+/// template parameter so that a held step's code has no trace of the other: the loads of the held
+/// components, which only at_start reads, are then dead and never issued.
+template <LoadTiming Timing, class Integrator>
 QS_HD void step_body_coupled(const Integrator& integrator,
                              const CoupledModels<typename Integrator::ModelType>& models,
                              const SoaView<typename Integrator::Scalar>& state_soa, const BodyRecord& record,
                              index_t i, index_t k, typename Integrator::Scalar t, typename Integrator::Scalar h,
                              const typename Integrator::Scalar* torque, const typename Integrator::Scalar* force,
-                             LoadTiming timing, typename Integrator::Scalar h_previous) {
+                             typename Integrator::Scalar h_previous) {
   using S = typename Integrator::Scalar;
   using State = typename Integrator::State;
   static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
@@ -86,11 +88,10 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
   const typename Integrator::ModelType model = with_external_load(models(i), tau, f);
   // at_start redoes the last end impulse from the loads it held: those are carried between steps
-  constexpr bool redoes = redoes_end_impulse<Integrator>::value;
-  const bool at_start = redoes && timing == LoadTiming::at_start;
+  constexpr bool at_start = redoes_end_impulse<Integrator>::value && Timing == LoadTiming::at_start;
   with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
     step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h, at_start ? h_previous : S(0));
-    if (at_start) store_components<carried_components<State>, stepped_components<State>>(s, state_soa, i);
+    if constexpr (at_start) store_components<carried_components<State>, stepped_components<State>>(s, state_soa, i);
   });
 }
 

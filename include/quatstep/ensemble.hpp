@@ -139,16 +139,11 @@ QS_HD void step_body_with_loads(const Integrator& integrator, const typename Int
                                 typename Integrator::Scalar h,
                                 typename Integrator::Scalar h_previous = typename Integrator::Scalar(0)) {
   if (status != Status::ok) return;
-  if constexpr (redoes_end_impulse<Integrator>::value) {
-    if (h_previous > 0) {
-      const typename Integrator::State before = s;
-      integrator.hold_loads(model, s, t);
-      integrator.redo_end_impulse(before, s, h_previous);
-    } else {
-      integrator.hold_loads(model, s, t);
-    }
-  } else if constexpr (holds_loads<Integrator>::value) {
+  if constexpr (holds_loads<Integrator>::value) {
+    const typename Integrator::State before = s;
     integrator.hold_loads(model, s, t);
+    if constexpr (redoes_end_impulse<Integrator>::value)
+      if (h_previous > 0) integrator.redo_end_impulse(before, s, h_previous);
   }
   step_body(integrator, model, s, status, iterations, record, i, k, t, h);
 }

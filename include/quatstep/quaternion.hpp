@@ -260,6 +260,12 @@ QS_HD Vec3<S> rotation_vector(const Vec4<S>& q) {
   return S(2) * quat_log<S>(choose(is_less(q[0], S(0)), [&] { return Vec4<S>(-q); }, [&] { return Vec4<S>(q); }));
 }
 
+/// Geodesic distance between two orientations: the rotation angle of a⁻¹ ∘ b, in [0, π] (the
+/// error measure of the tests and benchmarks; docs/errata.md Z6).
+QS_HD inline double geodesic_angle(const Vec4<double>& a, const Vec4<double>& b) {
+  return rotation_vector<double>(quat_mul<double>(quat_conj(a), b)).norm();
+}
+
 /// Right Jacobian of SO(3): q ∘ exp(θ + δθ) = q ∘ exp(θ) ∘ exp(J_r(θ) δθ) to first order,
 /// J_r(θ) = I − (1−cos|θ|)/|θ|² θ̃ + (|θ| − sin|θ|)/|θ|³ θ̃².
 template <class S>

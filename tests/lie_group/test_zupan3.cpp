@@ -8,7 +8,7 @@
 #include "zupan_rotation_field.hpp"
 
 using namespace quatstep;
-using quatstep::testing::geodesic_angle;
+using quatstep::geodesic_angle;
 using quatstep::testing::max_geodesic_error;
 using quatstep::testing::ZupanPrescribedBody;
 using Body = ZupanPrescribedBody;

@@ -54,7 +54,7 @@ double rk4_error(const ZupanPrescribedBody& body, double h, double T) {
     const double t = i * h;
     const V a = f(t, y), b = f(t + h / 2, y + h / 2 * a), c = f(t + h / 2, y + h / 2 * b), d = f(t + h, y + h * c);
     y += h / 6 * (a + 2 * b + 2 * c + d);
-    worst = std::max(worst, quatstep::testing::geodesic_angle(body.exact(t + h).q, Vec4<double>(y.head<4>())));
+    worst = std::max(worst, quatstep::geodesic_angle(body.exact(t + h).q, Vec4<double>(y.head<4>())));
   }
   return worst;
 }

@@ -123,7 +123,7 @@ class ExplicitNewmarkLie {
     if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
   }
 
-  /// The last step's end impulse, (h_previous/2)·T_{t} of Φ* (and the velocity's (h_previous/2)·F/m),
+  /// The last step's end impulse, (h_previous/2)·T_{t} of Φ* (Krysl §3; the velocity's (h_previous/2)·F/m),
   /// redone with the loads s holds instead of those `before` held (ensemble.hpp,
   /// step_body_with_loads: loads given at the step's start).
   QS_HD void redo_end_impulse(const State& before, State& s, S h_previous) const {
