@@ -1,7 +1,9 @@
 // Work–precision of the DEM coupling on the CPU, float, one core: quatstep's NoSquish at order 2
 // through the coupled step (coupled_step.hpp, the function BatchStepper's kernel calls, bodies
-// stepped from their inertia and mass), its loads given at the step's start (LoadTiming::at_start,
-// the default) and held over the step (LoadTiming::held), against the float semi-implicit Euler peer
+// stepped from their inertia and mass), on the orientation alone (HeavyTop about its centre of mass,
+// the peer's work) and on free bodies (FreeRigidBody: the centre of mass drifts besides), its loads
+// given at the step's start (LoadTiming::at_start, the default) and, for the free body, held over
+// the step (LoadTiming::held), against the float semi-implicit Euler peer
 // (bench/peers/semi_implicit_euler_step.hpp) as the same kind of coupled step. Writes the table of
 // bench/README.md's "DEM coupling on the CPU":
 //
@@ -33,6 +35,7 @@
 #include "quatstep/coupled_step.hpp"
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
+#include "quatstep/models/heavy_top.hpp"
 
 using namespace quatstep;
 
@@ -152,13 +155,14 @@ Result run(const std::vector<Particle>& p, const std::vector<Vec4<double>>& refe
   return best;
 }
 
-/// quatstep: NoSquish at order 2 on FreeRigidBody<float>, the coupled step of BatchStepper's kernel.
-template <LoadTiming Timing>
+/// quatstep: NoSquish at order 2 on Body (HeavyTop<float> about the centre of mass: the orientation
+/// alone, the peer's work; FreeRigidBody<float>: a free drift of the centre of mass besides), the
+/// coupled step of BatchStepper's kernel.
+template <class Body, LoadTiming Timing>
 class NoSquishCoupled {
  public:
-  using Body = FreeRigidBody<float>;
   using Integrator = NoSquish<Body>;
-  using State = Integrator::State;
+  using State = typename Integrator::State;
 
   explicit NoSquishCoupled(const std::vector<Particle>& p)
       : state_(std::size_t(State::size) * bodies), inertial_(std::size_t(CoupledModels<Body>::inertial_scalars) * bodies),
@@ -262,10 +266,19 @@ int main(int argc, char** argv) {
     std::function<Result(long)> run;
     std::vector<Result> results;
   };
+  using Top = HeavyTop<float>;
+  using Free = FreeRigidBody<float>;
+  // the first is the peer's work (the orientation alone) with quatstep's default timing; the last the peer
   std::vector<Method> methods = {
-      {"NoSquish order 2, loads at the step's start", [&](long n) { return run<NoSquishCoupled<LoadTiming::at_start>>(p, reference, n); }, {}},
-      {"NoSquish order 2, loads held over the step", [&](long n) { return run<NoSquishCoupled<LoadTiming::held>>(p, reference, n); }, {}},
+      {"NoSquish order 2, orientation alone, loads at the step's start",
+       [&](long n) { return run<NoSquishCoupled<Top, LoadTiming::at_start>>(p, reference, n); }, {}},
+      {"NoSquish order 2, free body, loads at the step's start",
+       [&](long n) { return run<NoSquishCoupled<Free, LoadTiming::at_start>>(p, reference, n); }, {}},
+      {"NoSquish order 2, free body, loads held over the step",
+       [&](long n) { return run<NoSquishCoupled<Free, LoadTiming::held>>(p, reference, n); }, {}},
       {"semi-implicit Euler (peer)", [&](long n) { return run<PeerCoupled>(p, reference, n); }, {}}};
+  const Method& first = methods.front();
+  const Method& peer = methods.back();
   std::vector<long> steps;
   for (int k = 5; k <= 15; ++k) steps.push_back(1L << k);
 
@@ -276,8 +289,9 @@ int main(int argc, char** argv) {
     out += line;
   };
   char line[512];
-  print("| steps over [0, 1] | " + std::string(methods[0].name) + ": error [rad], ns per body-step (step; loop) | " +
-        methods[1].name + " | " + methods[2].name + " |\n|---:|---|---|---|\n");
+  std::string header = "| steps over [0, 1] |", rule = "|---:|";
+  for (const Method& m : methods) header += std::string(" ") + m.name + " |", rule += "---|";
+  print("Each cell: error [rad]; ns per body-step (step; loop).\n\n" + header + "\n" + rule + "\n");
   for (long n : steps) {
     std::snprintf(line, sizeof line, "| %ld |", n);
     std::string row = line;
@@ -290,9 +304,10 @@ int main(int argc, char** argv) {
     }
     print(row + "\n");
   }
-  print("\nCPU time of the steps (and of the caller's whole loop) to reach a worst error over the checked bodies:\n\n"
-        "| error [rad] | " + std::string(methods[0].name) + " | " + methods[1].name + " | " + methods[2].name +
-        " | peer ÷ at_start |\n|---:|---:|---:|---:|---:|\n");
+  header = "| error [rad] |", rule = "|---:|";
+  for (const Method& m : methods) header += std::string(" ") + m.name + " |", rule += "---:|";
+  print("\nCPU time of the steps (and of the caller's whole loop) to reach a worst error over the checked bodies:\n\n" +
+        header + " peer ÷ first |\n" + rule + "---:|\n");
   // "—": no two runs bracket the error (all below it, or none reaches it: float's round-off floor)
   auto cell = [&](double step, double loop, const char* unit) {
     if (std::isnan(step)) return std::string(" — |");
@@ -305,10 +320,10 @@ int main(int argc, char** argv) {
     for (const Method& m : methods)
       row += cell(time_to_reach(m.results, target, &Result::step_seconds),
                   time_to_reach(m.results, target, &Result::loop_seconds), " s");
-    row += cell(time_to_reach(methods[2].results, target, &Result::step_seconds) /
-                    time_to_reach(methods[0].results, target, &Result::step_seconds),
-                time_to_reach(methods[2].results, target, &Result::loop_seconds) /
-                    time_to_reach(methods[0].results, target, &Result::loop_seconds),
+    row += cell(time_to_reach(peer.results, target, &Result::step_seconds) /
+                    time_to_reach(first.results, target, &Result::step_seconds),
+                time_to_reach(peer.results, target, &Result::loop_seconds) /
+                    time_to_reach(first.results, target, &Result::loop_seconds),
                 "");
     print(row + "\n");
   }

@@ -12,10 +12,13 @@
 // peer:odeint_rk4_thrust_cuda (odeint_rk4.hpp with thrust::device_vector, CUDA backend, double).
 // DEM coupling, dem/<stepper>/bodies:N/steps:S: one step per launch with the caller's spatial torques
 // for that step (a 3 × N device array), the state in global memory between steps, float, as a
-// granular code calls it: quatstep's NoSquish (order 2, free bodies) through cuda::BatchStepper, with
-// the loads of the step's start (LoadTiming::at_start, the default: second order in loads of the
-// state) and held over the step (LoadTiming::held: fewer bytes), and the float semi-implicit Euler peer written as the same coupled step (rotation only: it has
-// no translation; the torque turned into body axes each step). Time per step from cudaEvents.
+// granular code calls it: quatstep's NoSquish (order 2) through cuda::BatchStepper on the orientation
+// alone (dem/no_squish_order2_f32_orientation: tops about their centre of mass, the peer's work) and
+// on free bodies (the centre of mass drifts besides), with the loads of the step's start
+// (LoadTiming::at_start, the default: second order in loads of the state) and, for the free bodies,
+// held over the step (LoadTiming::held: fewer bytes), and the float semi-implicit Euler peer written
+// as the same coupled step (rotation only; the torque turned into body axes each step). Time per step
+// from cudaEvents.
 // Benchmarks only (registration, no main): the object library quatstep_bench_peers_gpu is linked
 // into bench_gpu. Without a usable GPU each reports "no usable CUDA device: …" and runs nothing.
 #include <cuda_runtime.h>
@@ -206,10 +209,13 @@ void dem_run(benchmark::State& state, Setup setup) {
   }
 }
 
-/// quatstep: NoSquish, order 2, on FreeRigidBody<float> through the coupled-step API.
+/// quatstep: NoSquish, order 2, through the coupled-step API on Body: HeavyTop<float> about its
+/// centre of mass (the orientation alone, the peer's work) or FreeRigidBody<float> (a free drift of
+/// the centre of mass besides); no body has loads of its own.
+template <class Body>
 class NoSquishCoupled {
  public:
-  using Integrator = NoSquish<FreeRigidBody<float>>;
+  using Integrator = NoSquish<Body>;
   NoSquishCoupled(index_t n, LoadTiming timing) : batch_(integrator(), models(n), initial(n), 0.0f, nullptr, timing) {}
   void step(float h, const float* torque) { batch_.step(h, torque, nullptr); }
   index_t failed() const {
@@ -225,12 +231,12 @@ class NoSquishCoupled {
     settings.order = 2;
     return Integrator(settings);
   }
-  static std::vector<FreeRigidBody<float>> models(index_t n) {
-    std::vector<FreeRigidBody<float>> m(n);
+  static std::vector<Body> models(index_t n) {
+    std::vector<Body> m;
     for (index_t i = 0; i < n; ++i) {
       RotationParams<double> p;
       free_rotation_body(spec, i, p);
-      m[i].inertia = p.inertia.cast<float>().asDiagonal();
+      m.push_back(Body::unloaded(p.inertia.cast<float>().asDiagonal(), 1.0f));
     }
     return m;
   }
@@ -280,13 +286,19 @@ const int registered = [] {
   sweeps(register_peer<GpuPeerLoop<Rk4Step, double>>("peer:rk4_registers"), steps_2x);
   sweeps(register_peer<GpuPeerLoop<SemiImplicitEulerStep, float>>("peer:semi_implicit_euler_f32"), steps_4x);
   sweeps(register_peer<OdeintRk4<thrust::device_vector<double>>>("peer:odeint_rk4_thrust_cuda"), steps_2x);
-  for (auto* b : {benchmark::RegisterBenchmark("dem/no_squish_order2_f32",
+  using Top = NoSquishCoupled<HeavyTop<float>>;
+  using Free = NoSquishCoupled<FreeRigidBody<float>>;
+  for (auto* b : {benchmark::RegisterBenchmark("dem/no_squish_order2_f32_orientation",
                                                [](benchmark::State& st) {
-                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n, LoadTiming::at_start); });
+                                                 dem_run(st, [](index_t n) { return Top(n, LoadTiming::at_start); });
+                                               }),
+                  benchmark::RegisterBenchmark("dem/no_squish_order2_f32",
+                                               [](benchmark::State& st) {
+                                                 dem_run(st, [](index_t n) { return Free(n, LoadTiming::at_start); });
                                                }),
                   benchmark::RegisterBenchmark("dem/no_squish_order2_f32_held",
                                                [](benchmark::State& st) {
-                                                 dem_run(st, [](index_t n) { return NoSquishCoupled(n, LoadTiming::held); });
+                                                 dem_run(st, [](index_t n) { return Free(n, LoadTiming::held); });
                                                }),
                   benchmark::RegisterBenchmark("dem/peer:semi_implicit_euler_f32",
                                                [](benchmark::State& st) {

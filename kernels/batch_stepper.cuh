@@ -17,8 +17,10 @@
 // ExactFreeSplitting with order = 2) and ExplicitNewmarkLie are velocity Verlet: second order in
 // loads that depend on the state. LoadTiming::held takes them as the step's own (zero-order hold:
 // a time signal sampled at the step's midpoint). The models' own loads (gravity, torque profiles) act
-// as usual. When no body has loads of its own (FreeRigidBody::has_own_loads), a step reads each
-// body's inertia and mass instead of its whole model (coupled_step.hpp). Integrators that keep the
+// as usual. When no body has loads of its own (FreeRigidBody::has_own_loads, HeavyTop::has_own_loads),
+// a step reads each body's inertia and mass instead of its whole model (coupled_step.hpp); a DEM code
+// that integrates its particles' orientations alone steps HeavyTop::unloaded bodies, tops about their
+// centre of mass, of which a step reads nothing but the state and the torque. Integrators that keep the
 // end torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
 // with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every
 // call is asynchronous on the given stream; failures are per body (status()), never a stalled launch.

@@ -290,13 +290,30 @@ TEST(CoupledStepLoads, OwnLoadsAreRecognisedBitForBit) {
   EXPECT_TRUE(b.has_own_loads()) << "negative zero";
 }
 
+TEST(CoupledStepLoads, OwnLoadsOfATopAreRecognisedBitForBit) {
+  const Top bare = Top::unloaded(Vec3<double>(1.0, 2.0, 2.5).asDiagonal(), 3.0);
+  EXPECT_FALSE(bare.has_own_loads());
+  Top t = bare;
+  t.loads.mass = 0.5;  // without gravity the mass acts on nothing
+  EXPECT_FALSE(t.has_own_loads()) << "mass";
+  t.loads.gravity[2] = -9.81;
+  EXPECT_TRUE(t.has_own_loads()) << "gravity";
+  t = bare;
+  t.loads.lever[0] = 0.1;
+  EXPECT_TRUE(t.has_own_loads()) << "lever";
+  t = bare;
+  t.loads.spatial_torque.end = 2.0;
+  EXPECT_TRUE(t.has_own_loads()) << "torque window";
+}
+
 /// Bodies with full (rotated) inertia tensors, masses and initial motions, none with loads of its own.
-std::vector<Body> particles(int n) {
-  std::vector<Body> m;
+template <class Model>
+std::vector<Model> particles(int n) {
+  std::vector<Model> m;
   for (int i = 0; i < n; ++i) {
     const Mat3<double> r = rotation_matrix(quat_from_rotation_vector<double>(Vec3<double>(0.3 * i, -0.2, 0.1 * i)));
     const Vec3<double> moments(1.0 + 0.05 * i, 1.6, 2.2 - 0.03 * i);
-    m.push_back(Body::unloaded(r * moments.asDiagonal() * r.transpose(), 0.5 + 0.25 * i));
+    m.push_back(Model::unloaded(r * moments.asDiagonal() * r.transpose(), 0.5 + 0.25 * i));
   }
   return m;
 }
@@ -306,15 +323,19 @@ Vec3<double> step_load(int i, index_t k, double scale) {
   return scale * Vec3<double>(std::sin(0.1 * k + i), std::cos(0.07 * k - i), 0.5 * std::sin(0.13 * k + 2 * i));
 }
 
+/// The batch of particles<Model> stepped from its inertial arrays against the batch stepped from its
+/// models and the body-by-body witness, bitwise (forces only on bodies that translate).
 template <class I>
 void expect_unloaded_batch_is_the_models(const char* name, const I& integrator, LoadTiming timing) {
   using State = typename I::State;
+  using Model = typename I::ModelType;
+  constexpr int inertial_scalars = CoupledModels<Model>::inertial_scalars;
   constexpr int n = 6;
   constexpr index_t steps = 200;
   constexpr double h = 1.0 / 512;
-  const std::vector<Body> models = particles(n);
+  const std::vector<Model> models = particles<Model>(n);
   // two batches in struct-of-arrays form (as the GPU holds them), and the body-by-body witness
-  std::vector<double> by_model(State::size * n), by_inertia(State::size * n), inertial(10 * n);
+  std::vector<double> by_model(State::size * n), by_inertia(State::size * n), inertial(inertial_scalars * n);
   std::vector<State> witness(n);
   std::vector<Status> status_m(n, Status::ok), status_i(n, Status::ok), status_w(n, Status::ok);
   std::vector<index_t> it_m(n, 0), it_i(n, 0), it_w(n, 0), failed_m(n, -1), failed_i(n, -1), failed_w(n, -1);
@@ -326,30 +347,31 @@ void expect_unloaded_batch_is_the_models(const char* name, const I& integrator, 
     initialize_body(integrator, models[i], k0, soa_m, rec_m, i, 0.0, SampleView<double>{nullptr, n, 0, 0, 1, 0});
     initialize_body(integrator, models[i], k0, soa_i, rec_i, i, 0.0, SampleView<double>{nullptr, n, 0, 0, 1, 0});
     ASSERT_EQ(integrator.initialize(models[i], k0, 0.0, witness[i]), Status::ok);
-    CoupledModels<Body>::store_inertial(models[i], inertial.data(), n, i);
+    CoupledModels<Model>::store_inertial(models[i], inertial.data(), n, i);
   }
   // the inertial batch never reads the models: its array is null
-  const CoupledModels<Body> from_models{models.data(), SoaView<const double>{nullptr, n}};
-  const CoupledModels<Body> from_inertia{nullptr, SoaView<const double>{inertial.data(), n}};
+  const CoupledModels<Model> from_models{models.data(), SoaView<const double>{nullptr, n}};
+  const CoupledModels<Model> from_inertia{nullptr, SoaView<const double>{inertial.data(), n}};
   std::vector<double> torque(3 * n), force(3 * n);
+  const double* forces = Model::translates ? force.data() : nullptr;
+  const auto force_of = [](int i, index_t k) { return Model::translates ? step_load(i + 7, k, 5.0) : Vec3<double>::Zero().eval(); };
   for (index_t k = 0; k < steps; ++k) {
     const double t = double(k) * h;
     const double h_previous = timing == LoadTiming::at_start && k > 0 ? h : 0.0;
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < 3; ++c) torque[c * n + i] = step_load(i, k, 2.0)[c], force[c * n + i] = step_load(i + 7, k, 5.0)[c];
     for (int i = 0; i < n; ++i) {
-      const auto coupled = [&](const CoupledModels<Body>& from, const SoaView<double>& soa, const BodyRecord& rec) {
+      const auto coupled = [&](const CoupledModels<Model>& from, const SoaView<double>& soa, const BodyRecord& rec) {
         if (timing == LoadTiming::at_start)
-          step_body_coupled<LoadTiming::at_start>(integrator, from, soa, rec, i, k, t, h, torque.data(), force.data(),
+          step_body_coupled<LoadTiming::at_start>(integrator, from, soa, rec, i, k, t, h, torque.data(), forces,
                                                   h_previous);
         else
-          step_body_coupled<LoadTiming::held>(integrator, from, soa, rec, i, k, t, h, torque.data(), force.data(),
-                                              h_previous);
+          step_body_coupled<LoadTiming::held>(integrator, from, soa, rec, i, k, t, h, torque.data(), forces, h_previous);
       };
       coupled(from_models, soa_m, rec_m);
       coupled(from_inertia, soa_i, rec_i);
       Status st = status_w[i];
-      step_body_with_loads(integrator, with_external_load(models[i], step_load(i, k, 2.0), step_load(i + 7, k, 5.0)),
+      step_body_with_loads(integrator, with_external_load(models[i], step_load(i, k, 2.0), force_of(i, k)),
                            witness[i], st, it_w[i], rec_w, i, k, t, h, h_previous);
       status_w[i] = st;
     }
@@ -371,7 +393,10 @@ void expect_unloaded_batch_is_the_models(const char* name, const I& integrator, 
     const auto km = integrator.kinematics(models[i], m), kw = integrator.kinematics(models[i], witness[i]);
     for (int c = 0; c < 4; ++c) EXPECT_EQ(km.quaternion[c], kw.quaternion[c]) << name;
     for (int c = 0; c < 3; ++c) EXPECT_EQ(km.omega_body[c], kw.omega_body[c]) << name;
-    EXPECT_GT((kw.position - testing::shaken_body_start(i).position).norm(), 0.1) << name << ": the bodies moved";
+    if constexpr (Model::translates)
+      EXPECT_GT((kw.position - testing::shaken_body_start(i).position).norm(), 0.1) << name << ": the bodies moved";
+    else  // the orientations moved
+      EXPECT_GT((kw.quaternion - testing::shaken_body_start(i).quaternion).norm(), 0.1) << name;
   }
   std::printf("%-28s %d of %d state components carried by a coupled step\n", name, carried_components<State>,
               State::size);
@@ -385,7 +410,12 @@ TEST(CoupledStepLoads, BodiesWithoutOwnLoadsStepFromInertiaAndMassBitwise) {
     expect_unloaded_batch_is_the_models("ExactFree (near_integrable)", NearIntegrable<Body>(), timing);
     expect_unloaded_batch_is_the_models("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>(), timing);
     expect_unloaded_batch_is_the_models("ModifiedHht", ModifiedHht<Body>(), timing);
+    // orientation alone: the top about its centre of mass, whose array holds the inertia alone
+    expect_unloaded_batch_is_the_models("NoSquish (order 2), top", make<NoSquish<Top>>(2), timing);
+    expect_unloaded_batch_is_the_models("ExplicitNewmarkLie, top", ExplicitNewmarkLie<Top>(), timing);
+    expect_unloaded_batch_is_the_models("ModifiedHht, top", ModifiedHht<Top>(), timing);
   }
+  EXPECT_EQ(CoupledModels<Top>::inertial_scalars, 9);
   // the splittings leave their held loads and their constants out of the coupled step's stores
   EXPECT_EQ(carried_components<NoSquish<Body>::State>, 14);
   EXPECT_EQ(stepped_components<NoSquish<Body>::State>, 20);

@@ -6,7 +6,8 @@
 // own (a DEM code's particles), each rebuilt from its inertia and mass (Model::unloaded) read from
 // a struct of arrays. A short step is bound by the bytes it moves: the whole model is 236 B a body
 // in float, of which a splitting's step reads 200 B; inertia and mass are 40 B, and a splitting
-// reads only the mass (its state holds the principal frame).
+// reads only the mass (its state holds the principal frame), and of a body that does not translate
+// (HeavyTop::unloaded: a particle's orientation alone) nothing.
 // Of the state, only what the next coupled step needs is stored (carried_components,
 // state_components.hpp): the held loads are evaluated anew by it (with LoadTiming::held; with
 // at_start they are kept, for the next step's correction), the constants never change.
@@ -27,25 +28,28 @@ struct has_unloaded_form<Model, std::void_t<decltype(Model::unloaded(
 
 /// The models of a coupled batch: one struct per body, or, when every body is
 /// Model::unloaded(inertia, mass), those two from a struct of arrays of `inertial_scalars`
-/// components (the inertia row by row, then the mass; component c of body i at (c, i)).
+/// components (the inertia row by row, then the mass; component c of body i at (c, i)). A body that
+/// does not translate has no use for its mass without loads of its own (it is rebuilt with mass 0,
+/// bit for bit the same steps: gravity is zero), so its array holds the inertia alone.
 template <class Model>
 struct CoupledModels {
   using S = typename Model::Scalar;
-  static constexpr int inertial_scalars = 10;
+  static constexpr int inertial_scalars = Model::translates ? 10 : 9;
   const Model* models;
   SoaView<const S> inertial;  ///< data null: read `models`
 
   /// Body i's components into a host array of inertial_scalars × bodies.
   static void store_inertial(const Model& m, S* data, index_t bodies, index_t i) {
     for (int c = 0; c < 9; ++c) data[c * bodies + i] = m.inertia(c / 3, c % 3);
-    data[9 * bodies + i] = m.mass;
+    if constexpr (Model::translates) data[9 * bodies + i] = m.mass;
   }
   QS_HD Model operator()(index_t i) const {
     if constexpr (has_unloaded_form<Model>::value) {
       if (inertial.data) {
         Mat3<S> inertia;
         QS_UNROLL for (int c = 0; c < 9; ++c) inertia(c / 3, c % 3) = inertial(c, i);
-        return Model::unloaded(inertia, inertial(9, i));
+        if constexpr (Model::translates) return Model::unloaded(inertia, inertial(9, i));
+        return Model::unloaded(inertia, S(0));
       }
     }
     return models[i];

@@ -131,7 +131,12 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool wi
   std::vector<Model> models = in.models;
   if constexpr (has_unloaded_form<Model>::value)
     if (without_own_loads)
-      for (Model& m : models) m = Model::unloaded(m.inertia, m.mass);
+      for (Model& m : models) {
+        if constexpr (Model::translates)
+          m = Model::unloaded(m.inertia, m.mass);
+        else
+          m = Model::unloaded(m.inertia, m.loads.mass);
+      }
   const index_t n = sc.ensemble_size;
   const S h = sc.time.dt;
   cudaStream_t stream;
@@ -239,6 +244,16 @@ TEST(CoupledStep, SymmetricSplittingHeavyTopsWithPerStepTorquesMatchTheCpuBitwis
   const Scenario sc = parse_scenario(
       testing::random_ensemble_toml(testing::default_case("symmetric_splitting"), testing::model_index("heavy_top"), 500, 200, 200), "dem.toml");
   expect_coupled_steps_match_cpu<HeavyTopModel, SymmetricSplitting<HeavyTop<double>>>(sc, false);
+}
+
+// A particle's orientation alone: tops about their centre of mass without loads of their own, whose
+// batch reads each body's inertia alone (coupled_step.hpp), the loads at the step's start and held.
+TEST(CoupledStep, NoSquishTopsWithoutOwnLoadsStepFromInertiaAsTheCpu) {
+  QUATSTEP_SKIP_WITHOUT_GPU();
+  const Scenario sc = parse_scenario(
+      testing::random_ensemble_toml(testing::default_case("no_squish"), testing::model_index("heavy_top"), 500, 200, 200), "dem.toml");
+  for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held})
+    expect_coupled_steps_match_cpu<HeavyTopModel, NoSquish<HeavyTop<double>>>(sc, false, true, timing);
 }
 
 TEST(CoupledStep, RejectsABadBodyByNameBeforeTouchingTheDevice) {  // runs without a GPU too

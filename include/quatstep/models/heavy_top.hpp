@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstring>
 
 #include "quatstep/models/euler_parameter_block.hpp"
 #include "quatstep/models/rigid_body_kinematics.hpp"
@@ -40,6 +41,24 @@ struct HeavyTop {
     t.loads.lever = center_of_mass;
     t.loads.gravity = gravity;
     return t;
+  }
+
+  /// A body with no loads of its own about its centre of mass (no lever, no gravity): a DEM
+  /// particle whose orientation alone is integrated, all of its torques from the coupled step
+  /// (coupled_step.hpp reads only its inertia from an array of its own). The mass is kept as given;
+  /// without gravity it acts on nothing.
+  QS_HD static HeavyTop unloaded(const Mat3<S>& inertia, S mass) {
+    HeavyTop t;
+    t.inertia = inertia;
+    t.loads.mass = mass;
+    return t;
+  }
+  /// Whether this top is anything but `unloaded(inertia, loads.mass)`, bit for bit (a lever,
+  /// gravity, a torque profile, even a zero one with a window of its own).
+  bool has_own_loads() const {
+    static_assert(sizeof(HeavyTop) % sizeof(S) == 0, "scalars only, no padding: compared as bytes");
+    const HeavyTop bare = unloaded(inertia, loads.mass);
+    return std::memcmp(this, &bare, sizeof(HeavyTop)) != 0;
   }
 
   /// This top with its time-dependent loads held at their values at t: what an implicit step's
