@@ -14,6 +14,7 @@
 #include <string>
 
 #include "heavy_top_ensemble.hpp"
+#include "quatstep/adaptive/adaptive_hht.hpp"
 
 namespace quatstep::bench {
 
@@ -90,6 +91,35 @@ Kernel<typename Integrator::Scalar> whole_step(const Integrator& integrator) {
   };
 }
 
+/// Adaptive steps over ModifiedHht+shift on the same top, error per unit step at a tolerance whose
+/// steps are about the fixed step_size, warmed up to t = warmup_steps·step_size; a kernel of this
+/// kind takes the accepted step (or one of its stages) from that state.
+template <class S>
+struct AdaptiveRun {
+  using Stepper = AdaptiveHht<ModifiedHht<HeavyTop<S>>>;
+  static AdaptiveSettings<S> settings() {
+    AdaptiveSettings<S> a;
+    a.control = ErrorControl::per_unit_step;
+    a.rotation_atol = S(5e-4);
+    a.h_initial = S(step_size);
+    return a;
+  }
+  Stepper stepper{ModifiedHht<HeavyTop<S>>(hht_settings<S>(true)), settings()};
+  HeavyTop<S> top = sherif_top<S>();
+  typename Stepper::State s;
+  AdaptiveRun() {
+    stepper.initialize(top, sherif_initial<S>(0), S(0), s);
+    while (s.t < S(warmup_steps) * S(step_size)) stepper.step(top, s);
+  }
+};
+
+/// One stage of an accepted adaptive step, on the state after the warm-up (never advanced).
+template <class S, class Stage>
+Kernel<S> adaptive_stage(Stage stage) {
+  auto run = std::make_shared<AdaptiveRun<S>>();
+  return [run, stage](Fixture<S>&) { stage(*run); };
+}
+
 template <class S>
 std::map<std::string, Kernel<S>> kernels() {
   using F = Fixture<S>;
@@ -99,6 +129,41 @@ std::map<std::string, Kernel<S>> kernels() {
   for (const Method m : all_methods) {
     with_integrator<HeavyTop<S>>(m, [&](const auto& integrator) { k["step/" + name(m)] = whole_step(integrator); });
   }
+
+  // ---- AdaptiveHht over ModifiedHht+shift: an accepted step and its stages (adaptive_hht.hpp)
+  {
+    auto run = std::make_shared<AdaptiveRun<S>>();
+    k["adaptive/step"] = [run](F&) {  // forward along the trajectory from the warm-up
+      opaque(run->s);
+      const auto o = run->stepper.step(run->top, run->s);
+      opaque(o);
+    };
+  }
+  using Run = AdaptiveRun<S>;
+  using AState = typename Run::Stepper::IntegratorState;
+  k["adaptive/predict"] = adaptive_stage<S>([](Run& r) {
+    opaque(r.s);
+    const Vec<S, 5> xn = Mhht::unknowns(r.s.now);
+    Vec<S, 5> x0 = r.s.history.predict(xn, r.s.h);
+    opaque(x0);
+  });
+  k["adaptive/step_start"] = adaptive_stage<S>([](Run& r) {
+    opaque(r.s);
+    AState start = r.stepper.step_start(r.top, r.s, S(0.9) * r.s.h);
+    opaque(start);
+  });
+  k["adaptive/decide"] = adaptive_stage<S>([](Run& r) {  // local error, composite error, step-size rule
+    opaque(r.s);
+    typename Run::Stepper::State st = r.s;
+    const StepDecision<S> d = r.stepper.decide(r.top, st, st.previous, st.now, st.h_last, S(2), false);
+    opaque(d, st);
+  });
+  k["adaptive/history_accept"] = adaptive_stage<S>([](Run& r) {
+    opaque(r.s);
+    auto history = r.s.history;
+    history.template accept<4>(Mhht::unknowns(r.s.previous), r.s.h_last, Mhht::unknowns(r.s.now), 3);
+    opaque(history);
+  });
 
   // ---- ModifiedHht+shift, the parts of one step (hht.hpp)
   k["mhht/step_setup"] = [](F& f) {  // Step constructor: predictors, force at t_n
