@@ -113,6 +113,24 @@ struct Step {
     using std::max;  // dp < dq ? dq : dp; a lane type's own max (lane by lane) by argument-dependent lookup
     return max(dp, dq);
   }
+
+  /// The correction that rounding alone makes (newton.hpp, the round-off stall), in
+  /// correction_norm's units. The constraint row g = ½|q¹|² − 1/2 resolves ½|q¹|² to about two
+  /// units in its last place, ε|q¹|². Its λ-column is hq^{n+½} and λ reaches g through p¹ and
+  /// t̄₀ = ½q¹·p¹ + …: ∂g/∂λ ≈ −h²a₀₀/8, so that residual moves λ by 8ε|q¹|²/(h²a₀₀) and p¹ by h
+  /// times that, 8ε|q¹|²/(ha₀₀) = 4 tr(J) ε|q¹|²/h. A body spinning steadily about a principal
+  /// axis starts Newton from its solution (the constant-rate predictor), and its corrections two-cycle
+  /// on that floor, which the rate rule never certifies: 6.7e-13 of |p| for J = 2·I, |Ω| = 0.5 rad/s,
+  /// h = 1e-3, where every step failed within 150 (tests/hamiltonian_round_off_test.cpp). Two units
+  /// of q¹ bound the position rows.
+  QS_HD S round_off_norm(const Vec<S, K>& x) const {
+    const Vec4<S> q1 = x.template head<4>();
+    const S eps = std::numeric_limits<S>::epsilon();
+    const S dq = S(2) * eps * q1.template lpNorm<Eigen::Infinity>();
+    const S dp = S(8) * eps * q1.squaredNorm() / (h * a(0, 0)) * p_scale;
+    using std::max;
+    return max(dp, dq);
+  }
 };
 
 }  // namespace hamiltonian
