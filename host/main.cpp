@@ -24,8 +24,10 @@
 #include <CLI/CLI.hpp>
 
 #include <signal.h>
+#include <time.h>
 
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -49,14 +51,34 @@ namespace {
 constexpr int exit_interrupted = 3;
 constexpr int exit_bodies_missing = 4;
 volatile std::sig_atomic_t interrupted = 0;
+volatile std::sig_atomic_t first_signal_second = 0;  // CLOCK_MONOTONIC, whole seconds
 
-/// SIGINT, SIGTERM: ask the run to stop after the chunk in flight; a second signal acts as usual.
-extern "C" void request_stop(int) { interrupted = 1; }
+/// Whole seconds of CLOCK_MONOTONIC (clock_gettime is async-signal-safe).
+std::sig_atomic_t monotonic_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return std::sig_atomic_t(now.tv_sec);
+}
+
+/// SIGINT, SIGTERM: ask the run to stop after the chunk in flight. A second signal at least two
+/// seconds later acts as usual (ends the process); one sooner is the same request delivered twice:
+/// `timeout -s INT` and batch schedulers signal the process and then its group, and a handler that
+/// reset itself on the first let the copy kill the run before it closed its file.
+extern "C" void request_stop(int signal_number) {
+  const std::sig_atomic_t now = monotonic_seconds();
+  if (!interrupted) {
+    interrupted = 1;
+    first_signal_second = now;
+  } else if (now - first_signal_second >= 2) {
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+  }
+}
 
 void stop_on_signals() {
   struct sigaction action {};
   action.sa_handler = request_stop;
-  action.sa_flags = SA_RESETHAND;  // the next signal gets the default action (ends the process)
+  action.sa_flags = 0;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
@@ -96,7 +118,8 @@ int main(int argc, char** argv) {
   CLI::Option* bodies = run->add_option("--bodies", overrides.bodies,
                   "Run these bodies of the ensemble alone (indices, comma-separated): the same values as their rows of "
                   "the full run")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check([](const std::string& index) { return index.empty() ? std::string("an empty body index") : std::string(); });
   std::string shard;
   CLI::Option* shard_option = run->add_option("--shard", shard,
                   "Run shard I/K of the ensemble (bodies, or mechanisms, floor(I*N/K) .. floor((I+1)*N/K) - 1) into a shard file for "
@@ -179,6 +202,13 @@ int main(int argc, char** argv) {
 #endif
       return quatstep::parse_shard(shard, size);
     };
+    // The output may be any file but the scenario itself (an HDF5 file written over its own TOML).
+    const auto refuse_scenario_as_output = [&](const std::string& output) {
+      std::error_code ec;
+      if (!scenario_path.empty() && std::filesystem::equivalent(output, scenario_path, ec))
+        throw std::invalid_argument("output " + output + " is the scenario file " + scenario_path +
+                                    ": the run would write over it (choose another --output or [output] file)");
+    };
     const bool mechanism_run = resume.empty() ? quatstep::is_mechanism_scenario(scenario_path)
                                               : quatstep::is_mechanism_text(quatstep::read_stored_run(resume).scenario, resume);
     if (mechanism_run) {  // host/mechanism_run.hpp
@@ -190,6 +220,7 @@ int main(int argc, char** argv) {
         if (options.output.empty()) options.output = quatstep::shard_file_name(mechanisms.output_file, range);
         mechanisms = quatstep::shard_scenario(mechanisms, range);
       }
+      refuse_scenario_as_output(options.output.empty() ? mechanisms.output_file : options.output);
       stop_on_signals();
 #ifdef QUATSTEP_WITH_MPI
       if (quatstep::launched_by_mpi() && shard.empty() && resume.empty())  // mpirun -np K: K shards, one file
@@ -207,6 +238,7 @@ int main(int argc, char** argv) {
       if (options.output.empty()) options.output = quatstep::shard_file_name(scenario.output_file, range);
       scenario = quatstep::shard_scenario(scenario, range);
     }
+    refuse_scenario_as_output(options.output.empty() ? scenario.output_file : options.output);
     stop_on_signals();
 #ifdef QUATSTEP_WITH_MPI
     if (quatstep::launched_by_mpi() && shard.empty() && resume.empty())  // mpirun -np K: K shards, one file

@@ -92,8 +92,8 @@ std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<dou
            validation::format(r.position_violation) + " (lengths relative to the mechanism size " +
            validation::format(built.mech.length_scale) + ")" + accepts;
   if (r.velocity_violation > s.tolerance)
-    return "assembly: the velocity constraints are violated by " + validation::format(r.velocity_violation) +
-           " (relative to the largest speed)" + accepts;
+    return "assembly: the velocity constraint of " + built.builder.row_label(built.mech, r.worst_velocity_row) +
+           " is violated by " + validation::format(r.velocity_violation) + " (relative to the largest speed)" + accepts;
   return {};
 }
 
@@ -351,7 +351,12 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
   if (!gpu) blocks.emplace(mechs);
   index_t max_window = std::max<index_t>(1, index_t(pacing::sample_buffer_bytes / (sizeof(double) * scalars * n)));
   if (options.max_chunk_steps > 0) max_window = std::min(max_window, std::max<index_t>(1, options.max_chunk_steps / sc.stride));
-  index_t window = std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)), 1, max_window);
+  // The first window is timed to size the others. With adaptive steps an output interval holds
+  // as many steps as the mechanisms take, unknown before the run: it is the first sample and one
+  // interval (the window of fixed steps' size was the whole run, which no interrupt could stop).
+  index_t window = sc.time.adaptive ? std::min<index_t>(2, max_window)
+                                    : std::clamp<index_t>(index_t(pacing::first_chunk_body_steps / double(n * sc.stride)),
+                                                          1, max_window);
   const BodyRecord record{r.status.data(), r.iterations.data(), r.failed_step.data()};
   std::vector<double> buffer, times;
   const auto loop_start = std::chrono::steady_clock::now();
