@@ -305,13 +305,23 @@ MergeResult merge_shards(const std::string& output, const std::vector<std::strin
     throw std::runtime_error("no complete shard file among the " + std::to_string(paths.size()) + " given:" + why);
   }
   for (const UsableShard& s : shards) check_same_run(shards.front(), s, result.shards);
-  std::sort(shards.begin(), shards.end(), [](const UsableShard& a, const UsableShard& b) { return a.run.shard->first < b.run.shard->first; });
-  for (std::size_t i = 1; i < shards.size(); ++i) {
-    const ShardRange &a = *shards[i - 1].run.shard, &b = *shards[i].run.shard;
-    if (b.first < a.end)
-      throw std::runtime_error(result.shards[shards[i - 1].report].file + " (bodies " + std::to_string(a.first) + " … " +
-                               std::to_string(a.end - 1) + ") and " + result.shards[shards[i].report].file + " (bodies " +
+  // In body order. With more shards than bodies some are empty: a range [k, k) overlaps nothing
+  // (sorted by its first body alone it could land after [k, k + 1) and look like an overlap).
+  std::sort(shards.begin(), shards.end(), [](const UsableShard& a, const UsableShard& b) {
+    const ShardRange &x = *a.run.shard, &y = *b.run.shard;
+    return x.first != y.first ? x.first < y.first : x.end < y.end;
+  });
+  const UsableShard* previous = nullptr;  // the last non-empty shard
+  for (const UsableShard& s : shards) {
+    const ShardRange& b = *s.run.shard;
+    if (b.end == b.first) continue;
+    if (previous && b.first < previous->run.shard->end) {
+      const ShardRange& a = *previous->run.shard;
+      throw std::runtime_error(result.shards[previous->report].file + " (bodies " + std::to_string(a.first) + " … " +
+                               std::to_string(a.end - 1) + ") and " + result.shards[s.report].file + " (bodies " +
                                std::to_string(b.first) + " … " + std::to_string(b.end - 1) + ") overlap");
+    }
+    previous = &s;
   }
 
   const StoredRun& reference = shards.front().run;

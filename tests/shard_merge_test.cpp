@@ -188,6 +188,35 @@ TEST(Shards, InterruptedShardIsMissingUntilResumed) {
   expect_same_file(dir.file("single.h5"), dir.file("merged.h5"));
 }
 
+// More shards than bodies: ⌊i·N/K⌋ leaves some shards empty, [k, k), and those sorted by their
+// first body alone came after the shard [k, k + 1) and were refused as overlapping it, whatever the
+// order of the files (16 bodies in 20 shards) or only in some (2 in 3).
+TEST(Shards, EmptyShardsOfMoreShardsThanBodiesMerge) {
+  ScratchDirectory dir;
+  for (const auto& [bodies, count] : {std::pair{2, 3}, std::pair{16, 20}}) {
+    SCOPED_TRACE(std::to_string(bodies) + " bodies in " + std::to_string(count) + " shards");
+    std::string text = quatstep::testing::heavy_top_study(bodies) + "[output]\nstride = 5\n";
+    text.replace(text.find("t_end = 0.2"), 11, "t_end = 0.02");
+    const std::string failing = "[[ensemble.override]]\nbody = 5\nmodel.body_torque = [0.0, 20000.0, 20000.0]\n";
+    text.erase(text.find(failing), failing.size());  // no body 5 among 2
+    const Scenario sc = scenario(text);
+    const std::string single = dir.file("single-" + std::to_string(count) + ".h5");
+    run(sc, single);
+    std::vector<std::string> shards = run_shards(sc, count, dir);
+    int empty = 0;
+    for (int i = 0; i < count; ++i) empty += shard_range(bodies, i, count).end == shard_range(bodies, i, count).first;
+    EXPECT_EQ(empty, count - bodies);
+    for (bool reversed : {false, true}) {
+      if (reversed) std::reverse(shards.begin(), shards.end());
+      const std::string merged = dir.file("merged-" + std::to_string(count) + (reversed ? "-r" : "") + ".h5");
+      const MergeResult r = merge_shards(merged, shards);
+      EXPECT_TRUE(r.missing.empty());
+      EXPECT_EQ(r.bodies, bodies);
+      expect_same_file(single, merged, 5);
+    }
+  }
+}
+
 TEST(Shards, ShardsOfOtherRunsAndOverlapsAreRefused) {
   ScratchDirectory dir;
   const Scenario sc = scenario();
