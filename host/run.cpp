@@ -682,10 +682,13 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
   }
   row("body-steps per second") << std::setprecision(3) << body_steps / std::max(r.wall_seconds, 1e-9) << " (loop alone "
                                << body_steps / std::max(r.loop_seconds, 1e-9) << ")\n";
+  // Per step taken: a failed body took its steps up to the one that failed (that one's iterations
+  // are counted too), not the run's.
+  double taken = 0;
+  for (index_t i = 0; i < r.bodies; ++i)
+    taken += r.status[i] == Status::ok ? double(r.steps_done) : double(std::min(r.steps_done, r.failed_step[i] + 1));
   row("Newton iterations/step") << std::fixed << std::setprecision(2)
-                                << double(r.newton_iterations) /
-                                       std::max(1.0, sc.time.adaptive ? accepted + rejected
-                                                                      : double(r.bodies) * double(r.steps_done))
+                                << double(r.newton_iterations) / std::max(1.0, sc.time.adaptive ? accepted + rejected : taken)
                                 << std::defaultfloat << std::setprecision(6) << "\n";
   row("failures") << r.failures();
   constexpr int shown = 5;
@@ -704,7 +707,9 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
     if (!sc.statistics->quantile_levels.empty()) os << ", " << sc.statistics->quantile_levels.size() << " quantiles";
     os << " (/statistics)\n";
   }
-  row("output") << r.output_file << " (" << r.samples << " samples)\n";
+  row("output") << r.output_file << " (";
+  if (r.interrupted) os << r.samples_written << " of ";  // what the file holds
+  os << r.samples << " samples)\n";
 }
 
 }  // namespace quatstep

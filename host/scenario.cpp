@@ -291,7 +291,7 @@ LawParameters parameters_of(Law law, bool inertia) {
     case Law::uniform_rotation: break;
     case Law::rotation_cone: p = {{"mean", "axis", "half_angle", "spin"}, {"half_angle"}}; break;
     case Law::axis_magnitude: p = {{"axis", "half_angle", "magnitude"}, {"magnitude"}}; break;
-    case Law::body_shape: p = {{"shape", "dimensions", "mass", "density", "mass_key", "invalid"}, {"shape", "dimensions"}}; break;
+    case Law::body_shape: p = {{"shape", "dimensions", "mass", "density", "mass_key", "invalid"}, {"dimensions"}}; break;
   }
   if (inertia && (is_scalar_law(law) || law == Law::choice)) p.allowed.push_back("invalid");
   return p;
@@ -1114,6 +1114,8 @@ TimeSpec read_time_table(const std::string& source, const toml::table& root, std
 }
 
 std::string read_scenario_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ScenarioError(path + ": a directory, not a scenario file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path + ": cannot open the scenario file");
   std::ostringstream text;

@@ -352,4 +352,24 @@ TEST(Cli, ErrorsExitNonZeroWithAMessageOnStderr) {
     EXPECT_NE(o.exit_code, 0);
     EXPECT_NE(o.err.find("/nonexistent/x.h5: cannot create"), std::string::npos) << o.err;
   }
+  {  // the scenario as its own output: refused, the TOML left as it was (HDF5 was written over it)
+    const std::string text = "[model]\ntype = 'heavy_top'\ninertia = [1, 1, 0.5]\n"
+                             "[integrator]\nmethod = 'hht'\n[time]\ndt = 0.1\nt_end = 1\n";
+    std::ofstream(dir.file("self.toml")) << text;
+    const Outcome o = run_cli("run '" + dir.file("self.toml") + "' --output " + dir.file("self.toml"), dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("self.toml: the run would write over it"), std::string::npos) << o.err;
+    EXPECT_EQ(quatstep::testing::read_text_file(dir.file("self.toml")), text);
+  }
+  {  // a directory for the scenario (it read as an empty scenario: "key 'model.type': missing")
+    std::filesystem::create_directory(dir.file("study"));
+    const Outcome o = run_cli("run '" + dir.file("study") + "'", dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("a directory, not a scenario file"), std::string::npos) << o.err;
+  }
+  {  // --bodies "" (it ran body 0 alone)
+    const Outcome o = run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --bodies '' --output " + dir.file("e.h5"), dir);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_NE(o.err.find("an empty body index"), std::string::npos) << o.err;
+  }
 }

@@ -177,7 +177,7 @@ seed = 7
 
 TEST(ScenarioLaws, BodyShapesGiveInertiaAndMass) {
   // Boxes of steel (density 7850) with random edges: the inertia and the mass key are the shape's.
-  const Scenario sc = parse_scenario(ensemble(500, R"(
+  const std::string boxes = R"(
 [[ensemble.random]]
 key = "model.inertia"
 distribution = "body_shape"
@@ -186,7 +186,8 @@ dimensions = { distribution = "uniform", low = [0.01, 0.02, 0.03], high = [0.02,
 density = { distribution = "fixed", value = 7850.0 }
 mass_key = "model.mass"
 seed = 11
-)"), "box.toml");
+)";
+  const Scenario sc = parse_scenario(ensemble(500, boxes), "box.toml");
   const Distribution law = Distribution::body_shape(
       sampling::Shape::box, {Marginal::uniform(0.01, 0.02), Marginal::uniform(0.02, 0.04), Marginal::uniform(0.03, 0.06)},
       sampling::ShapeAmount::density, Marginal::fixed(7850.0), InvalidPolicy::fail);
@@ -202,6 +203,11 @@ seed = 11
     ASSERT_GE(c2, 0.03 * 0.03 * (1 - 1e-12));
     ASSERT_LE(c2, 0.06 * 0.06 * (1 + 1e-12));
   }
+  // `shape` defaults to "box" (docs/scenario.md): the same table without it draws the same bodies.
+  std::string unnamed_text = boxes;
+  unnamed_text.erase(unnamed_text.find("shape = \"box\"\n"), 14);
+  const Scenario unnamed = parse_scenario(ensemble(500, unnamed_text), "box.toml");
+  for (index_t i = 0; i < sc.ensemble_size; ++i) ASSERT_EQ(value(unnamed, i, "model.inertia"), value(sc, i, "model.inertia"));
 }
 
 TEST(ScenarioLaws, BodyShapeRecordsAreTheDrawsUnlessOverridden) {

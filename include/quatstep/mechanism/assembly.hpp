@@ -30,6 +30,7 @@ struct AssemblyReport {
   S position_violation = S(0);    ///< the input's max |C| (length rows relative to the length scale)
   S velocity_violation = S(0);    ///< the input's max |C_q q̇ + C_t| (relative to its velocity scale)
   int worst_row = -1;             ///< the row of position_violation: < max_bodies a body's eᵀe − 1, else max_bodies + joint row
+  int worst_velocity_row = -1;    ///< the row of velocity_violation, numbered as worst_row
   S position_correction = S(0);   ///< max over bodies of |Δr|/L and the rotation angle |Δθ|
   S velocity_correction = S(0);   ///< max over bodies of |Δṙ|/L and |Δω| (rad/s)
   int iterations = 0;
@@ -134,7 +135,7 @@ QS_HD AssemblyReport<typename Mech::Scalar> assemble(const Mech& m,
   S speed = S(0);  // the velocity scale of the violation: max |ω|, |ṙ|/L
   for (int b = 0; b < m.n_bodies; ++b)
     speed = max(speed, max(k.body[b].omega_body.norm(), k.body[b].velocity.norm() / m.length_scale));
-  report.velocity_violation = detail::worst(m, cd, nullptr) / (speed > S(0) ? speed : S(1));
+  report.velocity_violation = detail::worst(m, cd, &report.worst_velocity_row) / (speed > S(0) ? speed : S(1));
   VecN dv;
   if (!mass_orthogonal_correction(m, bodies, q, t, cd, dv)) {
     report.status = Status::singular_jacobian;
