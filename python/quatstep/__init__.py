@@ -297,11 +297,22 @@ def _model_keys(model):
     return None if info is None else info
 
 
+def _count(owner, name, value, least=0):
+    """A count argument (bodies, mechanisms, steps) as an int: a whole number ≥ `least`, else ValueError
+    or TypeError naming it (never truncated: 2.5 bodies is not 2)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{owner}: {name} = {value!r}: expected a whole number")
+    if value < least:
+        raise ValueError(f"{owner}: {name} = {value}: must be at least {least}")
+    return int(value)
+
+
 def _rows_of(owner, key, a, size, rows, row, rows_name):
     """Whether the value `a` of a key of `size` scalars is one per row ((rows, size), or (rows,) for a
     scalar key) rather than one for all ((size,) or a scalar), and the rows known after it (`rows`, or
     its row count); ScenarioError for any other shape or a row count that disagrees with `rows`."""
-    per_row = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1)
+    # (1,) of a scalar key is its (size,) shape: one value for every row, as documented.
+    per_row = (a.ndim == 2 and a.shape[1] == size) or (a.ndim == 1 and size == 1 and a.shape[0] != 1)
     if not per_row and a.shape not in ((), (size,)):
         raise ScenarioError(f"{owner}: key '{key}': expected one value of shape ({size},) or one per {row} "
                             f"({rows_name}, {size}), got an array of shape {a.shape}")
@@ -329,6 +340,8 @@ def _parameters(owner, model, parameters, bodies):
     resolved, given = {}, []
     for name, value in parameters.items():
         full = name if name in keys else short.get(name) or name
+        if full in given:
+            raise ScenarioError(f"{owner}: key '{full}' is given twice (as '{name}' and by another name)")
         given.append(full)
         if full in keys:
             resolved[full] = np.asarray(value, dtype=np.float64)
@@ -351,10 +364,11 @@ class _Stepped:
         """Advance every row by ``steps`` steps (the GIL is released meanwhile). With ``stride``, every
         stride-th state's channels come back as a :class:`Result` (time and channels, the file's shapes);
         ``steps`` and the steps done so far must then be multiples of ``stride``."""
+        steps = _count("advance", "steps", steps)
         if stride is None:
-            self._core.advance(int(steps))
+            self._core.advance(steps)
             return None
-        r = self._core.advance_sampled(int(steps), int(stride))
+        r = self._core.advance_sampled(steps, _count("advance", "stride", stride, least=1))
         return Result(r["time"], r["channels"], backend=self.backend, scenario=getattr(self, "scenario", None))
 
     @property
@@ -422,6 +436,8 @@ class Ensemble(_Stepped):
                  bodies: int | None = None, variant: str | None = None, precision: str = "double",
                  backend: str = "cpu", t_start: float = 0.0, adaptive: bool = False,
                  step_control: Mapping | None = None, **settings):
+        if bodies is not None:
+            bodies = _count("quatstep.Ensemble", "bodies", bodies)
         flat, given = _parameters("quatstep.Ensemble", model, parameters, bodies)
         self._core = _require_core().make_ensemble(model, method, variant or "", settings, precision, backend,
                                                    float(dt), float(t_start), flat, given, bool(adaptive),
@@ -564,6 +580,8 @@ class MechanismEnsemble(_Stepped):
         if not isinstance(sc, MechanismScenario):
             raise ScenarioError(f"{sc.source}: quatstep.MechanismEnsemble: not a mechanism scenario (it has no "
                                 "[mechanism] table; quatstep.Ensemble makes single bodies)")
+        if mechanisms is not None:
+            mechanisms = _count("quatstep.MechanismEnsemble", "mechanisms", mechanisms, least=1)
         rows, keys, values = _mechanism_arrays(f"{sc.source}: quatstep.MechanismEnsemble", sc.parameter_keys,
                                                parameters, mechanisms, sc.mechanisms)
         self._core = core.make_mechanism_ensemble(sc, rows, keys, values, backend)

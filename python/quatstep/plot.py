@@ -106,7 +106,8 @@ class Trajectories:
         f = self.f
         e, e0 = f["energy"][j0:j1], f["energy"][0]
         out = {"energy_drift": relative_drift(e, e0[None, :])}
-        out["omega_norm"] = np.linalg.norm(f["omega_body"][j0:j1], axis=-1)
+        if "omega_body" in f:  # [output] channels may leave it out
+            out["omega_norm"] = np.linalg.norm(f["omega_body"][j0:j1], axis=-1)
         out["nutation"] = nutation(f["quaternion"][j0:j1])
         if "angular_momentum" in f:
             out["angular_momentum_drift"] = relative_drift(f["angular_momentum"][j0:j1], f["angular_momentum"][0][None], vector=True)
@@ -265,10 +266,11 @@ def trajectory_plots(f, out, bodies, wanted):
     for k, row in enumerate(rows):
         status = int(tr.status[row])
         label = f"body {label_of_row[row]}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[row])})")
-        line = ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), label=label)[0]
-        for c, style in zip(range(3), ("--", ":", "-.")):
-            ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
-        ax[0, 1].plot(t, energy[:, k], color=line.get_color())
+        line = ax[0, 1].plot(t, energy[:, k], color=f"C{k}", label=label)[0]
+        if omega is not None:
+            ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), color=line.get_color(), label=label)
+            for c, style in zip(range(3), ("--", ":", "-.")):
+                ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
         ax[1, 0].plot(t, np.degrees(nutation(quaternion[:, k])), color=line.get_color())
         if momentum is not None:
             ax[1, 1].plot(t, np.linalg.norm(momentum[:, k], axis=-1), color=line.get_color())
@@ -276,7 +278,9 @@ def trajectory_plots(f, out, bodies, wanted):
     ax[0, 1].set_ylabel("energy")
     ax[1, 0].set_ylabel("nutation of body z from spatial z [deg]")
     ax[1, 1].set_ylabel("|L| (spatial angular momentum)")
-    ax[0, 0].legend(fontsize="small")
+    if omega is None:  # not among the file's channels
+        ax[0, 0].set_visible(False)
+    ax[0, 1].legend(fontsize="small")
     for a in ax[1]:
         a.set_xlabel("t")
     fig.tight_layout()
@@ -458,6 +462,15 @@ def main(argv=None):
         print(f"plot.py: {args.result}: cannot open as HDF5 ({e})", file=sys.stderr)
         return 1
     with f:
+        available = set(f["statistics"].keys()) if "statistics" in f else set()
+        if "energy" in f and "quaternion" in f:
+            available |= {"energy_drift", "nutation"} | {name for name, channel in (
+                ("omega_norm", "omega_body"), ("angular_momentum_drift", "angular_momentum")) if channel in f}
+        unknown = sorted(wanted - available)
+        if unknown:
+            print(f"plot.py: {args.result}: no observable {', '.join(unknown)} in this file (it has: "
+                  f"{', '.join(sorted(available)) or 'none'})", file=sys.stderr)
+            return 1
         written = []
         if "statistics" in f:
             written += statistics_plots(f, out, wanted)

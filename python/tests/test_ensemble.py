@@ -198,6 +198,9 @@ BAD = [
      "quatstep.Ensemble: key 'position': not a key of a heavy_top model"),
     (dict(parameters={"mass": 1.0}), "quatstep.Ensemble: key 'model.inertia': missing (required)"),
     (dict(parameters={"inertia": [1, 1]}), "key 'model.inertia': expected one value of shape (3,)"),
+    (dict(parameters={"model.inertia": [3, 3, 3], "inertia": [1, 2, 2.5]}),
+     "quatstep.Ensemble: key 'model.inertia' is given twice"),
+    (dict(bodies=-1), "quatstep.Ensemble: bodies = -1: must be at least 0"),
     (dict(dt=-1.0), "quatstep.Ensemble: key 'time.dt': -1, must be > 0"),
     (dict(model="top"), "quatstep.Ensemble: key 'model.type': 'top' is not one of \"heavy_top\", \"free_rigid_body\""),
 ]
@@ -210,6 +213,30 @@ def test_bad_input_raises_the_parsers_message(change, message):
     with pytest.raises(ValueError) as error:
         quatstep.Ensemble(args.pop("model"), args.pop("method"), **args)
     assert message in str(error.value)
+
+
+def test_a_scalar_keys_one_element_list_is_every_bodys_value():
+    """(1,) is a scalar key's (size,) shape: one value for all bodies (it was taken as one body's row and
+    refused against bodies = 5)."""
+    ens = quatstep.Ensemble("heavy_top", "hht", dt=1e-3, bodies=5, parameters={"inertia": [1, 1, 1], "mass": [2.0],
+                                                                               "center_of_mass": [0, 0, 0.1]})
+    same = quatstep.Ensemble("heavy_top", "hht", dt=1e-3, bodies=5, parameters={"inertia": [1, 1, 1], "mass": 2.0,
+                                                                                "center_of_mass": [0, 0, 0.1]})
+    ens.advance(10), same.advance(10)
+    assert ens.bodies == 5
+    np.testing.assert_array_equal(ens.observe()["energy"], same.observe()["energy"])
+
+
+def test_counts_are_whole_numbers():
+    with pytest.raises(TypeError, match="bodies = 2.5: expected a whole number"):
+        quatstep.Ensemble("heavy_top", "hht", dt=1e-3, bodies=2.5, parameters={"inertia": [1, 1, 1]})
+    ens = quatstep.Ensemble("heavy_top", "hht", dt=1e-3, parameters={"inertia": [1, 1, 1]})
+    with pytest.raises(TypeError, match="steps = 2.7: expected a whole number"):
+        ens.advance(2.7)
+    with pytest.raises(ValueError, match="stride = 0: must be at least 1"):
+        ens.advance(2, stride=0)
+    ens.advance(np.int64(3))
+    assert ens.steps_done == 3
 
 
 def test_the_same_messages_as_a_scenario():

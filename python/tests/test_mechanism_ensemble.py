@@ -99,6 +99,9 @@ def test_arrays_over_a_key_are_the_sweeps_mechanisms():
     shared = quatstep.MechanismEnsemble(sc, parameters={"body.crank.inertia": [0.001, 0.001, 0.0005]}, mechanisms=5)
     assert (heavy.mechanisms, shared.mechanisms, quatstep.MechanismEnsemble(sc).mechanisms) == (8, 5, 1)
     assert quatstep.MechanismEnsemble(sc, mechanisms=6).mechanisms == 6  # the one mechanism, repeated
+    for bad in (-2, 0):  # were taken as 1 mechanism
+        with pytest.raises(ValueError, match=f"mechanisms = {bad}: must be at least 1"):
+            quatstep.MechanismEnsemble(sc, mechanisms=bad)
     # a shared value reaches every mechanism of a scenario of eight: the same as those values per row
     g = [0.0, -9.0, 0.0]
     both = [quatstep.MechanismEnsemble(text, parameters={"gravity": v}) for v in (g, np.tile(g, (8, 1)))]

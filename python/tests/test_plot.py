@@ -116,6 +116,20 @@ def test_trajectory_layout(tmp_path, capsys):
     expect_real_images(written)
 
 
+def test_trajectories_without_the_angular_velocity(tmp_path, capsys):
+    """[output] channels = ["energy", "quaternion"]: the plots of what the file holds, the |ω| panel and
+    band left out (a TypeError on the missing omega_body before)."""
+    path = tmp_path / "run.h5"
+    write_trajectories(path)
+    with h5py.File(path, "a") as f:
+        del f["omega_body"], f["angular_momentum"]
+    written = run([str(path), "--out", str(tmp_path / "png")], capsys)
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == ["drift.png", "ensemble_energy_drift.png", "ensemble_nutation.png", "final_histogram.png",
+                     "trajectories.png"]
+    expect_real_images(written)
+
+
 def test_ensemble_bands_follow_the_health_rule(tmp_path):
     """The bands count a body while it is healthy: body 2 until sample 39 (failed at step 395, stride
     10), body 5 never; and agree with numpy on the healthy values."""
@@ -130,6 +144,14 @@ def test_ensemble_bands_follow_the_health_rule(tmp_path):
     norm = np.linalg.norm(w[10][healthy], axis=-1)
     assert bands["omega_norm"]["mean"][10] == pytest.approx(norm.mean(), rel=1e-14)
     assert bands["omega_norm"]["quantiles"][10][2] == pytest.approx(np.median(norm), rel=1e-14)
+
+
+def test_an_unknown_observable_is_named(tmp_path, capsys):
+    path = tmp_path / "run.h5"
+    write_trajectories(path)
+    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--observables", "nutation,bogus"]) == 1
+    err = capsys.readouterr().err
+    assert "no observable bogus in this file (it has: angular_momentum_drift, energy_drift, nutation, omega_norm)" in err
 
 
 def test_unusable_file_is_an_error(tmp_path, capsys):
