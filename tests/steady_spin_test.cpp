@@ -1,10 +1,11 @@
 // The simplest motion there is, for every registered method × model × precision on the CPU: a body
 // spinning steadily about a principal axis (a torque-free body about each of its axes, slow and
 // fast; a sleeping top) turns at its constant rate, q(t) = (cos ωt/2, sin ωt/2 · axis), and no body
-// fails (one case open, skipped with its reason below). The implicit schemes start Newton from a constant-rate predictor that is then the
-// solution itself, so their corrections are rounding from the first iteration on; HamiltonianEm
-// and HamiltonianMidpoint failed here (newton_not_converged within 25–460 steps) until their
-// system stated its round-off level (hamiltonian_quaternion.hpp, round_off_norm).
+// fails (one case open, skipped with its reason below). The implicit schemes start Newton from a
+// constant-rate predictor that is then the solution itself, so their corrections are rounding from
+// the first iteration on; HamiltonianEm and HamiltonianMidpoint failed here (newton_not_converged
+// within 25–460 steps) until their system stated its round-off level (hamiltonian_quaternion.hpp,
+// round_off_norm).
 #include <gtest/gtest.h>
 
 #include <cmath>

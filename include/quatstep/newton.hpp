@@ -63,10 +63,9 @@ struct NewtonDefaults<float> {
   /// cannot certify them; for the index-3 HHT family that floor is ≈ ε_float·γ/(β h |q̇|) from the
   /// constraint row scaled by 1/(βh²). Measured on the Sherif heavy top at h = 1e-4: ModifiedHht
   /// fails (newton_not_converged) after 7012 steps at 1e-4 and runs 10^5 at 3e-4; HamiltonianEm
-  /// failed after 1345 / 18607 steps at 1e-4 / 3e-4 until its system stated its round-off level
-  /// (2026-12-03; since, 10^5 steps at 1e-4, 3e-4 and 1e-3, 2.25 / 2.10 / 2.02 iterations per step),
-  /// and runs 10^5 at 1e-3. The float trajectories'
-  /// distance from double is the same for 1e-4 … 1e-3 (round-off dominates), at 2.0–2.1 iterations
+  /// failed after 1345 / 18607 steps at 1e-4 / 3e-4 and ran 10^5 at 1e-3 until its system stated its
+  /// round-off level (2026-12-03; since, 10^5 steps at all three, 2.25 / 2.10 / 2.02 iterations per
+  /// step). The float trajectories' distance from double is the same for 1e-4 … 1e-3 (round-off dominates), at 2.0–2.1 iterations
   /// per step.
   /// The HHT family's corrections stall at that floor even below 1e-3: classical Hht failed every
   /// body of Sherif's top after ≈ 1e4 steps, its corrections stuck at 8.4e-6 / 1.7e-5 (one and two

@@ -121,7 +121,7 @@ struct Step {
   /// times that, 8ε|q¹|²/(ha₀₀) = 4 tr(J) ε|q¹|²/h. A body spinning steadily about a principal
   /// axis starts Newton from its solution (the constant-rate predictor), and its corrections two-cycle
   /// on that floor, which the rate rule never certifies: 6.7e-13 of |p| for J = 2·I, |Ω| = 0.5 rad/s,
-  /// h = 1e-3, where every step failed within 150 (tests/hamiltonian_round_off_test.cpp). Two units
+  /// h = 1e-3, where the body failed at step 151 (tests/steady_spin_test.cpp). Two units
   /// of q¹ bound the position rows.
   QS_HD S round_off_norm(const Vec<S, K>& x) const {
     const Vec4<S> q1 = x.template head<4>();
