@@ -20,7 +20,12 @@ Both layouts of the HDF5 file are understood, alone or together:
   (the largest |drift| over the ensemble on a log scale) when energy_drift or
   angular_momentum_drift are there.
 
-A body counts at sample j while it is healthy (status 0, or failed at a step >= j·stride) and its
+* Mechanisms (root attribute model = "mechanism: B bodies (…)"): the same two layouts, a row per
+  mechanism and B bodies' blocks in /quaternion and /omega_body. The trajectory figures then draw
+  each body's |ω| and the joint residual max |C| where the nutation was, and the ensemble bands are
+  those of mechanism-wide observables: energy_drift, angular_momentum_drift, position_residual.
+
+A body (a mechanism) counts at sample j while it is healthy (status 0, or failed at a step >= j·stride) and its
 value is finite, as in the statistics the library writes. Large trajectory files are read a block
 of samples at a time.
 """
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 
@@ -77,6 +83,14 @@ class Trajectories:
         self.time = f["time"][: self.nt]
         self.n = f["energy"].shape[1]
         self.stride = int(f.attrs.get("stride", 1))
+        model = f.attrs.get("model", "")
+        model = model.decode() if isinstance(model, bytes) else str(model)
+        self.bodies_per_row = f["quaternion"].shape[-1] // 4
+        self.mechanism = model.startswith("mechanism") or self.bodies_per_row != 1
+        self.unit = "mechanism" if self.mechanism else "body"
+        names = re.findall(r"'([^']*)'", model.partition("(")[2]) if self.mechanism else []
+        self.body_names = names if len(names) == self.bodies_per_row else [
+            f"body {b}" for b in range(self.bodies_per_row)]
         run_bodies = f["bodies"][:] if "bodies" in f else None
         self.labels = f["trajectory_bodies"][:] if "trajectory_bodies" in f else (
             run_bodies if run_bodies is not None else np.arange(self.n))
@@ -101,16 +115,32 @@ class Trajectories:
         for j0 in range(0, self.nt, rows):
             yield j0, min(self.nt, j0 + rows)
 
+    def names(self):
+        """The ensemble observables this file's channels give ([output] channels may leave some out); a
+        mechanism's are mechanism-wide (one body's nutation or |ω| would stand for none of the others)."""
+        f = self.f
+        wanted = [("energy_drift", "energy")]
+        if self.mechanism:
+            wanted += [("angular_momentum_drift", "angular_momentum"), ("position_residual", "position_residual")]
+        else:
+            wanted += [("omega_norm", "omega_body"), ("nutation", "quaternion"), ("angular_momentum_drift", "angular_momentum")]
+        return [name for name, channel in wanted if channel in f]
+
     def observables(self, j0, j1):
         """name → (j1 − j0)×N values of the ensemble observables at samples j0 … j1 − 1."""
         f = self.f
-        e, e0 = f["energy"][j0:j1], f["energy"][0]
-        out = {"energy_drift": relative_drift(e, e0[None, :])}
-        if "omega_body" in f:  # [output] channels may leave it out
-            out["omega_norm"] = np.linalg.norm(f["omega_body"][j0:j1], axis=-1)
-        out["nutation"] = nutation(f["quaternion"][j0:j1])
-        if "angular_momentum" in f:
-            out["angular_momentum_drift"] = relative_drift(f["angular_momentum"][j0:j1], f["angular_momentum"][0][None], vector=True)
+        out = {}
+        for name in self.names():
+            if name == "energy_drift":
+                out[name] = relative_drift(f["energy"][j0:j1], f["energy"][0][None, :])
+            elif name == "omega_norm":
+                out[name] = np.linalg.norm(f["omega_body"][j0:j1], axis=-1)
+            elif name == "nutation":
+                out[name] = nutation(f["quaternion"][j0:j1])
+            elif name == "angular_momentum_drift":
+                out[name] = relative_drift(f["angular_momentum"][j0:j1], f["angular_momentum"][0][None], vector=True)
+            else:  # a channel that is its own observable
+                out[name] = f[name][j0:j1]
         return out
 
 
@@ -247,11 +277,13 @@ def describe_labels(labels, shown=8):
 def trajectory_plots(f, out, bodies, wanted):
     """`bodies`: ensemble indices to draw (those with trajectories; default the first three rows)."""
     tr = Trajectories(f)
+    unit = tr.unit
     label_of_row = [int(b) for b in tr.labels]
     missing = [b for b in bodies if b not in label_of_row]
     if missing:
-        print(f"plot.py: no trajectory of bod{'y' if len(missing) == 1 else 'ies'} {', '.join(map(str, missing))} "
-              f"in this file (bodies with trajectories: {describe_labels(label_of_row)})", file=sys.stderr)
+        many = "bodies" if unit == "body" else "mechanisms"
+        print(f"plot.py: no trajectory of {unit if len(missing) == 1 else many} {', '.join(map(str, missing))} "
+              f"in this file ({many} with trajectories: {describe_labels(label_of_row)})", file=sys.stderr)
     rows = sorted({label_of_row.index(b) for b in bodies if b in label_of_row}) if bodies else []
     rows = rows or list(range(min(3, tr.n)))
     t = tr.time
@@ -261,25 +293,42 @@ def trajectory_plots(f, out, bodies, wanted):
     def columns(name):
         return f[name][: tr.nt, rows] if name in f else None
 
-    omega, energy, quaternion, momentum = (columns(n) for n in ("omega_body", "energy", "quaternion", "angular_momentum"))
+    omega, energy, quaternion, momentum, residual = (
+        columns(n) for n in ("omega_body", "energy", "quaternion", "angular_momentum", "position_residual"))
     fig, ax = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    styles = ("-", "--", ":", "-.")
     for k, row in enumerate(rows):
         status = int(tr.status[row])
-        label = f"body {label_of_row[row]}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[row])})")
+        label = f"{unit} {label_of_row[row]}" + ("" if status == 0 else f" (status {status}, step {int(tr.failed_step[row])})")
         line = ax[0, 1].plot(t, energy[:, k], color=f"C{k}", label=label)[0]
-        if omega is not None:
-            ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), color=line.get_color(), label=label)
-            for c, style in zip(range(3), ("--", ":", "-.")):
-                ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
-        ax[1, 0].plot(t, np.degrees(nutation(quaternion[:, k])), color=line.get_color())
+        if tr.mechanism:  # each body's |ω|, the bodies told apart by line style; the joints' residual
+            if omega is not None:
+                for b, name in enumerate(tr.body_names):
+                    ax[0, 0].plot(t, np.linalg.norm(omega[:, k, 3 * b:3 * b + 3], axis=-1), styles[b % 4],
+                                  color=line.get_color(), lw=1, label=name if k == 0 and b < 8 else None)
+            if residual is not None:
+                ax[1, 0].semilogy(t, np.where(residual[:, k] > 0, residual[:, k], np.nan), color=line.get_color())
+        else:
+            if omega is not None:
+                ax[0, 0].plot(t, np.linalg.norm(omega[:, k], axis=-1), color=line.get_color(), label=label)
+                for c, style in zip(range(3), styles[1:]):
+                    ax[0, 0].plot(t, omega[:, k, c], style, color=line.get_color(), lw=0.7)
+            ax[1, 0].plot(t, np.degrees(nutation(quaternion[:, k])), color=line.get_color())
         if momentum is not None:
             ax[1, 1].plot(t, np.linalg.norm(momentum[:, k], axis=-1), color=line.get_color())
-    ax[0, 0].set_ylabel("|ω| (solid), ω_x, ω_y, ω_z (dashed, dotted, dash-dot)")
+    if tr.mechanism:
+        ax[0, 0].set_ylabel("|ω| of each body (line style: body)")
+        ax[0, 0].legend(fontsize="small")
+        ax[1, 0].set_ylabel("joint residual max |C|")
+    else:
+        ax[0, 0].set_ylabel("|ω| (solid), ω_x, ω_y, ω_z (dashed, dotted, dash-dot)")
+        ax[1, 0].set_ylabel("nutation of body z from spatial z [deg]")
     ax[0, 1].set_ylabel("energy")
-    ax[1, 0].set_ylabel("nutation of body z from spatial z [deg]")
     ax[1, 1].set_ylabel("|L| (spatial angular momentum)")
     if omega is None:  # not among the file's channels
         ax[0, 0].set_visible(False)
+    if tr.mechanism and residual is None:
+        ax[1, 0].set_visible(False)
     ax[0, 1].legend(fontsize="small")
     for a in ax[1]:
         a.set_xlabel("t")
@@ -298,9 +347,10 @@ def trajectory_plots(f, out, bodies, wanted):
         panels.append(("angular_momentum_drift", relative_drift(momentum, momentum[0][None], vector=True), "‖L − L0‖/‖L0‖"))
     for a, (name, mine, label) in zip(ax, panels):
         b = bands[name]
-        a.fill_between(t, b["min"], b["max"], color="0.85", lw=0, label=f"ensemble min–max ({tr.n} bodies)")
+        a.fill_between(t, b["min"], b["max"], color="0.85", lw=0,
+                       label=f"ensemble min–max ({tr.n} {'bodies' if unit == 'body' else 'mechanisms'})")
         for k, row in enumerate(rows):
-            a.plot(t, mine[:, k], lw=1, label=f"body {label_of_row[row]}")
+            a.plot(t, mine[:, k], lw=1, label=f"{unit} {label_of_row[row]}")
         a.set_ylabel(label)
         a.set_xlabel("t")
         a.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
@@ -315,7 +365,7 @@ def trajectory_plots(f, out, bodies, wanted):
 
     # Ensemble bands and final-time histograms, computed here from the healthy bodies.
     labels = {"energy_drift": "(E − E0)/|E0|", "omega_norm": "|ω|", "nutation": "nutation [rad]",
-              "angular_momentum_drift": "‖L − L0‖/‖L0‖"}
+              "angular_momentum_drift": "‖L − L0‖/‖L0‖", "position_residual": "joint residual max |C|"}
     for name, b in bands.items():
         if wanted and name not in wanted:
             continue
@@ -329,8 +379,9 @@ def trajectory_plots(f, out, bodies, wanted):
         v = v[0][healthy & np.isfinite(v[0])]
         a.hist(v, bins=max(5, min(60, int(np.sqrt(v.size)) if v.size else 5)), color="tab:blue", alpha=0.7)
         a.set_xlabel(labels[name])
-        a.set_title(f"t = {t[last]:g}, {v.size} healthy bodies", fontsize="small")
-    np.atleast_1d(ax)[0].set_ylabel("bodies")
+        a.set_title(f"t = {t[last]:g}, {v.size} healthy {'bodies' if unit == 'body' else 'mechanisms'}",
+                    fontsize="small")
+    np.atleast_1d(ax)[0].set_ylabel("bodies" if unit == "body" else "mechanisms")
     fig.tight_layout()
     path = os.path.join(out, "final_histogram.png")
     fig.savefig(path)
@@ -438,8 +489,8 @@ def main(argv=None):
     parser.add_argument("result", nargs="?", help="HDF5 file written by quatstep")
     parser.add_argument("--verify", metavar="DIR", help="draw the curves `quatstep verify` wrote into DIR instead")
     parser.add_argument("--out", help="directory for the PNG files (default: RESULT without .h5, plus _plots)")
-    parser.add_argument("--bodies", default="", help="bodies whose trajectories are drawn, ensemble indices "
-                        "(default: the first three with trajectories)")
+    parser.add_argument("--bodies", default="", help="bodies (mechanisms) whose trajectories are drawn, ensemble "
+                        "indices (default: the first three with trajectories)")
     parser.add_argument("--observables", help="comma-separated observables to plot (default: all)")
     args = parser.parse_args(argv)
     if args.verify:
@@ -464,8 +515,7 @@ def main(argv=None):
     with f:
         available = set(f["statistics"].keys()) if "statistics" in f else set()
         if "energy" in f and "quaternion" in f:
-            available |= {"energy_drift", "nutation"} | {name for name, channel in (
-                ("omega_norm", "omega_body"), ("angular_momentum_drift", "angular_momentum")) if channel in f}
+            available |= set(Trajectories(f).names())
         unknown = sorted(wanted - available)
         if unknown:
             print(f"plot.py: {args.result}: no observable {', '.join(unknown)} in this file (it has: "

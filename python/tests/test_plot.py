@@ -163,6 +163,65 @@ def test_unusable_file_is_an_error(tmp_path, capsys):
     assert plot.main([str(tmp_path / "missing.h5")]) == 1
 
 
+def write_mechanisms(path, nt=50, n=4, stride=5):
+    """The mechanism layout (README "Mechanisms"): n two-body mechanisms, a row each, the bodies' blocks
+    side by side in /quaternion and /omega_body; mechanism 1 failing at step 102 (NaN from sample 21)."""
+    t = np.arange(nt) * 0.01 * stride
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(nt, n, 6))
+    q = np.zeros((nt, n, 8))
+    q[..., 0] = q[..., 4] = 1
+    energy = 1 + 1e-9 * t[:, None] * rng.normal(size=n)[None, :]
+    momentum = np.ones((nt, n, 3)) + 1e-9 * t[:, None, None]
+    residual = 10.0 ** rng.uniform(-16, -13, size=(nt, n))
+    status, failed = np.zeros(n, dtype=np.int32), np.full(n, -1, dtype=np.int64)
+    status[1], failed[1] = 4, 102
+    for a in (w, q, energy, momentum, residual):
+        a[21:, 1] = np.nan
+    with h5py.File(path, "w") as f:
+        f["time"], f["quaternion"], f["omega_body"], f["energy"], f["angular_momentum"] = t, q, w, energy, momentum
+        f["position_residual"] = residual
+        f["status"], f["failed_step"] = status, failed
+        f.attrs["stride"] = np.int64(stride)
+        f.attrs["model"] = "mechanism: 2 bodies ('crank', 'rod')"
+
+
+def test_mechanism_layout(tmp_path, capsys):
+    """A mechanism file's rows are mechanisms, not bodies: its bands are mechanism-wide observables (no
+    nutation or |ω| of its first body, which the plots showed as the mechanism's before), its labels
+    say mechanism, its bodies are named from the model attribute."""
+    path = tmp_path / "mechanisms.h5"
+    write_mechanisms(path)
+    with h5py.File(path, "r") as f:
+        tr = plot.Trajectories(f)
+        assert tr.mechanism and tr.unit == "mechanism" and tr.body_names == ["crank", "rod"]
+        bands = plot.ensemble_bands(tr)
+        residual = f["position_residual"][:]
+    assert sorted(bands) == ["angular_momentum_drift", "energy_drift", "position_residual"]
+    count = bands["position_residual"]["count"]
+    assert list(count[:21]) == [4] * 21 and list(count[21:]) == [3] * 29  # mechanism 1 failed at step 102
+    assert bands["position_residual"]["max"][30] == np.max(residual[30][[0, 2, 3]])
+    written = run([str(path), "--out", str(tmp_path / "png"), "--bodies", "1,3"], capsys)
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == ["drift.png", "ensemble_angular_momentum_drift.png", "ensemble_energy_drift.png",
+                     "ensemble_position_residual.png", "final_histogram.png", "trajectories.png"]
+    expect_real_images(written)
+    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--bodies", "7"]) == 0
+    assert "no trajectory of mechanism 7 in this file (mechanisms with trajectories: 0, 1, 2, 3)" in capsys.readouterr().err
+    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--observables", "nutation"]) == 1
+    assert "(it has: angular_momentum_drift, energy_drift, position_residual)" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.environ.get("QUATSTEP_EXE"), reason="QUATSTEP_EXE (the quatstep command) not set")
+def test_a_real_mechanism_run(tmp_path, capsys):
+    result = tmp_path / "four_bar.h5"
+    subprocess.run([os.environ["QUATSTEP_EXE"], "run", os.path.join(REPOSITORY, "examples", "four_bar.toml"),
+                    "--output", str(result), "--quiet"], check=True)
+    with h5py.File(result, "r") as f:
+        assert plot.Trajectories(f).body_names == ["bar 1", "bar 2", "bar 3", "bar 4"]
+    expect_real_images(run([str(result), "--out", str(tmp_path / "png")], capsys))
+
+
 @pytest.mark.skipif(not os.environ.get("QUATSTEP_EXE"), reason="QUATSTEP_EXE (the quatstep command) not set")
 def test_a_real_run(tmp_path, capsys):
     result = tmp_path / "heavy_top.h5"
