@@ -143,8 +143,8 @@ std::map<std::string, Kernel<S>> kernels() {
   using AState = typename Run::Stepper::IntegratorState;
   k["adaptive/predict"] = adaptive_stage<S>([](Run& r) {
     opaque(r.s);
-    const Vec<S, 5> xn = Mhht::unknowns(r.s.now);
-    Vec<S, 5> x0 = r.s.history.predict(xn, r.s.h);
+    const Vec<S, Mhht::K> xn = Mhht::unknowns(r.s.now);
+    Vec<S, Mhht::K> x0 = r.s.history.predict(xn, r.s.h);
     opaque(x0);
   });
   k["adaptive/step_start"] = adaptive_stage<S>([](Run& r) {
@@ -161,7 +161,8 @@ std::map<std::string, Kernel<S>> kernels() {
   k["adaptive/history_accept"] = adaptive_stage<S>([](Run& r) {
     opaque(r.s);
     auto history = r.s.history;
-    history.template accept<4>(Mhht::unknowns(r.s.previous), r.s.h_last, Mhht::unknowns(r.s.now), 3);
+    history.template accept<compared_unknowns<Mhht>::value>(Mhht::unknowns(r.s.previous), r.s.h_last,
+                                                             Mhht::unknowns(r.s.now), r.stepper.settings.predictor_degree);
     opaque(history);
   });
 
@@ -203,7 +204,7 @@ std::map<std::string, Kernel<S>> kernels() {
   };
   k["mhht/check"] = [](F& f) {
     opaque(f.ms);
-    const Status s = f.mhht.check(f.ms);
+    const Status s = f.mhht.check(f.ms, f.h);
     opaque(s);
   };
   k["lu5/factor+solve"] = [](F& f) {

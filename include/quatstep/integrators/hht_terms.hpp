@@ -3,10 +3,13 @@
 //   - the modified velocity update of one quaternion block, Sherif eq. (34), and its derivative
 //     along δë, eq. (69) applied to a direction;
 //   - the inertia term M̃ q̈ of eq. (62) with the optional time shift of docs/second_order_hht.md, and its
-//     derivative along δq̈ (the M̃ δq̈ + (M̃q̈)_q J₀ δq̈ of eq. 65).
+//     derivative along δq̈ (the M̃ δq̈ + (M̃q̈)_q J₀ δq̈ of eq. 65);
+//   - the velocity-constraint drift test of one quaternion block (docs/errata.md S4).
 // A model here is anything with mass_times(q_l, q_r, a) and mass_times_derivative(q_l, q_r, a, δq_l,
 // δq_r, δa) over its coordinate vector (HeavyTop, FreeRigidBody).
 #pragma once
+
+#include <limits>
 
 #include "quatstep/integrators/hht_parameters.hpp"
 #include "quatstep/quaternion.hpp"
@@ -64,6 +67,21 @@ QS_HD V inertia_force_derivative(const Model& model, const HhtParameters<S>& p, 
   } else {
     return (S(1) + alpha) * model.mass_times_derivative(q1, q1, a, dq, dq, da) - alpha * model.mass_times(q0, q0, da);
   }
+}
+
+/// Whether a quaternion block has lost its velocity-level constraint (docs/errata.md S4):
+/// |eᵀė| > tolerance·|ė| + 16ε/h. The floor is what rounding alone gives eᵀė: one ulp of |e|² in
+/// e_{n+1} is ε/(βh²) in ë_{n+1} and (γ/β)ε/h ≈ 2ε/h in ė_{n+1} (Sherif eqs. 59–60), and for α < 0
+/// the scheme damps these into a walk whose largest |eᵀė| over 2·10⁴ float steps of a free body
+/// measured 4–9 ε/h (α = −1/3 … −0.1); without it a slow body in float (|ė| ≈ 0.25 at 0.5 rad/s)
+/// failed within ten steps at h = 1e-3. Compared multiplied by h: a division here cost the GPU
+/// kernels 16 B of spills per step (nvcc 13.0, sm_90, HHT on a free body in double). A condition of
+/// math/choose.hpp: a lane mask for a lane type.
+template <class S>
+QS_HD auto quaternion_drifted(const Vec4<S>& e, const Vec4<S>& ed, S tolerance, S h) {
+  using math::is_less;  // unqualified below: a lane type's overload is found by argument
+  using std::abs;
+  return is_less(h * (tolerance * ed.norm()) + S(16) * std::numeric_limits<S>::epsilon(), h * abs(e.dot(ed)));
 }
 
 }  // namespace hht

@@ -164,7 +164,7 @@ class MechanismHhtFamily {
     auto drift = !math::always<S>();
     for (int b = 0; b < m.n_bodies; ++b) {
       const Vec4<S> e = s.q.template segment<4>(7 * b + 3), ed = s.v.template segment<4>(7 * b + 3);
-      drift = drift || is_less(settings.drift_tolerance * ed.norm() + floor, abs(e.dot(ed)));
+      drift = drift || hht::quaternion_drifted<S>(e, ed, settings.drift_tolerance, h);
       speed = max(speed, max(S(2) * ed.norm(), s.v.template segment<3>(7 * b).norm() / m.length_scale));
     }
     if (settings.project_velocities) return drift;

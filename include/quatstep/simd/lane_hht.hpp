@@ -2,7 +2,7 @@
 // body. The residual and Jacobian (HhtFamily::Step), the predictors and the Newmark update are the
 // core's, instantiated with Lanes; lane-wise here are what the core writes with data-dependent
 // branches: the Newton driver (lane_newton.hpp) and HhtFamily::check (a finite state, then the
-// velocity-constraint drift |eᵀė| ≤ drift_tolerance·|ė| per quaternion block, docs/errata.md S4).
+// core's velocity-constraint drift test, HhtFamily::drifted, as a lane mask).
 #pragma once
 
 #include "quatstep/integrators/hht.hpp"
@@ -23,13 +23,8 @@ QS_FLATTEN LaneOutcome<L> lane_hht_step(const HhtFamily<Model, U>& integrator, c
   next.a = sys.accelerations(x);
   next.lambda = x.template tail<Integrator::m>();
   sys.kinematics(next.a, next.q, next.v);
-  typename L::Mask drift(false);
-  for (int b = 0; b < Model::n_quaternions; ++b) {
-    const int o = Model::quaternion_offset(b);
-    const Vec4<L> e = next.q.template segment<4>(o), ed = next.v.template segment<4>(o);
-    drift |= abs(e.dot(ed)).v > (integrator.settings.drift_tolerance * sqrt(ed.squaredNorm())).v;
-  }
-  lane_commit<L>(s, next, active, out, drift, Status::constraint_drift);
+  const auto drift = integrator.drifted(next, h);
+  lane_commit<L>(s, next, active, out, drift.holds, Status::constraint_drift);
   return out;
 }
 
