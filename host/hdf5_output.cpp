@@ -71,7 +71,10 @@ struct Hdf5Output::Impl {
       check(d.valid(), "no dataset '" + name + "' to resume");
       return d;
     }
-    check(space.valid() && dcpl.valid() && H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0,
+    // No modification times in the object headers (here and for groups): the same run writes the same
+    // bytes, and merged shards are the single process's file byte for byte (tests/shard_merge_test.cpp).
+    check(space.valid() && dcpl.valid() && H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
+              H5Pset_obj_track_times(dcpl.get(), false) >= 0,
           "cannot lay out '" + name + "'");
     Handle d(H5Dcreate2(parent >= 0 ? parent : file.get(), name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(),
                         H5P_DEFAULT),
@@ -96,8 +99,10 @@ struct Hdf5Output::Impl {
   }
 
   Handle group(hid_t parent, const std::string& name) {
+    Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    check(gcpl.valid() && H5Pset_obj_track_times(gcpl.get(), false) >= 0, "cannot lay out the group '" + name + "'");
     Handle g(resuming ? H5Gopen2(parent, name.c_str(), H5P_DEFAULT)
-                      : H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      : H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
              H5Gclose);
     check(g.valid(), "cannot create the group '" + name + "'");
     return g;
@@ -595,7 +600,9 @@ StoredRun read_stored_run(const std::string& path) {
   run.backend = text("backend");
   run.version = text("quatstep_version");
   number("t_end", H5T_NATIVE_DOUBLE, &run.t_end);
-  std::int64_t complete = 0, samples_written = 0;
+  std::int64_t complete = 0, samples_written = 0, stride = 0;
+  number("stride", H5T_NATIVE_INT64, &stride);
+  run.stride = stride;
   number("complete", H5T_NATIVE_INT64, &complete);
   number("samples_written", H5T_NATIVE_INT64, &samples_written);
   run.complete = complete != 0;

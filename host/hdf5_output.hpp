@@ -117,6 +117,7 @@ struct Checkpoint {
 struct StoredRun {
   std::string scenario, precision, backend, version;
   double t_end = 0;
+  index_t stride = 0;           ///< the samples' stride (the scenario's, or the --stride that replaced it)
   std::vector<index_t> bodies;  ///< /bodies: the body selection; empty for none
   bool complete = false;
   index_t samples_written = 0;

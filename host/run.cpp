@@ -616,6 +616,7 @@ InterruptedRun read_interrupted_run(const std::string& file, std::optional<Backe
   InterruptedRun r{read_stored_run(file), {}};
   if (r.run.complete) throw std::runtime_error(file + ": the run is complete (nothing to resume)");
   r.overrides.t_end = r.run.t_end;
+  r.overrides.stride = r.run.stride;  // a --stride of the interrupted run (its samples were written at it)
   r.overrides.precision = parse_precision(r.run.precision);
   r.overrides.backend = backend ? *backend : r.run.backend.rfind("cuda", 0) == 0 ? Backend::cuda : Backend::cpu;
   r.overrides.bodies = r.run.bodies;

@@ -133,14 +133,14 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options, cons
                        const MakeEnsemble& make = make_ensemble);
 
 /// What an interrupted run's file says to parse its scenario again: its attributes (the TOML text),
-/// and the overrides it ran with (t_end, precision, bodies, and its backend unless `backend`
+/// and the overrides it ran with (t_end, stride, precision, bodies, and its backend unless `backend`
 /// replaces it). std::runtime_error when the run is complete.
 struct InterruptedRun {
   StoredRun run;
   ScenarioOverrides overrides;
 };
 InterruptedRun read_interrupted_run(const std::string& file, std::optional<Backend> backend = std::nullopt);
-/// The scenario of an interrupted run's file, as it was run (its TOML text, t_end, precision,
+/// The scenario of an interrupted run's file, as it was run (its TOML text, t_end, stride, precision,
 /// backend and body selection are in the file); `backend` replaces the stored one. Throws for a
 /// complete file.
 Scenario load_interrupted_scenario(const std::string& file, std::optional<Backend> backend = std::nullopt);

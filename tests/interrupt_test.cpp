@@ -200,6 +200,34 @@ TEST(Interrupt, SigtermStopsLikeSigint) {
   EXPECT_EQ(read_string_attribute(file, "samples_written"), "241");
 }
 
+// A run started with --stride (and --t-end) resumes at that stride: the resumed part used the
+// scenario's and wrote its samples over the first ones (/time 0, 1e-3, … then 5e-4, …, marked complete
+// with 5 samples written; found 2026-12-04).
+TEST(Interrupt, AResumedRunKeepsTheStrideItWasStartedWith) {
+  ScratchDirectory dir;
+  std::ofstream(dir.file("study.toml")) << scenario;
+  const std::string file = dir.file("interrupted.h5"), reference = dir.file("reference.h5");
+  const std::vector<std::string> options{"--t-end", "2.4", "--stride", "400", "--backend", "cpu"};
+  std::vector<std::string> args{"run", dir.file("study.toml"), "--threads", "2", "--progress", "--output", file};
+  args.insert(args.end(), options.begin(), options.end());
+  const Outcome stopped = run_quatstep(args, 10);
+  ASSERT_EQ(stopped.exit_code, 3) << stopped.err;
+  const long written = std::stol(read_string_attribute(file, "samples_written"));
+  EXPECT_GT(written, 1);
+  EXPECT_LT(written, 61);
+  const Outcome resumed = run_quatstep({"run", "--resume", file, "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  args = {"run", dir.file("study.toml"), "--quiet", "--output", reference};
+  args.insert(args.end(), options.begin(), options.end());
+  const Outcome whole = run_quatstep(args);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(read_string_attribute(file, "samples_written"), "61");
+  EXPECT_EQ(read_string_attribute(file, "stride"), "400");
+  const std::vector<std::string> names = datasets(reference);
+  EXPECT_EQ(datasets(file), names);
+  for (const std::string& name : names) EXPECT_TRUE(raw(file, name) == raw(reference, name)) << name;
+}
+
 // `timeout -s INT` and batch schedulers signal the process and then its group: one request delivered
 // twice at once. The handler used to reset itself on the first copy, and the second killed the run
 // before it closed its file (exit 130 and a 96-byte file h5py could not open, in 7 runs of 10).

@@ -1,6 +1,7 @@
 // Scale-out without MPI: a study run as 1, 2 and 3 shards (`--shard i/K`) and merged gives the single
-// run's file byte for byte — every dataset (trajectories, status, parameters, redraws, statistics
-// with quantiles and histograms) and every root attribute; a missing or interrupted shard gives a
+// run's file bit for bit — every dataset (trajectories, status, parameters, redraws, statistics
+// with quantiles and histograms) and every root attribute (the files' bytes differ where HDF5 placed
+// the chunks: a merge writes them in another order); a missing or interrupted shard gives a
 // file that names the missing bodies and whose statistics count the others only; shards of other
 // runs and overlapping shards are refused. The same for adaptive steps (the step records) and for
 // mechanism scenarios (their assembly corrections, statistics and checkpoints), by the library, the
@@ -108,7 +109,7 @@ TEST(Shards, SplitRuleTilesTheEnsembleInOrder) {
   for (const char* bad : {"3/3", "-1/3", "1", "1/0", "a/3", "1/3x"}) EXPECT_THROW(parse_shard(bad, 301), std::invalid_argument) << bad;
 }
 
-TEST(Shards, OneTwoThreeShardsMergedAreTheSingleRunByteForByte) {
+TEST(Shards, OneTwoThreeShardsMergedAreTheSingleRunBitForBit) {
   ScratchDirectory dir;
   const Scenario sc = scenario();
   const RunResult single = run(sc, dir.file("single.h5"));
@@ -318,7 +319,7 @@ TEST(Shards, AdaptiveShardsMergeTheirStepRecords) {
   EXPECT_GT(*std::min_element(accepted.begin(), accepted.end()), 5) << "every body took its own steps";
 }
 
-TEST(Shards, MechanismShardsMergedAreTheSingleRunByteForByte) {
+TEST(Shards, MechanismShardsMergedAreTheSingleRunBitForBit) {
   for (bool adaptive : {false, true}) {
     SCOPED_TRACE(adaptive ? "adaptive steps" : "fixed steps");
     ScratchDirectory dir;
@@ -411,6 +412,12 @@ TEST(Shards, CommandLineShardsAndMerge) {
   const Outcome merged = quatstep_cli("merge all.h5" + shards, dir);
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   expect_same_file(dir.file("study.h5"), dir.file("all.h5"));
+  // The same run twice writes the same bytes: no modification times in the object headers (they
+  // differed in 13 bytes between two runs seconds apart before, found 2026-12-04).
+  ASSERT_EQ(quatstep_cli("run study.toml --backend cpu --quiet --output again.h5", dir).exit_code, 0);
+  const std::string first = quatstep::testing::read_text_file(dir.file("study.h5"));
+  EXPECT_GT(first.size(), 10000u);
+  EXPECT_TRUE(quatstep::testing::read_text_file(dir.file("again.h5")) == first) << "two runs of one scenario gave files that differ";
   const Outcome partial = quatstep_cli("merge partial.h5 study.shard-0-of-3.h5 study.shard-2-of-3.h5", dir);
   EXPECT_EQ(partial.exit_code, 4);
   EXPECT_NE(partial.err.find("missing bodies 100 … 199"), std::string::npos) << partial.err;
@@ -459,7 +466,7 @@ std::string mpirun(int) { return {}; }
 #endif
 }  // namespace
 
-TEST(MpiRanks, OneTwoThreeRanksWriteTheSingleRunByteForByte) {
+TEST(MpiRanks, OneTwoThreeRanksWriteTheSingleRunBitForBit) {
   SKIP_WITHOUT_MPI();
   ScratchDirectory dir;
   single_run(dir);
@@ -481,7 +488,7 @@ TEST(MpiRanks, OneTwoThreeRanksWriteTheSingleRunByteForByte) {
   }
 }
 
-TEST(MpiRanks, MechanismRanksWriteTheSingleRunByteForByte) {
+TEST(MpiRanks, MechanismRanksWriteTheSingleRunBitForBit) {
   SKIP_WITHOUT_MPI();
   ScratchDirectory dir;
   single_mechanism_run(dir);
