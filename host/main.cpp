@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   std::string shard;
   CLI::Option* shard_option = run->add_option("--shard", shard,
                   "Run shard I/K of the ensemble (bodies, or mechanisms, floor(I*N/K) .. floor((I+1)*N/K) - 1) into a shard file for "
-                  "`quatstep merge` (default file: the output's name with .shard-I-of-K)");
+                  "`quatstep merge` (default file: [output] file with .shard-I-of-K; --output names the shard file itself)");
   shard_option->excludes(bodies);
   CLI::Option* output_option = run->get_option("--output");
   for (CLI::Option* o : {t_end, stride_option, precision_option, bodies, output_option, shard_option})

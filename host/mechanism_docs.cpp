@@ -18,8 +18,8 @@ void print_mechanism_format(std::ostream& os) {
   os << "\n## Mechanisms: [mechanism]\n\n"
         "A scenario with a [mechanism] table (and no [model] or [initial]) describes a mechanism: rigid bodies "
         "held by joints, with spring-dampers, timed loads and gravity (docs/mechanisms.md). `quatstep run` "
-        "integrates an ensemble of them on the CPU, one mechanism per OpenMP iteration, with the HHT family or the "
-        "Livens schemes; its "
+        "integrates an ensemble of them on the CPU (one mechanism per OpenMP iteration) or the GPU (one per thread, "
+        "[run] below), with the HHT family or the Livens schemes; its "
         "output layout is in README.md. The mechanism's tables:\n\n";
   print_key_table(os, key_table<MechanismSpec>());
   const auto table = [&os](const char* title, const char* text, const std::vector<KeyInfo>& keys) {

@@ -68,8 +68,8 @@ struct MechanismSpec {
       "largest speed)",
       keys::positive);
     k("max_correction", max_correction,
-      "project: a larger correction (translation relative to the mechanism's size, rotation in rad) is refused as "
-      "wrong input",
+      "project: a larger position correction (translation relative to the mechanism's size, rotation in rad) is "
+      "refused as wrong input; the velocity correction is reported, not bounded",
       keys::positive);
     k("assembly_iterations", assembly_iterations, "project: Gauss-Newton iterations at most",
       keys::between(1, 1000, "in [1, 1000]"));

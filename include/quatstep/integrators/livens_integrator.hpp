@@ -42,7 +42,7 @@ struct LivensSettings {
   void describe(Keys& k) {
     k("project_normal_components", project_normal_components,
       "rigid bodies: remove the components of v and p along q where that changes nothing conserved "
-      "(docs/livens.md)");
+      "(docs/livens_projection.md)");
     newton.describe(k);
   }
 };

@@ -85,7 +85,7 @@ struct MechanismLivensSettings {
       keys::Choices<ConstraintGradient>(constraint_gradient_names));
     k("project_normal_components", project_normal_components,
       "per body, remove the components of the Euler-parameter velocity and momentum along e where that changes "
-      "nothing conserved (docs/livens.md)");
+      "nothing conserved (docs/livens_projection.md)");
     newton.describe(k);
   }
 };
