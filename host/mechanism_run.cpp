@@ -67,12 +67,12 @@ using mechanism::AssemblySettings;
 /// adaptive) or the backend.
 StatisticsRows summarize(statistics::EnsembleStatistics& stats, index_t first, index_t count, const double* window,
                          int scalars, index_t n, bool states) {
-  std::vector<Status> health(std::size_t(n), Status::ok);
-  const std::vector<index_t> never(std::size_t(n), -1);  // the NaN says when
+  std::vector<Status> health;
+  std::vector<index_t> never;  // the NaN says when
   StatisticsRows rows;
   for (index_t j = first; j < first + count; ++j) {
     const double* sample = window + (j - first) * scalars * n;
-    for (index_t i = 0; i < n; ++i) health[i] = std::isnan(sample[i]) ? Status::non_finite : Status::ok;
+    statistics::health_from_sample(sample, n, health, never);
     stats.add(j, {sample, n, 0, n, health.data(), never.data()});
     rows.summaries.push_back(stats.summarize(j));
     if (states) rows.states.push_back(stats.states(j));

@@ -151,7 +151,7 @@ class RunStatistics {
  public:
   RunStatistics(const Scenario& sc, const std::vector<Channel>& layout, index_t bodies)
       : spec_(*sc.statistics), layout_(statistics::ChannelLayout::of(layout)), bodies_(bodies), stride_(sc.stride),
-        scalars_(channel_scalars(layout)) {
+        scalars_(channel_scalars(layout)), adaptive_(sc.time.adaptive) {
     statistics::StatisticsSpec sampled{{}, spec_.quantile_levels}, newton{{}, spec_.quantile_levels};
     for (const statistics::ObservableSpec& o : spec_.observables) {
       const bool from_newton = o.observable.channel() == newton_iterations_channel;
@@ -180,7 +180,9 @@ class RunStatistics {
                         [[maybe_unused]] bool shard) {
 #ifdef QUATSTEP_WITH_CUDA
     const statistics::StatisticsSpec& spec = sampled_->spec();
-    if (backend.backend != Backend::cuda || shard || !cuda::DeviceStatistics::supports(spec, layout_, bodies_)) return false;
+    // Adaptive steps: the health rule is the sample's (add()), which the device's reduction does not know.
+    if (backend.backend != Backend::cuda || shard || adaptive_ || !cuda::DeviceStatistics::supports(spec, layout_, bodies_))
+      return false;
     device_ = std::make_unique<cuda::DeviceStatistics>(spec, layout_, newton_ ? newton_->spec() : statistics::StatisticsSpec{},
                                                        bodies_, stride_);
     if (ensemble.attach_statistics(device_.get())) return true;
@@ -245,10 +247,14 @@ class RunStatistics {
   /// shard) one row of the accumulators too.
   StatisticsRows add(index_t first, index_t count, const double* samples, const Records& records, bool states,
                      ReducedRows reduced) {
-    const std::vector<Status>& status = records.status;
-    const std::vector<index_t>& failed = records.failed_step;
+    const std::vector<Status>* status = &records.status;
+    const std::vector<index_t>* failed = &records.failed_step;
     StatisticsRows rows;
     for (index_t j = first; j < first + count; ++j) {
+      if (adaptive_ && reduced.empty()) {  // failed_step counts accepted steps, not the samples' grid
+        statistics::health_from_sample(samples + (j - first) * scalars_ * bodies_, bodies_, health_, never_);
+        status = &health_, failed = &never_;
+      }
       std::vector<statistics::Summary> sampled, newton;
       std::vector<statistics::AccumulatorState> sampled_states, newton_states;
       if (!reduced.empty()) {
@@ -256,7 +262,7 @@ class RunStatistics {
         newton = std::move(reduced.at(std::size_t(j - first)).newton);
       } else {
         const double* sample = samples + (j - first) * scalars_ * bodies_;
-        sampled_->add(j, {sample, bodies_, 0, bodies_, status.data(), failed.data()});
+        sampled_->add(j, {sample, bodies_, 0, bodies_, status->data(), failed->data()});
         sampled = sampled_->summarize(j);
         if (states) sampled_states = sampled_->states(j);
         sampled_->release(j);
@@ -269,7 +275,7 @@ class RunStatistics {
                                              : double(total[i] - iterations_at_sample_[std::size_t(i)]) / double(stride_);
           iterations_at_sample_[std::size_t(i)] = total[i];
         }
-        newton_->add(j, {per_step_.data(), bodies_, 0, bodies_, status.data(), failed.data()});
+        newton_->add(j, {per_step_.data(), bodies_, 0, bodies_, status->data(), failed->data()});
         newton = newton_->summarize(j);
         if (states) newton_states = newton_->states(j);
         newton_->release(j);
@@ -298,6 +304,9 @@ class RunStatistics {
   statistics::ChannelLayout layout_;
   index_t bodies_, stride_;
   int scalars_;
+  bool adaptive_;                    ///< health from each sample (health_from_sample), not from failed_step
+  std::vector<Status> health_;       // its scratch, per body
+  std::vector<index_t> never_;
   std::vector<std::pair<bool, std::size_t>> order_;  ///< per observable: (Newton part?, index in its part)
   std::optional<statistics::EnsembleStatistics> sampled_, newton_;
   std::vector<index_t> iterations_at_sample_;

@@ -270,6 +270,71 @@ TEST(RunStatistics, EqualTheStatisticsOfTheFullTrajectories) {
             "nutation(quaternion, body_axis [1, 0, 0], spatial_axis [0, 0, 1])");
 }
 
+// With adaptive steps a body's failed_step counts its accepted steps, which say nothing of the
+// samples: the statistics took it for a step of the samples' grid and dropped bodies 1–3 from
+// samples 1–5, where they were healthy (count 1 instead of 4; found 2026-12-04). Four slow tops, the
+// last three hit by a torque of 1e7 from t = 0.055 that makes them fail there.
+TEST(RunStatistics, AdaptiveRunsCountABodyUntilItsFailure) {
+  ScratchDirectory dir;
+  const std::string file = dir.file("adaptive.h5");
+  const Scenario sc = scenario(R"(
+[model]
+type = "heavy_top"
+inertia = [1.0, 2.0, 2.5]
+body_torque_profile.frequency = 1e5
+body_torque_profile.begin = 0.055
+[initial]
+omega_body = [0.3, 1.0, 0.2]
+[integrator]
+method = "modified_hht"
+inertia_shift = true
+[time]
+dt = 1e-3
+t_end = 0.1
+adaptive = true
+rotation_atol = 1e-6
+h_initial = 1e-3
+h_max = 1e-2
+h_min = 1e-4
+[ensemble]
+size = 4
+[[ensemble.sweep]]
+key = "model.body_torque_profile.amplitude"
+from = [0.0, 0.0, 0.0]
+to = [1e7, 1e7, 0.0]
+[[ensemble.sweep]]
+key = "initial.omega_body"
+from = [0.3, 1.0, 0.2]
+to = [0.3, 4.0, 0.2]
+[output]
+stride = 10
+[output.statistics]
+observables = ["omega_norm"]
+quantiles = []
+)");
+  const RunResult r = run(sc, file);
+  ASSERT_EQ(r.failures(), 3) << "the three torqued tops fail";
+  const Dataset w = read_dataset(file, "omega_body"), count = read_dataset(file, "statistics/omega_norm/count"),
+                mean = read_dataset(file, "statistics/omega_norm/mean"),
+                nonfinite = read_dataset(file, "statistics/omega_norm/nonfinite");
+  const std::size_t samples = count.values.size(), n = 4;
+  ASSERT_EQ(samples, 11u);
+  for (std::size_t j = 0; j < samples; ++j) {
+    double sum = 0;
+    int finite = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* v = &w.values[(j * n + i) * 3];
+      const double norm = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      if (std::isfinite(norm)) sum += norm, ++finite;
+    }
+    EXPECT_EQ(count.values[j], finite) << "sample " << j;
+    EXPECT_NEAR(mean.values[j], sum / finite, 1e-14 * sum) << "sample " << j;
+    EXPECT_EQ(nonfinite.values[j], 0) << "sample " << j << ": a failed body is not a healthy one's bad value";
+  }
+  EXPECT_EQ(count.values[5], 4) << "t = 0.05, before the torque";
+  EXPECT_EQ(count.values[6], 1) << "t = 0.06, after it";
+}
+
 TEST(RunStatistics, BitwiseIdenticalForAnyThreadCountAndChunking) {
   ScratchDirectory dir;
   const Scenario sc = scenario(study + "[output]\nstride = 4\ntrajectories = 'none'\n" + statistics_table);

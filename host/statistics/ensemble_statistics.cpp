@@ -1,6 +1,7 @@
 #include "statistics/ensemble_statistics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -37,6 +38,12 @@ std::vector<Accumulator>& EnsembleStatistics::row(index_t sample) {
   if (r.empty())
     for (std::size_t k = 0; k < bound_.size(); ++k) r.emplace_back(keeps_values(), bins_[k]);
   return r;
+}
+
+void health_from_sample(const double* sample, index_t n, std::vector<Status>& health, std::vector<index_t>& never) {
+  health.resize(std::size_t(n));
+  never.assign(std::size_t(n), -1);
+  for (index_t i = 0; i < n; ++i) health[std::size_t(i)] = std::isnan(sample[i]) ? Status::non_finite : Status::ok;
 }
 
 void EnsembleStatistics::add(index_t sample, const SampleBlock& b) {

@@ -6,7 +6,8 @@
 //
 // A body counts at sample j while it is healthy there: status ok, or it failed at a step k with
 // j·steps_per_sample <= k (the samples before its failure). Bodies rejected before the run
-// (invalid_input, failed_step −1) never count.
+// (invalid_input, failed_step −1) never count. Runs whose failures are off that grid (adaptive steps,
+// mechanisms) pass the health read from each sample instead (health_from_sample).
 //
 // Where the run loop calls it (sketch):
 //   EnsembleStatistics stats(spec, ChannelLayout::of(sample_channels(scenario)), samples, stride, 0, n);
@@ -55,6 +56,13 @@ struct SampleBlock {
   const Status* status = nullptr;        ///< per local body; null: all healthy
   const index_t* failed_step = nullptr;  ///< per local body (−1: none); needed with status
 };
+
+/// A run's health read from one sample, where its failures do not fall on the samples' step grid
+/// (adaptive steps, whose failed_step counts accepted steps; mechanisms): a body or mechanism counts
+/// while its sample is not NaN, a failed one's samples being NaN from its failure on. Writes ok or
+/// non_finite per body into `health` (n entries) and −1 into `never` (pass both as the block's
+/// status and failed_step).
+void health_from_sample(const double* sample, index_t n, std::vector<Status>& health, std::vector<index_t>& never);
 
 class EnsembleStatistics {
  public:
