@@ -72,7 +72,7 @@ struct Hdf5Output::Impl {
       return d;
     }
     // No modification times in the object headers (here and for groups): the same run writes the same
-    // bytes, and merged shards are the single process's file byte for byte (tests/shard_merge_test.cpp).
+    // bytes (tests/shard_merge_test.cpp, CommandLineShardsAndMerge).
     check(space.valid() && dcpl.valid() && H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0 &&
               H5Pset_obj_track_times(dcpl.get(), false) >= 0,
           "cannot lay out '" + name + "'");
