@@ -86,7 +86,8 @@ void print_mechanism_format(std::ostream& os) {
   os << names
      << "; without `observables` those the method's channels have), others by kind — a per-body channel "
         "holds every body in the [[mechanism.body]] order, so `kind = \"component\"`, `channel = \"omega_body\"`, "
-        "`component = 3` is the second body's x; a mechanism counts at a sample until it fails.\n";
+        "`component = 3` is the second body's x, and `norm` or `relative_drift` of such a channel takes the norm over "
+        "all its bodies' components together; a mechanism counts at a sample until it fails.\n";
 }
 
 }  // namespace quatstep

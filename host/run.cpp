@@ -117,6 +117,7 @@ void write_parameters(const Scenario& sc, RunOutput& out, RunResult& result) {
 struct Records {
   std::vector<Status> status;
   std::vector<index_t> failed_step, newton_iterations;
+  std::vector<index_t> attempts;  ///< adaptive steps: per body, the steps accepted and rejected
 };
 
 /// Writes finished sample windows on a thread of its own, so that the next advance (the CPU's
@@ -146,7 +147,8 @@ using ReducedRows = std::vector<statistics::ReducedSample>;
 /// The run's ensemble statistics: the observables of the sample's channels, accumulated from each
 /// sample window (or reduced on the GPU, reduce_on_device), and those of the per-sample Newton
 /// iterations (iterations per step since the previous sample, from the bodies' running totals — the
-/// loop then ends every advance at a sample).
+/// loop then ends every advance at a sample; with adaptive steps, per step attempted, accepted or
+/// rejected, as the run's summary counts them).
 class RunStatistics {
  public:
   RunStatistics(const Scenario& sc, const std::vector<Channel>& layout, index_t bodies)
@@ -164,6 +166,7 @@ class RunStatistics {
       newton_.emplace(newton, statistics::ChannelLayout({{newton_iterations_channel, 0, 1}}), sc.samples(), sc.stride, 0,
                       bodies);
       iterations_at_sample_.assign(std::size_t(bodies), 0);
+      if (adaptive_) attempts_at_sample_.assign(std::size_t(bodies), 0);
       per_step_.resize(std::size_t(bodies));
     }
   }
@@ -225,8 +228,12 @@ class RunStatistics {
   }
   void restore(const Checkpoint& c) {
     if (c.statistics_initial.size() != sampled_->spec().observables.size() ||
-        c.iterations_at_sample.size() != iterations_at_sample_.size())
+        c.iterations_at_sample.size() != iterations_at_sample_.size() ||
+        (newton_ && adaptive_ && c.steps.accepted.size() != attempts_at_sample_.size()))
       throw std::runtime_error("the checkpoint's statistics do not match the scenario's");
+    if (newton_ && adaptive_)  // a checkpoint is taken at a sample
+      for (std::size_t i = 0; i < attempts_at_sample_.size(); ++i)
+        attempts_at_sample_[i] = c.steps.accepted[i] + c.steps.rejected[i];
     for (std::size_t k = 0; k < c.statistics_initial.size(); ++k) {
 #ifdef QUATSTEP_WITH_CUDA
       if (device_) {
@@ -270,10 +277,12 @@ class RunStatistics {
       if (newton_ && reduced.empty()) {
         if (count != 1) throw std::logic_error("RunStatistics: Newton iterations need one sample per advance");
         const std::vector<index_t>& total = records.newton_iterations;
-        for (index_t i = 0; i < bodies_; ++i) {
-          per_step_[std::size_t(i)] = j == 0 ? std::numeric_limits<double>::quiet_NaN()  // no step yet
-                                             : double(total[i] - iterations_at_sample_[std::size_t(i)]) / double(stride_);
-          iterations_at_sample_[std::size_t(i)] = total[i];
+        for (std::size_t i = 0; i < std::size_t(bodies_); ++i) {
+          const index_t steps = adaptive_ ? records.attempts.at(i) - attempts_at_sample_[i] : stride_;
+          per_step_[i] = j == 0 || steps == 0 ? std::numeric_limits<double>::quiet_NaN()  // no step yet
+                                              : double(total[i] - iterations_at_sample_[i]) / double(steps);
+          iterations_at_sample_[i] = total[i];
+          if (adaptive_) attempts_at_sample_[i] = records.attempts[i];
         }
         newton_->add(j, {per_step_.data(), bodies_, 0, bodies_, status->data(), failed->data()});
         newton = newton_->summarize(j);
@@ -309,7 +318,7 @@ class RunStatistics {
   std::vector<index_t> never_;
   std::vector<std::pair<bool, std::size_t>> order_;  ///< per observable: (Newton part?, index in its part)
   std::optional<statistics::EnsembleStatistics> sampled_, newton_;
-  std::vector<index_t> iterations_at_sample_;
+  std::vector<index_t> iterations_at_sample_, attempts_at_sample_;  ///< per body, at the previous sample
   std::vector<double> per_step_;
 #ifdef QUATSTEP_WITH_CUDA
   std::unique_ptr<cuda::DeviceStatistics> device_;
@@ -493,8 +502,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
   };
   const auto records = [&] {  // for the statistics reduced here (none on the GPU)
     if (!stats || device_statistics) return Records{};
-    return Records{ensemble->status(), ensemble->failed_step(),
-                   stats->needs_sample_aligned_chunks() ? ensemble->newton_iterations() : std::vector<index_t>{}};
+    Records r{ensemble->status(), ensemble->failed_step(), {}, {}};
+    if (stats->needs_sample_aligned_chunks()) {
+      r.newton_iterations = ensemble->newton_iterations();
+      if (sc.time.adaptive) {
+        const StepRecords steps = ensemble->step_records();
+        for (std::size_t i = 0; i < steps.accepted.size(); ++i) r.attempts.push_back(steps.accepted[i] + steps.rejected[i]);
+      }
+    }
+    return r;
   };
   index_t done = 0;
   if (opened.resume) {  // the initial state, then the checkpoint over it

@@ -357,9 +357,10 @@ struct ObservableTable {
     k.required("name", name, "the group /statistics/<name>: a standard observable's name, or a new one (letters, digits, _ - .)");
     k("kind", kind,
       "standard (the definition of a standard name) | component (channel, component) | norm (channel) | "
-      "relative_drift (channel: (x - x0)/|x0|, vectors by their norms) | nutation (body_axis, spatial_axis: the "
-      "angle between the body axis carried to space and the spatial axis) | newton_iterations (per step since the "
-      "previous sample)",
+      "relative_drift (channel: (x - x0)/|x0| for a scalar, |x - x0|/|x0| for a vector: the norm of the "
+      "difference) | nutation (body_axis, spatial_axis: the angle between the body axis carried to space and the "
+      "spatial axis) | newton_iterations (per step since the previous sample; adaptive steps: per step attempted, "
+      "accepted or rejected)",
       keys::Choices<ObservableKind>(observable_kind_names));
     k("channel", channel, "component, norm, relative_drift: a sampled channel of the model or the method");
     k("component", component, "component: the channel's component (0 first)", keys::non_negative);

@@ -144,7 +144,8 @@ TEST(AdaptiveCli, AnInterruptedRunResumesToTheSameBits) {
   const RunResult resumed = run_scenario(load_interrupted_scenario(first.output), rest);
   ASSERT_FALSE(resumed.interrupted);
   for (const char* name : {"accepted_steps", "rejected_steps", "smallest_step", "largest_step", "newton_iterations",
-                           "quaternion", "omega_body", "energy", "statistics/energy_drift/mean"}) {
+                           "quaternion", "omega_body", "energy", "statistics/energy_drift/mean",
+                           "statistics/newton_iterations/mean", "statistics/newton_iterations/max"}) {
     const auto a = read_dataset(whole.output, name), b = read_dataset(rest.output, name);
     ASSERT_EQ(a.values.size(), b.values.size()) << name;
     for (std::size_t k = 0; k < a.values.size(); ++k) EXPECT_TRUE(same_bits(a.values[k], b.values[k])) << name << " " << k;

@@ -335,6 +335,58 @@ quantiles = []
   EXPECT_EQ(count.values[6], 1) << "t = 0.06, after it";
 }
 
+TEST(RunStatistics, AdaptiveNewtonIterationsArePerStepAttempted) {
+  // One output interval spans the run: each body's value at t_end is its total iterations over its
+  // steps accepted and rejected (dividing by the stride, 100, would give about a tenth of it).
+  ScratchDirectory dir;
+  const std::string file = dir.file("adaptive.h5");
+  const Scenario sc = scenario(R"(
+[model]
+type = "heavy_top"
+inertia = [1.0, 2.0, 2.5]
+[initial]
+omega_body = [0.3, 1.0, 0.2]
+[integrator]
+method = "modified_hht"
+[time]
+dt = 1e-3
+t_end = 0.1
+adaptive = true
+rotation_atol = 1e-7
+h_initial = 1e-3
+h_max = 1e-2
+h_min = 1e-5
+[ensemble]
+size = 3
+[[ensemble.sweep]]
+key = "initial.omega_body"
+from = [0.3, 1.0, 0.2]
+to = [0.3, 30.0, 0.2]
+[output]
+stride = 100
+[output.statistics]
+observables = ["newton_iterations"]
+quantiles = [0.0, 1.0]
+)");
+  const RunResult r = run(sc, file);
+  ASSERT_EQ(r.failures(), 0);
+  const Dataset total = read_dataset(file, "newton_iterations"), accepted = read_dataset(file, "accepted_steps"),
+                rejected = read_dataset(file, "rejected_steps"), mean = read_dataset(file, "statistics/newton_iterations/mean"),
+                count = read_dataset(file, "statistics/newton_iterations/count"),
+                min = read_dataset(file, "statistics/newton_iterations/min"),
+                max = read_dataset(file, "statistics/newton_iterations/max");
+  ASSERT_EQ(count.values.size(), 2u);
+  EXPECT_EQ(count.values[0], 0) << "no step before the first sample";
+  ASSERT_EQ(count.values[1], 3);
+  std::vector<double> per_step;
+  for (std::size_t i = 0; i < 3; ++i) per_step.push_back(total.values[i] / (accepted.values[i] + rejected.values[i]));
+  EXPECT_LT(accepted.values[0] + rejected.values[0], 50) << "the slow body takes long steps";
+  EXPECT_NEAR(mean.values[1], (per_step[0] + per_step[1] + per_step[2]) / 3, 1e-14);
+  EXPECT_EQ(min.values[1], *std::min_element(per_step.begin(), per_step.end()));
+  EXPECT_EQ(max.values[1], *std::max_element(per_step.begin(), per_step.end()));
+  EXPECT_GE(min.values[1], 1.0);
+}
+
 TEST(RunStatistics, BitwiseIdenticalForAnyThreadCountAndChunking) {
   ScratchDirectory dir;
   const Scenario sc = scenario(study + "[output]\nstride = 4\ntrajectories = 'none'\n" + statistics_table);
