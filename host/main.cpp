@@ -102,10 +102,10 @@ int main(int argc, char** argv) {
   CLI::Option* resume_option =
       run->add_option("--resume", resume, "Continue the interrupted run of this result file (exit status 3 marked it)");
   scenario_option->excludes(resume_option);
-  run->add_option("--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
+  run->add_option("-j,--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--output", options.output, "Output file (overrides [output] file)");
-  run->add_flag("--quiet", quiet, "No progress bar and no summary");
+  run->add_option("-o,--output", options.output, "Output file (overrides [output] file)");
+  run->add_flag("-q,--quiet", quiet, "No progress bar and no summary");
   run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
   CLI::Option* t_end = run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
   CLI::Option* stride_option =
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   CLI::App* plot = app.add_subcommand("plot", "PNG plots of a result file (python3 with matplotlib, h5py, numpy)");
   std::string plot_file, plot_out, plot_bodies, plot_observables;
   plot->add_option("result", plot_file, "HDF5 result file")->required();
-  plot->add_option("--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
+  plot->add_option("-o,--out", plot_out, "Folder for the PNGs (default: RESULT without .h5, plus _plots)");
   plot->add_option("--bodies", plot_bodies,
                    "Bodies whose trajectories are drawn, ensemble indices, e.g. 17,4242 (default: the first three "
                    "with trajectories)");

@@ -190,6 +190,11 @@ TEST(Cli, BackendAndPrecisionOptionsReachTheRunAndTheFile) {
   const Outcome bad = run_cli(args + dir.file("g.h5") + " --backend gpu", dir);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--backend"), std::string::npos) << bad.err;
+  // The short forms: -o FILE, -j N, -q (no summary).
+  const Outcome s = run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --backend cpu -j 1 -q -o " + dir.file("s.h5"), dir);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(s.out, "") << "-q";
+  EXPECT_TRUE(read_dataset(dir.file("s.h5"), "omega_body").values == wd) << "-o wrote the run";
 }
 
 TEST(Cli, BodiesOptionRerunsChosenBodiesBitForBit) {
