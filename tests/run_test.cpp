@@ -9,7 +9,9 @@
 #include <csignal>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "hdf5_read.hpp"
@@ -60,6 +62,7 @@ RunResult run(const std::string& text, const std::string& output, int threads = 
 struct DirectSample {
   RigidBodyKinematics<double> kinematics;
   double local_error = NAN, generalized_energy = NAN;
+  Vec3<double> momentum_map = Vec3<double>::Constant(NAN);
 };
 
 template <class I, class = void>
@@ -74,12 +77,22 @@ struct has_generalized_energy<I, std::void_t<decltype(std::declval<const I&>().g
                                      std::declval<const typename I::ModelType&>(),
                                      std::declval<const typename I::State&>()))>> : std::true_type {};
 
+/// Whether the integrator adds the channel `name`.
+template <class I>
+constexpr bool has_channel(std::string_view name) {
+  if constexpr (has_integrator_channels<I>::value)
+    for (const Channel& c : I::channels)
+      if (name == c.name) return true;
+  return false;
+}
+
 template <class Integrator>
 DirectSample direct_sample(const Integrator& integrator, const typename Integrator::ModelType& model,
                            const typename Integrator::State& s) {
   DirectSample d{integrator.kinematics(model, s)};
   if constexpr (has_local_error<Integrator>::value) d.local_error = integrator.local_error(s);
   if constexpr (has_generalized_energy<Integrator>::value) d.generalized_energy = integrator.generalized_energy(model, s);
+  if constexpr (has_channel<Integrator>("momentum_map")) d.momentum_map = integrator.angular_momentum(model, s);
   return d;
 }
 
@@ -98,7 +111,8 @@ std::vector<DirectSample> integrate_directly(const Integrator& integrator, const
   return samples;
 }
 
-const char* const optional_datasets[] = {"local_error", "generalized_energy"};
+/// The integrators' own datasets, with their scalars per body and sample.
+const std::pair<const char*, int> optional_datasets[] = {{"local_error", 1}, {"generalized_energy", 1}, {"momentum_map", 3}};
 
 /// Every sample of every body in the file equals the direct integration, bit for bit; the time
 /// column is t0 + k·h; a translating body's position and velocity too. `optional` lists the
@@ -116,13 +130,15 @@ void expect_file_matches_core(const std::string& file, const Integrator& integra
   ASSERT_EQ(w.dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n), 3}));
   ASSERT_EQ(e.dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n)}));
   const auto wanted = [&](const std::string& name) { return std::find(optional.begin(), optional.end(), name) != optional.end(); };
-  for (const char* name : optional_datasets) {
+  for (const auto& [name, size] : optional_datasets) {
     ASSERT_EQ(quatstep::testing::has_dataset(file, std::string("/") + name), wanted(name)) << name;
-    if (wanted(name))
-      ASSERT_EQ(read_dataset(file, name).dims, (std::vector<unsigned long long>{std::size_t(nt), std::size_t(n)})) << name;
+    std::vector<unsigned long long> dims{std::size_t(nt), std::size_t(n)};
+    if (size > 1) dims.push_back(std::size_t(size));
+    if (wanted(name)) ASSERT_EQ(read_dataset(file, name).dims, dims) << name;
   }
   const Dataset le = wanted("local_error") ? read_dataset(file, "local_error") : Dataset{},
-                ge = wanted("generalized_energy") ? read_dataset(file, "generalized_energy") : Dataset{};
+                ge = wanted("generalized_energy") ? read_dataset(file, "generalized_energy") : Dataset{},
+                mm = wanted("momentum_map") ? read_dataset(file, "momentum_map") : Dataset{};
   constexpr bool translates = Integrator::ModelType::translates;
   ASSERT_EQ(quatstep::testing::has_dataset(file, "/position"), translates);
   ASSERT_EQ(quatstep::testing::has_dataset(file, "/velocity"), translates);
@@ -154,6 +170,8 @@ void expect_file_matches_core(const std::string& file, const Integrator& integra
       }
       if (wanted("local_error")) compare(le.values[j * n + i], direct[j].local_error);
       if (wanted("generalized_energy")) compare(ge.values[j * n + i], direct[j].generalized_energy);
+      if (wanted("momentum_map"))
+        for (int c = 0; c < 3; ++c) compare(mm.values[(j * n + i) * 3 + c], direct[j].momentum_map[c]);
     }
   }
   EXPECT_EQ(mismatches, 0) << "values differing from the direct core integration, of " << compared;
@@ -384,8 +402,8 @@ TEST(RunScenario, LieGroupSchemesMatchTheCore) {
   expect_run_matches_core("method = 'midpoint_lie'\nnewton_tolerance = 1e-12", MidpointLie<FreeRigidBody<double>>(s));
 }
 
-TEST(RunScenario, LivensSchemesMatchTheCoreWithTheGeneralizedEnergy) {
-  const std::vector<std::string> energy = {"generalized_energy"};
+TEST(RunScenario, LivensSchemesMatchTheCoreWithTheGeneralizedEnergyAndMomentumMap) {
+  const std::vector<std::string> energy = {"generalized_energy", "momentum_map"};
   expect_run_matches_core("method = 'livens_em'", LivensEm<HeavyTop<double>>(), energy);  // default reml
   expect_run_matches_core("method = 'livens_em'\nvariant = 'full'", LivensEm<FreeRigidBody<double>, LivensVariant::full>(),
                           energy);

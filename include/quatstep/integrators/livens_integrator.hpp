@@ -185,11 +185,23 @@ class LivensIntegrator {
     return e;
   }
 
-  static constexpr std::array channels{
-      Channel{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false}};
+  /// The method's channels: the generalized energy, and for rigid bodies the momentum map, which the
+  /// scheme conserves where the model's /angular_momentum (from the end-point velocities, which
+  /// Remark 4.8 leaves free to oscillate step by step) does not.
+  static constexpr auto channels = [] {
+    constexpr Channel energy{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false};
+    if constexpr (rigid_body)
+      return std::array{energy, Channel{"momentum_map", 3,
+                                        "spatial angular momentum of the scheme's momenta p, E(q)p/2 (+ m r x v_r), "
+                                        "Kinon eq. (64): what EML conserves without torque",
+                                        false}};
+    else
+      return std::array{energy};
+  }();
   template <class W>
   QS_HD void observe(const Model& model, const State& s, W& w) const {
     w(generalized_energy(model, s));
+    if constexpr (rigid_body) w(angular_momentum(model, s));
   }
 
   /// Spatial angular momentum, Kinon eq. (64): L = ½E(q)p (+ m r × v_r).
