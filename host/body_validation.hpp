@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quatstep/ensemble.hpp"
+#include "quatstep/models/external_load.hpp"
 #include "quatstep/models/validation.hpp"
 
 namespace quatstep {
@@ -18,7 +19,9 @@ namespace quatstep {
 template <class Model, class Kinematics>
 std::vector<index_t> invalid_bodies(const std::vector<Model>& models, const std::vector<Kinematics>& initial,
                                     bool skip_invalid) {
-  if (initial.size() != models.size()) throw std::invalid_argument("initial: one state per body required");
+  if (initial.size() != models.size())
+    throw std::invalid_argument("initial: one state per body required (" + std::to_string(initial.size()) +
+                                " states for " + std::to_string(models.size()) + " bodies)");
   std::ostringstream problems;
   std::vector<index_t> bad;
   for (index_t i = 0; i < static_cast<index_t>(models.size()); ++i) {
@@ -33,6 +36,15 @@ std::vector<index_t> invalid_bodies(const std::vector<Model>& models, const std:
     throw std::invalid_argument(problems.str());
   }
   return bad;
+}
+
+/// For the coupled step (BatchStepper): throws std::invalid_argument naming the first bad body when a
+/// model cannot take the caller's loads (external_load_problem).
+template <class Model>
+void check_external_loads(const std::vector<Model>& models) {
+  for (std::size_t i = 0; i < models.size(); ++i)
+    if (std::string p = external_load_problem(models[i]); !p.empty())
+      throw std::invalid_argument("body " + std::to_string(i) + ": " + p);
 }
 
 }  // namespace quatstep

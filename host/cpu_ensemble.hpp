@@ -42,9 +42,10 @@ class CpuEnsemble {
   using LaneBlocks = std::conditional_t<adaptive, lanes::SortedBlocks<Model>, lanes::Blocks<Model>>;
 
   /// One model (per-body parameters) and one initial state per body. The settings are checked
-  /// against their declared ranges (std::invalid_argument naming the key).
+  /// against their declared ranges (std::invalid_argument naming the key), t0 and h (finite, h > 0)
+  /// likewise.
   CpuEnsemble(const Integrator& integrator, std::vector<Model> models, S t0, S h)
-      : integrator_((check_settings(integrator), integrator)),
+      : integrator_((check_settings(integrator), check_time(t0, h), integrator)),
         models_(std::move(models)),
         t0_(t0),
         h_(h),
@@ -65,7 +66,8 @@ class CpuEnsemble {
   /// Consistent initial accelerations/multipliers; writes sample 0 if `out` holds it.
   /// Bad per-body input (non-unit quaternion, NaN, singular inertia, …) throws std::invalid_argument
   /// naming the bodies and fields, before any body is touched; with skip_invalid the bad bodies are
-  /// instead marked Status::invalid_input and the others run unchanged.
+  /// instead marked Status::invalid_input (their state NaN) and the others run unchanged. Quaternions
+  /// within 1e-6 of unit norm are taken as given: normalise them first.
   void initialize(const std::vector<Kinematics>& initial, const SampleView<S>& out, bool skip_invalid = false) {
     check_layout(out);
     for (index_t i : invalid_bodies(models_, initial, skip_invalid)) mark_failed(i, Status::invalid_input);
@@ -79,10 +81,12 @@ class CpuEnsemble {
       else initialize_body(integrator_, models_[i], initial[i], soa, rec, i, t0_, out);
     }
     steps_done_ = 0;
+    initialized_ = true;
   }
 
   /// Advance every body by `steps` steps (adaptive: through the next `steps` output times).
   void advance(index_t steps, const SampleView<S>& out) {
+    if (!initialized_) throw std::logic_error("CpuEnsemble::advance: initialize() first");
     check_layout(out);
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
@@ -150,6 +154,7 @@ class CpuEnsemble {
                                   std::to_string(state.size()) + " state values for an ensemble of " + std::to_string(n));
     state_ = std::move(state), status_ = std::move(status), iterations_ = std::move(iterations);
     failed_step_ = std::move(failed_step), steps_done_ = steps_done;
+    initialized_ = true;
   }
   const Model& model(index_t i) const { return models_[i]; }
   const Integrator& integrator() const { return integrator_; }
@@ -279,15 +284,31 @@ class CpuEnsemble {
     return std::min(last, sample * out.stride);
   }
   AdaptiveRecord<S> adaptive_record() { return {accepted_.data(), rejected_.data(), smallest_.data(), largest_.data()}; }
-  static void check_layout(const SampleView<S>& out) {
-    if (out.samples > 0 && out.scalars != sample_scalars)
+  /// A view that holds samples must be laid out for this ensemble: its scalars, its bodies (a wrong
+  /// count writes into other bodies' and channels' slots) and a stride of at least one step. One
+  /// that holds none (samples = 0) writes nothing and may be anything else.
+  void check_layout(const SampleView<S>& out) const {
+    if (out.samples <= 0) return;
+    if (out.scalars != sample_scalars)
       throw std::invalid_argument("SampleView holds " + std::to_string(out.scalars) + " scalars per sample, this "
                                   "integrator writes " + std::to_string(sample_scalars));
+    if (out.bodies != bodies())
+      throw std::invalid_argument("SampleView holds " + std::to_string(out.bodies) + " bodies per sample, the ensemble has " +
+                                  std::to_string(bodies()));
+    if (out.stride < 1 || out.data == nullptr)
+      throw std::invalid_argument("SampleView: stride " + std::to_string(out.stride) + (out.data ? "" : " and no data") +
+                                  " for " + std::to_string(out.samples) + " samples (stride >= 1 and a buffer needed)");
+  }
+  static void check_time(S t0, S h) {
+    if (!(std::abs(t0) < S(INFINITY))) throw std::invalid_argument("t0: " + std::to_string(t0) + ", must be finite");
+    if (!(h > S(0) && h < S(INFINITY)))
+      throw std::invalid_argument("h: " + std::to_string(h) + ", must be finite and > 0");
   }
 
   Integrator integrator_;
   std::vector<Model> models_;
   S t0_, h_;
+  bool initialized_ = false;
   std::vector<S> state_;  // SoA [component][body]
   std::vector<Status> status_;
   std::vector<index_t> iterations_;

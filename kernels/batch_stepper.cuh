@@ -17,9 +17,16 @@
 // ExactFreeSplitting with order = 2) and ExplicitNewmarkLie are velocity Verlet: second order in
 // loads that depend on the state. LoadTiming::held takes them as the step's own (zero-order hold:
 // a time signal sampled at the step's midpoint). The models' own loads (gravity, torque profiles) act
-// as usual. When no body has loads of its own (FreeRigidBody::has_own_loads, HeavyTop::has_own_loads),
-// a step reads each body's inertia and mass instead of its whole model (coupled_step.hpp); a DEM code
-// that integrates its particles' orientations alone steps HeavyTop::unloaded bodies, tops about their
+// as usual; a model whose own spatial torque or force has a window is refused (the caller's loads
+// are added to it and would not act outside the window: models/external_load.hpp). The initial
+// accelerations are those of the models' own loads: the HHT family, which carries accelerations
+// from step to step, then starts without the caller's first loads, and keeps an O(h) velocity offset
+// ((1 − γ)h·F/m for a constant force F) — the splittings and ExplicitNewmarkLie carry none. From C++
+// the splittings keep their default order 4, which is first order in loads that depend on the state
+// at LoadTiming::at_start: pass SplittingSettings order = 2 (Python's BatchStepper warns).
+// When no body has loads of its own (FreeRigidBody::has_own_loads, HeavyTop::has_own_loads), a step
+// reads each body's inertia and mass instead of its whole model (coupled_step.hpp); a DEM code that
+// integrates its particles' orientations alone steps HeavyTop::unloaded bodies, tops about their
 // centre of mass, of which a step reads nothing but the state and the torque. Integrators that keep the
 // end torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
 // with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every
@@ -27,7 +34,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "device_array.cuh"
@@ -52,9 +61,9 @@ class BatchStepper {
                LoadTiming timing = LoadTiming::at_start)
       : integrator_((keys::check(integrator.settings), integrator)),
         n_(static_cast<index_t>(models.size())),
-        t_(t0),
+        t_base_(t0),
         timing_(timing),
-        models_((invalid_bodies(models, initial, false), models)),
+        models_((invalid_bodies(models, initial, false), check_external_loads(models), models)),
         state_(State::size * models.size()),
         status_(std::vector<Status>(models.size(), Status::ok)),
         iterations_(models.size()),
@@ -77,7 +86,10 @@ class BatchStepper {
 
   index_t bodies() const { return n_; }
   index_t steps_done() const { return steps_; }
-  S time() const { return t_; }  ///< t0 plus the sum of the steps taken
+  /// t0 plus the steps taken: t_base + k·h over the k steps since h last changed (CpuEnsemble's
+  /// t0 + k·h, the same bits, where h never changes; a running sum drifted, by 0.67 s after 10⁶
+  /// float steps of 1e-4, and broke the bitwise equality of a model's own time profiles in double).
+  S time() const { return t_base_ + S(k_same_) * h_same_; }
 
   /// One step of size h of every body. `torque`: spatial torques, `force`: spatial forces at the
   /// centre of mass (free bodies only), device arrays of 3 × bodies() (component c of body i at
@@ -86,6 +98,10 @@ class BatchStepper {
   void step(S h, const S* torque, const S* force, cudaStream_t stream = nullptr) {
     if (force && !Model::translates)
       throw std::invalid_argument("BatchStepper::step: force given, but this model does not translate (pass nullptr)");
+    if (!(h > S(0) && h < S(INFINITY)))
+      throw std::invalid_argument("BatchStepper::step: h = " + std::to_string(h) + ", must be finite and > 0");
+    if (h != h_same_) t_base_ = time(), h_same_ = h, k_same_ = 0;
+    const S t = time();
     if (n_) {
       const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
       bool at_start = false;  // a second kernel only where the timings differ (an integrator that redoes its end impulse)
@@ -93,14 +109,14 @@ class BatchStepper {
         at_start = timing_ == LoadTiming::at_start;
         if (at_start)
           step_bodies_with_loads<LoadTiming::at_start><<<blocks_for(n_), block_size, 0, stream>>>(
-              integrator_, models, soa(), record(), steps_, t_, h, torque, force, h_previous_);
+              integrator_, models, soa(), record(), steps_, t, h, torque, force, h_previous_);
       }
       if (!at_start)
         step_bodies_with_loads<LoadTiming::held><<<blocks_for(n_), block_size, 0, stream>>>(
-            integrator_, models, soa(), record(), steps_, t_, h, torque, force, h_previous_);
+            integrator_, models, soa(), record(), steps_, t, h, torque, force, h_previous_);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
     }
-    t_ += h;
+    ++k_same_;
     h_previous_ = h;
     ++steps_;
   }
@@ -130,7 +146,8 @@ class BatchStepper {
 
   Integrator integrator_;
   index_t n_;
-  S t_;
+  S t_base_, h_same_ = S(0);  ///< time(): the time when h last changed, and that h …
+  index_t k_same_ = 0;        ///< … and the steps taken with it since
   LoadTiming timing_;
   S h_previous_ = S(0);  ///< the last step's size; 0 before the first
   index_t steps_ = 0;

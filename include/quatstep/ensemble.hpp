@@ -47,7 +47,7 @@ struct SampleView {
     return data[((sample - first_sample) * scalars + c) * bodies + i];
   }
   QS_HD bool holds(index_t step) const {
-    if (step % stride != 0) return false;
+    if (samples <= 0 || step % stride != 0) return false;  // none: any stride, 0 too (SampleView{})
     const index_t j = step / stride;
     return j >= first_sample && j < first_sample + samples;
   }
@@ -193,9 +193,15 @@ QS_HD void initialize_body(const Integrator& integrator, const typename Integrat
                            const BodyRecord& record, index_t i, typename Integrator::Scalar t0,
                            const SampleView<typename Integrator::Scalar>& out) {
   using State = typename Integrator::State;
+  using S = typename Integrator::Scalar;
   State s{};
-  // A body rejected before the start (record.status already set) keeps its status and never advances.
-  const Status status = record.status[i] != Status::ok ? record.status[i] : integrator.initialize(model, initial, t0, s);
+  // A body rejected before the start (record.status already set) keeps its status, never advances
+  // and holds NaN (not what the stack held: another body's state).
+  Status status = record.status[i];
+  if (status == Status::ok)
+    status = integrator.initialize(model, initial, t0, s);
+  else
+    QS_UNROLL for (int c = 0; c < State::size; ++c) s[c] = S(NAN);
   store_state(s, state_soa, i);
   record.status[i] = status;
   record.newton_iterations[i] = 0;

@@ -14,8 +14,8 @@
 
 namespace quatstep::validation {
 
-/// Quaternions within this distance of unit norm are accepted (and normalised); the integrators
-/// keep |‖e‖ − 1| at round-off from there.
+/// Quaternions within this distance of unit norm are accepted: a scenario's are normalised, a
+/// library caller's are taken as given (normalise them first: the splittings keep the norm they get).
 inline constexpr double unit_tolerance = 1e-6;
 
 /// A problem of one body's input: the key or field, and what is wrong.
@@ -63,6 +63,17 @@ std::string positive_definite_problem(const Mat3<S>& J) {
   if (!all_finite(J)) return "not finite";
   const Vec3<S> ev = Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues();
   if (!(ev[0] > S(1e-12) * ev[2])) return "not positive definite";
+  return {};
+}
+
+/// A load's time profile (models/torque_profile.hpp): finite values, and a window with begin <= end
+/// (either may be infinite).
+template <class Profile>
+std::string profile_problem(const Profile& p) {
+  if (!all_finite(p.constant) || !all_finite(p.ramp) || !all_finite(p.amplitude) || !std::isfinite(double(p.frequency)) ||
+      !std::isfinite(double(p.phase)))
+    return "not finite";
+  if (!(p.begin <= p.end)) return "window [" + format(double(p.begin)) + ", " + format(double(p.end)) + "): end before begin";
   return {};
 }
 
