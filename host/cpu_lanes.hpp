@@ -32,6 +32,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -91,16 +93,29 @@ inline constexpr bool built_avx512 = true;
 inline constexpr bool built_avx512 = false;
 #endif
 
+/// QUATSTEP_SIMD in the environment, read once: unset, empty or "auto" (the widest lanes this build
+/// and CPU have), "avx2" (AVX2 even where AVX-512 is there) or "off" (every body its scalar step).
+/// Any other value is std::invalid_argument: a misspelt "Off" silently left the lanes on.
+enum class SimdSetting { automatic, avx2, off };
+inline SimdSetting simd_setting() {
+  static const SimdSetting setting = [] {
+    const char* env = std::getenv("QUATSTEP_SIMD");
+    if (!env || !*env || std::strcmp(env, "auto") == 0) return SimdSetting::automatic;
+    if (std::strcmp(env, "avx2") == 0) return SimdSetting::avx2;
+    if (std::strcmp(env, "off") == 0) return SimdSetting::off;
+    throw std::invalid_argument(std::string("QUATSTEP_SIMD=") + env + " in the environment: auto, avx2 or off");
+  }();
+  return setting;
+}
+
 /// Whether this build has the lane steps and this CPU runs them (AVX2 at least), and QUATSTEP_SIMD
 /// is not "off".
 inline bool available() {
+  const SimdSetting setting = simd_setting();
 #if QUATSTEP_CPU_LANES
-  static const bool on = [] {
-    const char* env = std::getenv("QUATSTEP_SIMD");
-    return __builtin_cpu_supports("avx2") && !(env && std::strcmp(env, "off") == 0);
-  }();
-  return on;
+  return setting != SimdSetting::off && __builtin_cpu_supports("avx2");
 #else
+  (void)setting;
   return false;
 #endif
 }
@@ -108,15 +123,13 @@ inline bool available() {
 /// The instruction set the lanes take here: the widest this build and CPU have, or AVX2 with
 /// QUATSTEP_SIMD=avx2 in the environment. The same bits either way.
 inline Isa best_isa() {
+  const SimdSetting setting = simd_setting();
 #if QUATSTEP_CPU_LANES
-  static const Isa isa = [] {
-    const char* env = std::getenv("QUATSTEP_SIMD");
-    const bool avx512 = built_avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
-    return avx512 && !(env && std::strcmp(env, "avx2") == 0) ? Isa::avx512 : Isa::avx2;
-  }();
-  return isa;
+  const bool avx512 = built_avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  return avx512 && setting != SimdSetting::avx2 ? Isa::avx512 : Isa::avx2;
 #else
+  (void)setting;
   return Isa::avx2;
 #endif
 }

@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (scenario_path.empty() && resume.empty()) throw std::invalid_argument("run: a scenario file or --resume FILE is needed");
+    quatstep::simd_lanes_available();  // a bad QUATSTEP_SIMD is refused before any file is opened
     if (!backend.empty()) overrides.backend = quatstep::parse_backend(backend);
     if (!precision.empty()) overrides.precision = quatstep::parse_precision(precision);
     options.progress = quiet ? quatstep::ProgressMode::never

@@ -95,7 +95,7 @@ TEST(Cli, SpinningEnsembleExampleWithThreadsAndForcedProgress) {
 TEST(Cli, SummarySaysWhichBodiesRanInSimdLanesAndTheyChangeNoBit) {
   // REML on 100 heavy tops: 25 blocks of four in lanes where the CPU has AVX2, 12 blocks of eight
   // where it has AVX-512; QUATSTEP_SIMD=avx2 keeps to AVX2, QUATSTEP_SIMD=off turns them off, and the
-  // file's every sample stays the same.
+  // file's every sample stays the same; any other value is an error.
   ScratchDirectory dir;
   const std::string args = "run " + example("free_rotation_livens.toml") + " --t-end 1 --backend cpu --output ";
   const auto run_with = [&](const char* simd, const std::string& file) {
@@ -120,6 +120,12 @@ TEST(Cli, SummarySaysWhichBodiesRanInSimdLanesAndTheyChangeNoBit) {
   EXPECT_NE(off.out.find(lanes::built ? "SIMD lanes              none (no AVX2 on this CPU, or QUATSTEP_SIMD=off)" : not_built),
             std::string::npos)
       << off.out;
+  // A value it does not know is refused before anything runs (a misspelt "Off" left the lanes on).
+  const Outcome misspelt = run_with("Off", "misspelt.h5");
+  EXPECT_NE(misspelt.exit_code, 0);
+  EXPECT_NE(misspelt.err.find("QUATSTEP_SIMD=Off in the environment: auto, avx2 or off"), std::string::npos)
+      << misspelt.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("misspelt.h5")));
   for (const char* name : {"quaternion", "omega_body", "generalized_energy", "status"})
     for (const char* file : {"avx2.h5", "off.h5"})
       EXPECT_EQ(read_dataset(dir.file("on.h5"), name).values, read_dataset(dir.file(file), name).values)
