@@ -1,7 +1,7 @@
 # `cmake --install build --prefix P`: the command-line tools (bin/, host/CMakeLists.txt) and, as the
 # component "devel", a CMake package for C++ programs that link quatstep (a DEM code, say):
 #   P/include/quatstep/            the header-only core
-#   P/include/quatstep/host/       the CPU backend's headers (cpu_ensemble.hpp and what it includes)
+#   P/include/quatstep/host/       the CPU backend's headers (cpu_ensemble.hpp, cpu_batch_stepper.hpp and what they include)
 #   P/include/quatstep/kernels/    the coupled-step API's headers (CUDA builds)
 #   P/lib/libquatstep_lanes.a      the SIMD lane steps (where the build has them)
 #   P/lib/cmake/quatstep/          quatstepConfig.cmake, its version file and the exported targets
@@ -25,7 +25,7 @@ install(TARGETS ${quatstep_exported} EXPORT quatstepTargets ARCHIVE DESTINATION 
 install(EXPORT quatstepTargets NAMESPACE quatstep:: DESTINATION ${quatstep_cmake_dir} COMPONENT devel)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/quatstep DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
 install(FILES ${quatstep_host}/cpu_ensemble.hpp ${quatstep_host}/cpu_lanes.hpp ${quatstep_host}/body_validation.hpp
-              ${quatstep_host}/step_records.hpp
+              ${quatstep_host}/step_records.hpp ${quatstep_host}/coupled_batch.hpp ${quatstep_host}/cpu_batch_stepper.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/quatstep/host COMPONENT devel)
 
 if(QUATSTEP_HAVE_CUDA)

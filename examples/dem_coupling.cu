@@ -14,28 +14,15 @@
 #include "kernels/batch_stepper.cuh"
 #include "kernels/cuda_device.hpp"
 #include "quatstep/integrators/explicit_newmark_lie.hpp"
-#include "quatstep/models/free_rigid_body.hpp"
+#include "toy_dem.hpp"
 
 using Integrator = quatstep::ExplicitNewmarkLie<quatstep::FreeRigidBody<double>>;
 
-// The DEM side: torque τ = −c ω_spatial (rolling friction) + a drive about z for the even bodies,
-// and a weight-balancing normal force, from the current state, all in device memory.
+// The DEM side, in device memory: toy_dem.hpp's loads of every body from its current state.
 __global__ void contact_loads(const double* quaternion, const double* omega_body, long n, double* torque,
                               double* force) {
   const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const double e0 = quaternion[i], e1 = quaternion[n + i], e2 = quaternion[2 * n + i], e3 = quaternion[3 * n + i];
-  const double w[3] = {omega_body[i], omega_body[n + i], omega_body[2 * n + i]};
-  // R(e) w: the spatial angular velocity.
-  const double R[3][3] = {{1 - 2 * (e2 * e2 + e3 * e3), 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)},
-                          {2 * (e1 * e2 + e0 * e3), 1 - 2 * (e1 * e1 + e3 * e3), 2 * (e2 * e3 - e0 * e1)},
-                          {2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 1 - 2 * (e1 * e1 + e2 * e2)}};
-  const double c = 0.05, drive = (i % 2 == 0) ? 0.5 : 0.0;
-  for (int k = 0; k < 3; ++k) {
-    const double ws = R[k][0] * w[0] + R[k][1] * w[1] + R[k][2] * w[2];
-    torque[k * n + i] = -c * ws + (k == 2 ? drive : 0.0);
-    force[k * n + i] = k == 2 ? 9.81 : 0.0;  // the floor carries the weight (mass 1, gravity −9.81 e_z)
-  }
+  if (i < n) toy_contact_loads(quaternion, omega_body, n, i, torque, force);
 }
 
 int main(int argc, char** argv) {
@@ -46,14 +33,9 @@ int main(int argc, char** argv) {
     std::printf("dem_coupling: skipped, %s\n", reason.c_str());
     return 77;  // "skipped" for ctest (SKIP_RETURN_CODE in examples/CMakeLists.txt)
   }
-  // The bodies: unit-mass spheres-ish (inertia 0.4, 0.4, 0.4) and slightly flattened grains.
-  std::vector<quatstep::FreeRigidBody<double>> models(n);
-  std::vector<quatstep::RigidBodyKinematics<double>> initial(n);
-  for (long i = 0; i < n; ++i) {
-    models[i].inertia = quatstep::Vec3<double>(0.4, 0.4, 0.3 + 0.1 * double(i % 7) / 7).asDiagonal();
-    models[i].gravity = quatstep::Vec3<double>(0, 0, -9.81);
-    initial[i].omega_body = quatstep::Vec3<double>(0.1 * double(i % 11), -0.2, 1.0);
-  }
+  std::vector<quatstep::FreeRigidBody<double>> models;
+  std::vector<quatstep::RigidBodyKinematics<double>> initial;
+  toy_grains(n, models, initial);
   cudaStream_t stream;
   quatstep::cuda::check(cudaStreamCreate(&stream), "cudaStreamCreate");
   quatstep::cuda::BatchStepper<Integrator> batch(Integrator{}, models, initial, 0.0, stream);

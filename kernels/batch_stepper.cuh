@@ -33,16 +33,11 @@
 // call is asynchronous on the given stream; failures are per body (status()), never a stalled launch.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "device_array.cuh"
 #include "ensemble_kernels.cuh"
-#include "host/body_validation.hpp"
-#include "quatstep/settings_keys.hpp"
+#include "host/coupled_batch.hpp"
 
 namespace quatstep::cuda {
 
@@ -59,22 +54,16 @@ class BatchStepper {
   BatchStepper(const Integrator& integrator, const std::vector<Model>& models,
                const std::vector<Kinematics>& initial, S t0, cudaStream_t stream = nullptr,
                LoadTiming timing = LoadTiming::at_start)
-      : integrator_((keys::check(integrator.settings), integrator)),
+      : integrator_(checked_coupled_batch(integrator, models, initial)),
         n_(static_cast<index_t>(models.size())),
-        t_base_(t0),
+        clock_(t0),
         timing_(timing),
-        models_((invalid_bodies(models, initial, false), check_external_loads(models), models)),
+        models_(models),
+        inertial_(coupled_inertial(models)),
         state_(State::size * models.size()),
         status_(std::vector<Status>(models.size(), Status::ok)),
         iterations_(models.size()),
         failed_step_(models.size()) {
-    if constexpr (has_unloaded_form<Model>::value) {
-      if (n_ && std::none_of(models.begin(), models.end(), [](const Model& m) { return m.has_own_loads(); })) {
-        std::vector<S> inertial(std::size_t(CoupledModels<Model>::inertial_scalars) * models.size());
-        for (index_t i = 0; i < n_; ++i) CoupledModels<Model>::store_inertial(models[i], inertial.data(), n_, i);
-        inertial_ = DeviceArray<S>(inertial);
-      }
-    }
     const DeviceArray<Kinematics> d_initial(initial);
     if (n_) {
       initialize_bodies<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), d_initial.data(), soa(),
@@ -85,40 +74,31 @@ class BatchStepper {
   }
 
   index_t bodies() const { return n_; }
-  index_t steps_done() const { return steps_; }
-  /// t0 plus the steps taken: t_base + k·h over the k steps since h last changed (CpuEnsemble's
-  /// t0 + k·h, the same bits, where h never changes; a running sum drifted, by 0.67 s after 10⁶
-  /// float steps of 1e-4, and broke the bitwise equality of a model's own time profiles in double).
-  S time() const { return t_base_ + S(k_same_) * h_same_; }
+  index_t steps_done() const { return clock_.steps_done(); }
+  /// t0 plus the steps taken (CoupledClock: CpuEnsemble's t0 + k·h, the same bits, where h never changes).
+  S time() const { return clock_.time(); }
 
   /// One step of size h of every body. `torque`: spatial torques, `force`: spatial forces at the
   /// centre of mass (free bodies only), device arrays of 3 × bodies() (component c of body i at
   /// [c · bodies() + i]), or null for none; at the state the step starts from unless the batch was
   /// made with LoadTiming::held. Asynchronous on `stream`.
   void step(S h, const S* torque, const S* force, cudaStream_t stream = nullptr) {
-    if (force && !Model::translates)
-      throw std::invalid_argument("BatchStepper::step: force given, but this model does not translate (pass nullptr)");
-    if (!(h > S(0) && h < S(INFINITY)))
-      throw std::invalid_argument("BatchStepper::step: h = " + std::to_string(h) + ", must be finite and > 0");
-    if (h != h_same_) t_base_ = time(), h_same_ = h, k_same_ = 0;
-    const S t = time();
-    if (n_) {
+    check_coupled_force<Model>(force, "BatchStepper::step");
+    clock_.take(h, "BatchStepper::step", [&](index_t k, S t, S h_previous) {
+      if (!n_) return;
       const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
       bool at_start = false;  // a second kernel only where the timings differ (an integrator that redoes its end impulse)
       if constexpr (redoes_end_impulse<Integrator>::value) {
         at_start = timing_ == LoadTiming::at_start;
         if (at_start)
           step_bodies_with_loads<LoadTiming::at_start><<<blocks_for(n_), block_size, 0, stream>>>(
-              integrator_, models, soa(), record(), steps_, t, h, torque, force, h_previous_);
+              integrator_, models, soa(), record(), k, t, h, torque, force, h_previous);
       }
       if (!at_start)
         step_bodies_with_loads<LoadTiming::held><<<blocks_for(n_), block_size, 0, stream>>>(
-            integrator_, models, soa(), record(), steps_, t, h, torque, force, h_previous_);
+            integrator_, models, soa(), record(), k, t, h, torque, force, h_previous);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
-    }
-    ++k_same_;
-    h_previous_ = h;
-    ++steps_;
+    });
   }
 
   LoadTiming load_timing() const { return timing_; }
@@ -146,11 +126,8 @@ class BatchStepper {
 
   Integrator integrator_;
   index_t n_;
-  S t_base_, h_same_ = S(0);  ///< time(): the time when h last changed, and that h …
-  index_t k_same_ = 0;        ///< … and the steps taken with it since
+  CoupledClock<S> clock_;
   LoadTiming timing_;
-  S h_previous_ = S(0);  ///< the last step's size; 0 before the first
-  index_t steps_ = 0;
   DeviceArray<Model> models_;
   DeviceArray<S> inertial_;  ///< CoupledModels' inertia and mass where no body has loads of its own, else empty
   DeviceArray<S> state_;

@@ -35,7 +35,8 @@ class DeviceArray {
 
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
   void upload(const T* host, std::size_t count) {
-    check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+    if (count)  // an empty array has no device memory
+      check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
   }
   void download(T* host, std::size_t count) const {
     check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy to host");

@@ -78,25 +78,15 @@ __global__ void __launch_bounds__(block_size)
   if (i < state.bodies) step_body_coupled<Timing>(integrator, models, state, record, i, k, t, h, torque, force, h_previous);
 }
 
-/// Orientation, body angular velocity and (free bodies) position and velocity of every body into
-/// component-major arrays (4, 3, 3, 3 × bodies); any pointer may be null.
+/// write_body_kinematics (coupled_step.hpp) of every body.
 template <class Integrator>
 __global__ void __launch_bounds__(block_size)
     write_kinematics(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
                      SoaView<typename Integrator::Scalar> state, typename Integrator::Scalar* quaternion,
                      typename Integrator::Scalar* omega_body, typename Integrator::Scalar* position,
                      typename Integrator::Scalar* velocity) {
-  using State = typename Integrator::State;
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-  const index_t n = state.bodies;
-  if (i >= n) return;
-  State s;
-  load_state(state, i, s);
-  const auto k = integrator.kinematics(models[i], s);
-  for (int c = 0; c < 4 && quaternion; ++c) quaternion[c * n + i] = k.quaternion[c];
-  for (int c = 0; c < 3 && omega_body; ++c) omega_body[c * n + i] = k.omega_body[c];
-  for (int c = 0; c < 3 && position; ++c) position[c * n + i] = k.position[c];
-  for (int c = 0; c < 3 && velocity; ++c) velocity[c * n + i] = k.velocity[c];
+  if (i < state.bodies) write_body_kinematics(integrator, models[i], state, i, quaternion, omega_body, position, velocity);
 }
 
 }  // namespace quatstep::cuda

@@ -99,4 +99,22 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   });
 }
 
+/// Orientation, body angular velocity and (free bodies) position and velocity of body i into
+/// component-major arrays (4, 3, 3, 3 × bodies); any pointer may be null.
+/// `state_soa`: a SoaView of the state's scalars, const or not.
+template <class Integrator, class StateView>
+QS_HD void write_body_kinematics(const Integrator& integrator, const typename Integrator::ModelType& model,
+                                 const StateView& state_soa, index_t i,
+                                 typename Integrator::Scalar* quaternion, typename Integrator::Scalar* omega_body,
+                                 typename Integrator::Scalar* position, typename Integrator::Scalar* velocity) {
+  const index_t n = state_soa.bodies;
+  typename Integrator::State s;
+  load_state(state_soa, i, s);
+  const auto k = integrator.kinematics(model, s);
+  for (int c = 0; c < 4 && quaternion; ++c) quaternion[c * n + i] = k.quaternion[c];
+  for (int c = 0; c < 3 && omega_body; ++c) omega_body[c * n + i] = k.omega_body[c];
+  for (int c = 0; c < 3 && position; ++c) position[c * n + i] = k.position[c];
+  for (int c = 0; c < 3 && velocity; ++c) velocity[c * n + i] = k.velocity[c];
+}
+
 }  // namespace quatstep

@@ -4,13 +4,14 @@
 // (math/trig.hpp), so nothing differs between g++/glibc and nvcc/CUDA. Each ensemble is random
 // (inertia, orientation, spin, torque profiles with sin) and runs 1000 steps in two launches;
 // samples, states, statuses, failed steps and Newton iteration counts must all be identical.
-// The coupled-step API (BatchStepper) is checked the same way against the CPU stepping each body
+// The coupled-step API (BatchStepper) is checked the same way against the CPU's (CpuBatchStepper)
 // with the same per-step loads. Without a usable GPU every test here skips and says why.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include "cpu_batch_stepper.hpp"
 #include "cpu_ensemble.hpp"
 #include "gpu_test_support.hpp"
 #include "host/ensemble_builder.hpp"
@@ -124,7 +125,6 @@ template <class ModelEntry, class Integrator>
 void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool without_own_loads = false,
                                     LoadTiming timing = LoadTiming::at_start) {
   using S = double;
-  using State = typename Integrator::State;
   const Integrator integrator = build::make_integrator<Integrator>(sc.integrator);
   const Bodies<ModelEntry, Integrator> in(sc);
   using Model = typename Integrator::ModelType;
@@ -144,45 +144,33 @@ void expect_coupled_steps_match_cpu(const Scenario& sc, bool with_force, bool wi
   cuda::BatchStepper<Integrator> batch(integrator, models, in.initial, 0.0, stream, timing);
   cuda::DeviceArray<S> torque(3 * n), force(3 * n), quaternion(4 * n), omega(3 * n);
 
-  // The CPU witness: the same per-body functions, one body after the other.
-  std::vector<State> s(n);
-  std::vector<Status> status(n, Status::ok);
-  std::vector<index_t> iterations(n, 0), failed(n, -1);
-  const BodyRecord rec{status.data(), iterations.data(), failed.data()};
-  for (index_t i = 0; i < n; ++i) ASSERT_EQ(integrator.initialize(models[i], in.initial[i], 0.0, s[i]), Status::ok);
-  S t = 0;
+  // The CPU's coupled step (host/cpu_batch_stepper.hpp; tests/cpu_batch_stepper_test.cpp checks it
+  // against the per-body functions, one body after the other, bit for bit).
+  CpuBatchStepper<Integrator> cpu(integrator, models, in.initial, 0.0, timing);
   for (index_t k = 0; k < sc.time.steps; ++k) {
     const std::vector<S> tau = step_loads(n, k, 1), f = step_loads(n, k, 2);
     torque.upload(tau);
     force.upload(f);
     batch.step(h, torque.data(), with_force ? force.data() : nullptr, stream);
-    for (index_t i = 0; i < n; ++i) {
-      const Vec3<S> ti(tau[i], tau[n + i], tau[2 * n + i]);
-      const Vec3<S> fi = with_force ? Vec3<S>(f[i], f[n + i], f[2 * n + i]) : Vec3<S>::Zero();
-      Status st = status[i];
-      const S h_previous = timing == LoadTiming::at_start && k > 0 ? h : S(0);
-      step_body_with_loads(integrator, with_external_load(models[i], ti, fi), s[i], st, iterations[i], rec, i, k, t, h,
-                           h_previous);
-      status[i] = st;
-    }
-    t += h;
+    cpu.step(h, tau.data(), with_force ? f.data() : nullptr);
   }
   batch.kinematics(quaternion.data(), omega.data(), nullptr, nullptr, stream);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   std::vector<S> gpu_q, gpu_w, cpu_q(4 * n), cpu_w(3 * n);
   quaternion.download(gpu_q);
   omega.download(gpu_w);
-  for (index_t i = 0; i < n; ++i) {
-    const auto k = integrator.kinematics(models[i], s[i]);
-    for (int c = 0; c < 4; ++c) cpu_q[c * n + i] = k.quaternion[c];
-    for (int c = 0; c < 3; ++c) cpu_w[c * n + i] = k.omega_body[c];
-  }
+  cpu.kinematics(cpu_q.data(), cpu_w.data(), nullptr, nullptr);
   std::vector<Status> gpu_status(n);
+  std::vector<index_t> gpu_iterations(n);
   cuda::check(cudaMemcpy(gpu_status.data(), batch.status(), n * sizeof(Status), cudaMemcpyDeviceToHost), "status");
+  cuda::check(cudaMemcpy(gpu_iterations.data(), batch.newton_iterations(), n * sizeof(index_t), cudaMemcpyDeviceToHost),
+              "iterations");
   EXPECT_TRUE(same_bits(cpu_q, gpu_q, "quaternions"));
   EXPECT_TRUE(same_bits(cpu_w, gpu_w, "angular velocities"));
-  EXPECT_TRUE(same_bits(status, gpu_status, "status"));
+  EXPECT_TRUE(same_bits(cpu.status(), gpu_status, "status"));
+  EXPECT_TRUE(same_bits(cpu.newton_iterations(), gpu_iterations, "Newton iterations"));
   EXPECT_EQ(batch.steps_done(), sc.time.steps);
+  EXPECT_EQ(batch.time(), cpu.time());
   cudaStreamDestroy(stream);
 }
 

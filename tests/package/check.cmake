@@ -1,6 +1,6 @@
 # ctest package.find_package: install the build BUILD (component devel) into WORK/prefix, configure
 # and build tests/package against it with the build's compilers, and run what it built:
-# library_example must succeed, dem_coupling (CUDA builds) succeed or skip (77: no GPU).
+# library_example and dem_coupling_cpu must succeed, dem_coupling (CUDA builds) succeed or skip (77: no GPU).
 # cmake -DBUILD=… -DWORK=… -DSOURCE=… -DCXX=… [-DCUDA=… -DCUDA_ARCHITECTURES=…] -P check.cmake
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -21,6 +21,8 @@ run(${configure})
 run(${CMAKE_COMMAND} --build ${WORK}/build -j 2)
 run(${WORK}/build/library_example)
 message(STATUS "library_example: built against ${WORK}/prefix and ran")
+run(${WORK}/build/dem_coupling_cpu 1000 10)
+message(STATUS "dem_coupling_cpu: built against ${WORK}/prefix and ran")
 if(CUDA)
   if(NOT EXISTS ${WORK}/build/dem_coupling)
     message(FATAL_ERROR "a CUDA build's package gave no quatstep::kernels")

@@ -1,0 +1,113 @@
+// The coupled-step API on the CPU: cuda::BatchStepper's batch (kernels/batch_stepper.cuh, which
+// says what the loads stand for) in host memory, advanced one step at a time with the caller's
+// torques and forces, bit for bit the GPU's in strict mode (the same per-body step_body_coupled, the
+// same clock). A DEM code without a GPU links it as it would the GPU's; one with a GPU checks its
+// coupling against it.
+//
+//   quatstep::CpuBatchStepper<quatstep::NoSquish<quatstep::HeavyTop<double>>> batch(integrator, models, initial, t0);
+//   for (each DEM step) {
+//     compute_contacts(…, torque, force);        // 3 × N host arrays, component-major
+//     batch.step(h, torque, force);
+//     batch.kinematics(quaternion, omega, nullptr, nullptr);
+//   }
+//
+// An OpenMP loop over the bodies, each stepped by one thread: the same bits for any thread count.
+// The bodies take the scalar step (no SIMD lanes, cpu_lanes.hpp, here).
+#pragma once
+
+#include <vector>
+
+#include "coupled_batch.hpp"
+
+namespace quatstep {
+
+template <class Integrator>
+class CpuBatchStepper {
+ public:
+  using S = typename Integrator::Scalar;
+  using Model = typename Integrator::ModelType;
+  using State = typename Integrator::State;
+  using Kinematics = KinematicsOf<Integrator>;
+
+  /// Checks the batch (checked_coupled_batch: std::invalid_argument naming the key, or the body and
+  /// its field) and computes every body's consistent initial state at t0.
+  CpuBatchStepper(const Integrator& integrator, std::vector<Model> models, const std::vector<Kinematics>& initial,
+                  S t0, LoadTiming timing = LoadTiming::at_start)
+      : integrator_(checked_coupled_batch(integrator, models, initial)),
+        models_(std::move(models)),
+        inertial_(coupled_inertial(models_)),
+        clock_(t0),
+        timing_(timing),
+        state_(State::size * models_.size()),
+        status_(models_.size(), Status::ok),
+        iterations_(models_.size(), 0),
+        failed_step_(models_.size(), -1) {
+    const index_t n = bodies();
+    const SoaView<S> soa{state_.data(), n};
+    const BodyRecord rec = record();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i)
+      initialize_body(integrator_, models_[i], initial[i], soa, rec, i, t0, SampleView<S>{nullptr, n, 0, 0, 1, 0});
+  }
+
+  index_t bodies() const { return static_cast<index_t>(models_.size()); }
+  index_t steps_done() const { return clock_.steps_done(); }
+  /// t0 plus the steps taken (CoupledClock, the GPU's bits).
+  S time() const { return clock_.time(); }
+  LoadTiming load_timing() const { return timing_; }
+
+  /// One step of size h of every body. `torque`: spatial torques, `force`: spatial forces at the
+  /// centre of mass (free bodies only), host arrays of 3 × bodies() (component c of body i at
+  /// [c · bodies() + i]), or null for none; at the state the step starts from unless the batch was
+  /// made with LoadTiming::held.
+  void step(S h, const S* torque, const S* force) {
+    check_coupled_force<Model>(force, "CpuBatchStepper::step");
+    clock_.take(h, "CpuBatchStepper::step", [&](index_t k, S t, S h_previous) {
+      if constexpr (redoes_end_impulse<Integrator>::value) {
+        if (timing_ == LoadTiming::at_start) return step_all<LoadTiming::at_start>(k, t, h, torque, force, h_previous);
+      }
+      step_all<LoadTiming::held>(k, t, h, torque, force, h_previous);
+    });
+  }
+
+  /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
+  /// and velocity (3 × bodies each) into the caller's host arrays; null pointers are skipped.
+  void kinematics(S* quaternion, S* omega_body, S* position, S* velocity) const {
+    const index_t n = bodies();
+    const SoaView<const S> soa{state_.data(), n};
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i)
+      write_body_kinematics(integrator_, models_[i], soa, i, quaternion, omega_body, position, velocity);
+  }
+
+  /// Per body: ok until its step fails; a failed body keeps the state of its last good step and is
+  /// not advanced again.
+  const std::vector<Status>& status() const { return status_; }
+  /// Step index at which each body failed, −1 while none.
+  const std::vector<index_t>& failed_step() const { return failed_step_; }
+  /// Newton iterations per body, summed over all steps.
+  const std::vector<index_t>& newton_iterations() const { return iterations_; }
+
+ private:
+  template <LoadTiming Timing>
+  void step_all(index_t k, S t, S h, const S* torque, const S* force, S h_previous) {
+    const index_t n = bodies();
+    const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.empty() ? nullptr : inertial_.data(), n}};
+    const SoaView<S> soa{state_.data(), n};
+    const BodyRecord rec = record();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) step_body_coupled<Timing>(integrator_, models, soa, rec, i, k, t, h, torque, force, h_previous);
+  }
+  BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
+
+  Integrator integrator_;
+  std::vector<Model> models_;
+  std::vector<S> inertial_;  ///< CoupledModels' inertia and mass where no body has loads of its own, else empty
+  CoupledClock<S> clock_;
+  LoadTiming timing_;
+  std::vector<S> state_;  ///< SoA [component][body]
+  std::vector<Status> status_;
+  std::vector<index_t> iterations_, failed_step_;
+};
+
+}  // namespace quatstep

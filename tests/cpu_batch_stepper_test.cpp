@@ -1,0 +1,263 @@
+// CpuBatchStepper (host/cpu_batch_stepper.hpp), the coupled-step API on the CPU:
+// - it is the body-by-body witness (step_body_with_loads on each body's own state, the loads of the
+//   step as external loads) bit for bit, for splittings, explicit Newmark, Zupan3 and the HHT
+//   family, with both load timings, bodies stepped from their models or from inertia and mass alone,
+//   a change of h in the middle of the run, and any thread count;
+// - constant loads given every step are the model's own constant loads, bitwise (CpuEnsemble);
+// - a body whose loads are NaN fails alone, at that step, and the others keep their bits;
+// - bad input is refused naming the body, the field or the key.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cpu_batch_stepper.hpp"  // host/
+#include "cpu_ensemble.hpp"       // host/
+#include "quatstep/quatstep.hpp"
+#include "support/free_body_motion.hpp"
+
+using namespace quatstep;
+
+namespace {
+
+using Top = HeavyTop<double>;
+using Body = FreeRigidBody<double>;
+
+template <class I>
+I second_order() {
+  if constexpr (std::is_constructible_v<I, SplittingSettings<double>>) {
+    SplittingSettings<double> settings;
+    settings.order = 2;
+    return I(settings);
+  } else {
+    return I();
+  }
+}
+
+/// n bodies with rotated inertia tensors and masses; with `own_loads` gravity besides (the steps
+/// then read the whole models, else the inertia and mass alone: CoupledModels).
+template <class Model>
+std::vector<Model> bodies(int n, bool own_loads) {
+  std::vector<Model> m;
+  for (int i = 0; i < n; ++i) {
+    const Mat3<double> r = rotation_matrix(quat_from_rotation_vector<double>(Vec3<double>(0.3 * i, -0.2, 0.1 * i)));
+    const Vec3<double> moments(1.0 + 0.05 * i, 1.6, 2.2 - 0.03 * i);
+    Model b = Model::unloaded(r * moments.asDiagonal() * r.transpose(), 0.5 + 0.25 * i);
+    if (own_loads) {
+      if constexpr (Model::translates) b.gravity = Vec3<double>(0, 0, -9.81);
+      else b.loads.mass = 0.5, b.loads.lever = Vec3<double>(0.1, 0.0, 0.2), b.loads.gravity = Vec3<double>(0, 0, -9.81);
+    }
+    m.push_back(b);
+  }
+  return m;
+}
+
+std::vector<RigidBodyKinematics<double>> starts(int n) {
+  std::vector<RigidBodyKinematics<double>> k;
+  for (int i = 0; i < n; ++i) k.push_back(quatstep::testing::shaken_body_start(i));
+  return k;
+}
+
+/// The loads of step k as the caller's 3 × n arrays (component-major).
+std::vector<double> step_loads(int n, index_t k, double scale) {
+  std::vector<double> a(std::size_t(3 * n));
+  for (int i = 0; i < n; ++i) {
+    a[i] = scale * std::sin(0.1 * double(k) + i);
+    a[n + i] = scale * std::cos(0.07 * double(k) - i);
+    a[2 * n + i] = 0.5 * scale * std::sin(0.13 * double(k) + 2 * i);
+  }
+  return a;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+/// The steps of the runs below: 64 of 1/256, then 64 of 1/512 (the clock's t_base + k·h).
+double step_size(index_t k) { return k < 64 ? 1.0 / 256 : 1.0 / 512; }
+constexpr index_t steps = 128;
+
+/// The kinematics (quaternion, then ω) and records of a CpuBatchStepper run with step_loads.
+struct Outcome {
+  std::vector<double> q, w;
+  std::vector<Status> status;
+  std::vector<index_t> iterations, failed;
+};
+
+template <class I>
+Outcome batch_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
+  using Model = typename I::ModelType;
+  const int n = int(models.size());
+  CpuBatchStepper<I> batch(integrator, models, starts(n), 0.25, timing);
+  for (index_t k = 0; k < steps; ++k) {
+    const std::vector<double> torque = step_loads(n, k, 2.0), force = step_loads(n, k + 7, 5.0);
+    batch.step(step_size(k), torque.data(), Model::translates ? force.data() : nullptr);
+  }
+  EXPECT_EQ(batch.steps_done(), steps);
+  EXPECT_EQ(batch.time(), 0.25 + 64.0 / 256 + 64.0 / 512);
+  Outcome o{std::vector<double>(4 * n), std::vector<double>(3 * n), batch.status(), batch.newton_iterations(),
+            batch.failed_step()};
+  batch.kinematics(o.q.data(), o.w.data(), nullptr, nullptr);
+  return o;
+}
+
+/// The witness: each body's own state stepped by step_body_with_loads with the step's loads.
+template <class I>
+Outcome witness_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
+  using Model = typename I::ModelType;
+  const int n = int(models.size());
+  const auto initial = starts(n);
+  Outcome o{std::vector<double>(4 * n), std::vector<double>(3 * n), std::vector<Status>(n, Status::ok),
+            std::vector<index_t>(n, 0), std::vector<index_t>(n, -1)};
+  const BodyRecord rec{o.status.data(), o.iterations.data(), o.failed.data()};
+  for (int i = 0; i < n; ++i) {
+    typename I::State s;
+    EXPECT_EQ(integrator.initialize(models[i], initial[i], 0.25, s), Status::ok);
+    double t = 0.25;
+    for (index_t k = 0; k < steps; ++k) {
+      const std::vector<double> torque = step_loads(n, k, 2.0), force = step_loads(n, k + 7, 5.0);
+      const Vec3<double> tau(torque[i], torque[n + i], torque[2 * n + i]);
+      const Vec3<double> f = Model::translates ? Vec3<double>(force[i], force[n + i], force[2 * n + i]) : Vec3<double>::Zero();
+      const double h = step_size(k), h_previous = timing == LoadTiming::at_start && k > 0 ? step_size(k - 1) : 0.0;
+      Status st = o.status[i];
+      step_body_with_loads(integrator, with_external_load(models[i], tau, f), s, st, o.iterations[i], rec, i, k, t, h,
+                           h_previous);
+      o.status[i] = st;
+      t += h;  // dyadic steps: the clock's t_base + k·h is this sum
+    }
+    const auto k = integrator.kinematics(models[i], s);
+    for (int c = 0; c < 4; ++c) o.q[c * n + i] = k.quaternion[c];
+    for (int c = 0; c < 3; ++c) o.w[c * n + i] = k.omega_body[c];
+  }
+  return o;
+}
+
+template <class I>
+void expect_the_witness(const char* name, const I& integrator) {
+  for (bool own_loads : {false, true}) {
+    for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
+      const auto models = bodies<typename I::ModelType>(7, own_loads);
+      const Outcome witness = witness_run(integrator, models, timing);
+      omp_set_num_threads(1);
+      const Outcome one = batch_run(integrator, models, timing);
+      omp_set_num_threads(3);
+      const Outcome three = batch_run(integrator, models, timing);
+      const std::string what = std::string(name) + (own_loads ? ", own loads" : ", inertia and mass") +
+                               (timing == LoadTiming::at_start ? ", at_start" : ", held");
+      for (const Outcome* o : {&one, &three}) {
+        EXPECT_TRUE(same_bits(o->q, witness.q)) << what;
+        EXPECT_TRUE(same_bits(o->w, witness.w)) << what;
+        EXPECT_EQ(o->status, witness.status) << what;
+        EXPECT_EQ(o->iterations, witness.iterations) << what;
+      }
+      EXPECT_EQ(witness.status, std::vector<Status>(7, Status::ok)) << what;
+      EXPECT_GT((Vec4<double>(witness.q[0], witness.q[7], witness.q[14], witness.q[21]) -
+                 quatstep::testing::shaken_body_start(0).quaternion).norm(), 0.05) << what << ": the bodies turned";
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+}
+
+}  // namespace
+
+TEST(CpuBatchStepper, IsTheBodyByBodyWitnessBitForBit) {
+  expect_the_witness("NoSquish order 2", second_order<NoSquish<Body>>());
+  expect_the_witness("SymmetricSplitting order 2, top", second_order<SymmetricSplitting<Top>>());
+  expect_the_witness("ExplicitNewmarkLie, top", ExplicitNewmarkLie<Top>());
+  expect_the_witness("Zupan3", Zupan3<Body>());
+  expect_the_witness("ModifiedHht", ModifiedHht<Body>());
+  expect_the_witness("ModifiedHht, top", ModifiedHht<Top>());
+}
+
+TEST(CpuBatchStepper, ConstantLoadsGivenEachStepAreTheModelsOwnBitwise) {
+  // (coupled_step_loads_test (a)): the same model values, added exactly as the model's own constant
+  using I = NoSquish<Body>;
+  const I integrator = second_order<I>();
+  const int n = 5;
+  const Vec3<double> tau(0.4, 0.2, -0.9), f(-2.0, 1.5, 19.0);
+  std::vector<Body> bare = bodies<Body>(n, true), loaded = bare;
+  for (Body& b : loaded) b.loads.spatial_torque.constant = tau, b.force_profile.constant = f;
+  constexpr double h = 1.0 / 256;
+  CpuEnsemble<I> ensemble(integrator, loaded, 0.0, h);
+  ensemble.initialize(starts(n), SampleView<double>{});
+  ensemble.advance(200, SampleView<double>{});
+  for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
+    CpuBatchStepper<I> batch(integrator, bare, starts(n), 0.0, timing);
+    std::vector<double> torque(3 * n), force(3 * n);
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < n; ++i) torque[c * n + i] = tau[c], force[c * n + i] = f[c];
+    for (int k = 0; k < 200; ++k) batch.step(h, torque.data(), force.data());
+    std::vector<double> q(4 * n), w(3 * n), x(3 * n), v(3 * n), q_e(4 * n), w_e(3 * n), x_e(3 * n), v_e(3 * n);
+    batch.kinematics(q.data(), w.data(), x.data(), v.data());
+    for (int i = 0; i < n; ++i) {
+      const auto k = ensemble.kinematics(i);
+      for (int c = 0; c < 4; ++c) q_e[c * n + i] = k.quaternion[c];
+      for (int c = 0; c < 3; ++c)
+        w_e[c * n + i] = k.omega_body[c], x_e[c * n + i] = k.position[c], v_e[c * n + i] = k.velocity[c];
+    }
+    EXPECT_TRUE(same_bits(q, q_e));
+    EXPECT_TRUE(same_bits(w, w_e));
+    EXPECT_TRUE(same_bits(x, x_e));
+    EXPECT_TRUE(same_bits(v, v_e));
+    EXPECT_GT(std::abs(x[2 * n] - starts(n)[0].position[2]), 0.5) << "the force lifts the bodies";
+  }
+}
+
+TEST(CpuBatchStepper, ABodyWithNanLoadsFailsAloneAtThatStep) {
+  using I = ModifiedHht<Top>;
+  const int n = 6, bad = 2;
+  const auto models = bodies<Top>(n, false);
+  CpuBatchStepper<I> clean(I(), models, starts(n), 0.0), poisoned(I(), models, starts(n), 0.0);
+  for (index_t k = 0; k < 40; ++k) {
+    std::vector<double> torque = step_loads(n, k, 2.0);
+    clean.step(1e-3, torque.data(), nullptr);
+    if (k == 17) torque[n + bad] = NAN;
+    poisoned.step(1e-3, torque.data(), nullptr);
+  }
+  EXPECT_NE(poisoned.status()[bad], Status::ok);
+  EXPECT_EQ(poisoned.failed_step()[bad], 17);
+  std::vector<double> q(4 * n), q_clean(4 * n);
+  poisoned.kinematics(q.data(), nullptr, nullptr, nullptr);
+  clean.kinematics(q_clean.data(), nullptr, nullptr, nullptr);
+  for (int i = 0; i < n; ++i) {
+    if (i == bad) continue;
+    EXPECT_EQ(poisoned.status()[i], Status::ok) << "body " << i;
+    EXPECT_EQ(poisoned.failed_step()[i], -1) << "body " << i;
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(q[c * n + i], q_clean[c * n + i]) << "body " << i;
+  }
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(std::isfinite(q[c * n + bad])) << "the failed body keeps its last good state";
+}
+
+TEST(CpuBatchStepper, BadInputIsRefusedNamingTheBodyFieldOrKey) {
+  using I = NoSquish<Top>;
+  const auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(nothing thrown)";
+  };
+  const auto models = bodies<Top>(4, false);
+  auto initial = starts(4);
+  initial[3].quaternion *= 1.01;
+  EXPECT_NE(message([&] { CpuBatchStepper<I>(I(), models, initial, 0.0); }).find("body 3: quaternion"), std::string::npos);
+  auto windowed = models;
+  windowed[1].loads.spatial_torque.constant = Vec3<double>(1, 0, 0);
+  windowed[1].loads.spatial_torque.end = 0.5;
+  EXPECT_NE(message([&] { CpuBatchStepper<I>(I(), windowed, starts(4), 0.0); }).find("body 1: "), std::string::npos);
+  SplittingSettings<double> odd;
+  odd.order = 3;
+  EXPECT_NE(message([&] { CpuBatchStepper<I>(I(odd), models, starts(4), 0.0); }).find("order"), std::string::npos);
+  EXPECT_NE(message([&] { CpuBatchStepper<I>(I(), models, starts(4), INFINITY); }).find("t0: "), std::string::npos);
+  CpuBatchStepper<I> batch(I(), models, starts(4), 0.0);
+  std::vector<double> loads(12, 0.0);
+  EXPECT_NE(message([&] { batch.step(1e-3, nullptr, loads.data()); }).find("does not translate"), std::string::npos);
+  for (double h : {0.0, -1e-3, double(NAN), double(INFINITY)})
+    EXPECT_NE(message([&] { batch.step(h, loads.data(), nullptr); }).find("h = "), std::string::npos) << h;
+  EXPECT_EQ(batch.steps_done(), 0) << "a refused step is not counted";
+}
