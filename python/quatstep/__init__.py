@@ -12,8 +12,8 @@ Four ways in, all on the same compiled core as the ``quatstep`` command:
   and the state read without a copy: NumPy views of the ensemble's own storage on the CPU, DLPack arrays
   in device memory on the GPU (``backend="cuda"``).
 * :class:`BatchStepper` — the coupled-step API for DEM codes: one step of the whole batch with the
-  caller's torques and forces as CUDA arrays (CuPy, PyTorch, JAX; DLPack), on the caller's stream, the
-  kinematics written into arrays the caller owns (CUDA builds).
+  caller's torques and forces, NumPy arrays on the CPU or CUDA arrays (CuPy, PyTorch, JAX; DLPack) on
+  the caller's stream on the GPU, the kinematics written into arrays the caller owns.
 
 * :class:`MechanismEnsemble` — a mechanism scenario's mechanisms, with arrays over any of their numeric
   keys ("body.crank.mass", "spring.s.stiffness"), advanced step by step on the CPU: ``advance(steps)``
@@ -685,7 +685,7 @@ class MechanismEnsemble(_Stepped):
                 f"{self.method}, step {self.steps_done})")
 
 
-# ---------------------------------------------------------------- the coupled-step API (GPU)
+# ---------------------------------------------------------------- the coupled-step API
 def _on_cuda(a) -> bool:
     """Whether `a` is an array in CUDA device memory (DLPack device type kDLCUDA, or a
     __cuda_array_interface__ without DLPack)."""
@@ -717,15 +717,20 @@ def _stream_handle(stream) -> int:
 
 
 class BatchStepper:
-    """One step of the whole batch at a time with the caller's loads: the coupled-step API
-    (kernels/batch_stepper.cuh) for DEM codes. CUDA builds only (``quatstep._quatstep.has_cuda``).
+    """One step of the whole batch at a time with the caller's loads: the coupled-step API for DEM
+    codes, on the CPU (host/cpu_batch_stepper.hpp) or the GPU (kernels/batch_stepper.cuh), the same
+    steps bit for bit in strict mode.
 
     Made as :class:`Ensemble` is (model, method, parameters, settings as keywords; no dt: each
-    :meth:`step` gives its h). Torques and forces are spatial, ``(3, bodies)`` CUDA arrays in the
-    stepper's precision (component-major, C-contiguous), from any library that speaks DLPack (CuPy,
-    PyTorch, JAX); :meth:`kinematics` writes into ``(4, bodies)`` / ``(3, bodies)`` arrays the caller
-    owns. Every call is asynchronous on ``stream`` (a CuPy or PyTorch stream, or a cudaStream_t as an
-    int); nothing is copied to the host.
+    :meth:`step` gives its h). ``backend``: ``"auto"`` (the default: the GPU when this build has CUDA
+    and a GPU is usable, else the CPU; :attr:`backend` says which and why), ``"cpu"`` or ``"cuda"``.
+    Torques and forces are spatial, ``(3, bodies)`` arrays in the stepper's precision
+    (component-major, C-contiguous) in the stepper's memory: NumPy arrays on the CPU; on the GPU CUDA
+    arrays from any library that speaks DLPack (CuPy, PyTorch, JAX). :meth:`kinematics` writes into
+    ``(4, bodies)`` / ``(3, bodies)`` arrays the caller owns. On the GPU every call is asynchronous on
+    ``stream`` (a CuPy or PyTorch stream, or a cudaStream_t as an int) and nothing is copied to the
+    host; on the CPU ``stream`` is ignored and the bodies are stepped by OpenMP threads (the same bits
+    for any thread count).
 
     ``loads``: ``"at_start"`` (the default) — each step's torques and forces are those of the state it
     starts from, as a DEM code computes its contacts from the kinematics it just read; they also
@@ -738,16 +743,16 @@ class BatchStepper:
     """
 
     def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,
-                 variant: str | None = None, precision: str = "double", t_start: float = 0.0, stream=None,
-                 loads: str = "at_start", **settings):
+                 variant: str | None = None, precision: str = "double", backend: str = "auto", t_start: float = 0.0,
+                 stream=None, loads: str = "at_start", **settings):
         if loads == "at_start" and method in _SPLITTINGS and settings.get("order", 4) != 2:
             warnings.warn(f"BatchStepper: {method} at order {settings.get('order', 4)} is first order in loads given at "
                           "the step's start (its inner stages need the loads there); order=2 is velocity Verlet, "
                           "second order (README, GPU)", UserWarning, stacklevel=2)
         flat, given = _parameters("quatstep.BatchStepper", model, parameters, bodies)
-        self._core = _require_core().make_device_stepper(model, method, variant or "", settings, precision,
-                                                         float(t_start), flat, given, _stream_handle(stream),
-                                                         loads)
+        self._core, self.backend = _require_core().make_batch_stepper(model, method, variant or "", settings, precision,
+                                                                      backend, float(t_start), flat, given,
+                                                                      _stream_handle(stream), loads)
 
     def step(self, h: float, torque=None, force=None, stream=None) -> None:
         """One step of size h with the torques and forces of this step (as ``loads`` says)."""
@@ -758,7 +763,8 @@ class BatchStepper:
         self._core.kinematics(quaternion, omega_body, position, velocity, _stream_handle(stream))
 
     def status(self):
-        """Per-body status codes on the device (DLPack array: ``cupy.from_dlpack``, ``torch.from_dlpack``)."""
+        """Per-body status codes, no copy: a read-only NumPy array on the CPU; on the GPU a DLPack array
+        (``cupy.from_dlpack``, ``torch.from_dlpack``)."""
         return self._core.status()
 
     def failed_step(self):

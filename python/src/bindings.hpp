@@ -20,8 +20,8 @@ BodyEnsembleSpec ensemble_spec(const std::string& model, const std::string& meth
                                double dt, double t_start, const ParameterArray& parameters,
                                std::vector<std::string> given);
 
-/// BatchStepper, the coupled-step API on CUDA arrays (device_binding.cpp); has_cuda is False and the
-/// class refuses to be made where the build has no CUDA.
-void bind_device_stepper(nanobind::module_& m);
+/// BatchStepper, the coupled-step API on NumPy arrays (the CPU) or CUDA arrays (stepper_binding.cpp);
+/// has_cuda is False where the build has no CUDA.
+void bind_batch_stepper(nanobind::module_& m);
 
 }  // namespace quatstep::python

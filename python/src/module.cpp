@@ -707,5 +707,5 @@ NB_MODULE(_quatstep, m) {
       "The core of quatstep.MechanismEnsemble: the scenario's mechanisms, `values[k]` (mechanisms × size of "
       "keys[k], flat) replacing key k, stepped by `backend` (\"cpu\", \"cuda\", \"auto\").");
 
-  bind_device_stepper(m);
+  bind_batch_stepper(m);
 }

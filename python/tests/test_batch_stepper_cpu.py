@@ -1,0 +1,133 @@
+"""quatstep.BatchStepper on the CPU: NumPy torques and forces, the kinematics written into the caller's
+arrays in place; constant loads are the CPU ensemble's model loads bit for bit; a caller's gravity torque
+from the kinematics each step starts from is the top with gravity in the model (at_start), to round-off;
+a body with NaN loads fails alone; wrong arrays and choices are refused with messages that say why."""
+
+import numpy as np
+import pytest
+
+from support import quatstep
+
+PARAMETERS = {"inertia": [[0.4, 0.4, 0.3], [0.4, 0.4, 0.35], [1, 2, 3]], "gravity": [0, 0, -9.81],
+              "omega_body": [0.1, -0.2, 1.0]}
+
+
+def cpu_stepper(model, method, **keywords):
+    return quatstep.BatchStepper(model, method, backend="cpu", **keywords)
+
+
+def test_numpy_loads_and_arrays_in_place_are_the_ensembles_model_loads_bitwise():
+    n = 3
+    batch = cpu_stepper("free_rigid_body", "explicit_newmark_lie", parameters=PARAMETERS)
+    assert batch.backend == "cpu" and batch.bodies == n
+    torque, force = np.zeros((3, n)), np.zeros((3, n))
+    torque[2] = 0.5
+    force[2] = 9.81  # the weight carried: no translation
+    quaternion, omega, position, velocity = np.empty((4, n)), np.empty((3, n)), np.empty((3, n)), np.empty((3, n))
+    for _ in range(100):
+        batch.step(1.0 / 1024, torque, force)
+    batch.kinematics(quaternion, omega, position, velocity)
+    assert batch.steps_done == 100 and batch.time == 100 / 1024
+    status = batch.status()
+    assert isinstance(status, np.ndarray) and status.dtype == np.int32 and not status.flags.writeable
+    assert np.count_nonzero(status) == 0 and np.all(batch.failed_step() == -1)
+    cpu = quatstep.Ensemble("free_rigid_body", "explicit_newmark_lie", dt=1.0 / 1024,
+                            parameters=dict(PARAMETERS, spatial_torque=[0, 0, 0.5], force=[0, 0, 9.81]))
+    cpu.advance(100)
+    np.testing.assert_array_equal(quaternion.T, cpu.quaternion)
+    np.testing.assert_array_equal(omega.T, cpu.omega_body)
+    np.testing.assert_array_equal(position.T, cpu.position)
+    np.testing.assert_array_equal(velocity.T, cpu.velocity)
+    assert np.abs(omega[2] - np.asarray(PARAMETERS["omega_body"])[2]).max() > 0.01  # the torque acted
+
+
+def test_loads_of_the_start_state_are_the_models_own():
+    """The heavy top's gravity torque computed with NumPy from the kinematics each step starts from:
+    with loads="at_start" NO_SQUISH at order 2 is the ensemble with gravity in the model, to round-off;
+    with loads="held" it is first order, far from it."""
+    top = {"inertia": [0.234375, 0.46875, 0.234375], "mass": 15.0, "center_of_mass": [0.1, 1.0, 0.05],
+           "omega_body": [0.0, 150.0, -4.61538], "gravity": [0, 0, -9.81]}
+    h, steps = 1.0 / 1024, 1024
+    cpu = quatstep.Ensemble("heavy_top", "no_squish", dt=h, parameters=top, order=2)
+    cpu.advance(steps)
+    lever, weight = np.asarray(top["center_of_mass"]), 15.0 * np.asarray(top["gravity"])
+    expected = cpu.quaternion[0]
+    for loads, near in (("at_start", True), ("held", False)):
+        batch = cpu_stepper("heavy_top", "no_squish", parameters=dict(top, gravity=[0, 0, 0]), order=2, loads=loads)
+        q, torque = np.empty((4, 1)), np.empty((3, 1))
+        for _ in range(steps):
+            batch.kinematics(q)
+            e0, e1, e2, e3 = q[:, 0]
+            r = np.array([[1 - 2 * (e2 * e2 + e3 * e3), 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+                          [2 * (e1 * e2 + e0 * e3), 1 - 2 * (e1 * e1 + e3 * e3), 2 * (e2 * e3 - e0 * e1)],
+                          [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 1 - 2 * (e1 * e1 + e2 * e2)]])
+            torque[:, 0] = np.cross(r @ lever, weight)
+            batch.step(h, torque)
+        batch.kinematics(q)
+        distance = min(np.linalg.norm(q[:, 0] - expected), np.linalg.norm(q[:, 0] + expected))
+        assert (distance < 1e-9) if near else (distance > 1e-2), (loads, distance)
+
+
+def test_a_body_with_nan_loads_fails_alone():
+    n = 4
+    params = {"inertia": [[1, 2, 3]] * n, "omega_body": [[0.3, -1.0, 2.0]] * n}
+    clean = cpu_stepper("free_rigid_body", "modified_hht", parameters=params)
+    poisoned = cpu_stepper("free_rigid_body", "modified_hht", parameters=params)
+    rng = np.random.default_rng(3)
+    for k in range(30):
+        torque = rng.normal(size=(3, n))
+        clean.step(1e-3, torque)
+        if k == 11:
+            torque[1, 2] = np.nan
+        poisoned.step(1e-3, torque)
+    status = poisoned.status()
+    assert status[2] != 0 and poisoned.failed_step()[2] == 11
+    assert np.all(np.delete(status, 2) == 0) and np.all(np.delete(poisoned.failed_step(), 2) == -1)
+    q, q_clean = np.empty((4, n)), np.empty((4, n))
+    poisoned.kinematics(q)
+    clean.kinematics(q_clean)
+    np.testing.assert_array_equal(np.delete(q, 2, axis=1), np.delete(q_clean, 2, axis=1))
+    assert np.all(np.isfinite(q[:, 2])), "the failed body keeps its last good state"
+    assert np.all(poisoned.newton_iterations() > 0)
+
+
+def test_float_steps_in_float32_arrays():
+    batch = cpu_stepper("heavy_top", "no_squish", parameters=PARAMETERS, precision="float", order=2, loads="held")
+    torque = np.full((3, 3), 0.25, dtype=np.float32)
+    for _ in range(10):
+        batch.step(1e-3, torque)
+    q = np.empty((4, 3), dtype=np.float32)
+    batch.kinematics(q)
+    assert batch.precision == "float"
+    np.testing.assert_allclose(np.linalg.norm(q, axis=0), 1, atol=1e-6)
+    with pytest.raises(ValueError, match="float32"):
+        batch.step(1e-3, np.zeros((3, 3)))
+
+
+def test_wrong_arrays_and_choices_are_refused():
+    batch = cpu_stepper("heavy_top", "modified_hht", parameters=PARAMETERS)
+    with pytest.raises(ValueError, match=r"torque: expected a host \(NumPy\) array of shape \(3, 3\)"):
+        batch.step(1e-3, np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="float64"):
+        batch.step(1e-3, np.zeros((3, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match="does not translate"):
+        batch.step(1e-3, None, np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="h = "):
+        batch.step(float("nan"), np.zeros((3, 3)))
+    with pytest.raises(TypeError):  # written in place: a strided array is not swapped for a copy
+        batch.kinematics(np.empty((4, 6))[:, ::2])
+    assert batch.steps_done == 0
+    with pytest.raises(ValueError, match="loads"):
+        cpu_stepper("heavy_top", "modified_hht", parameters=PARAMETERS, loads="later")
+    with pytest.raises(ValueError, match="inertia"):
+        cpu_stepper("heavy_top", "modified_hht", parameters=dict(PARAMETERS, inertia=[[1, 1, 3]] * 3))
+
+
+def test_the_backend_says_what_steps_the_bodies():
+    batch = quatstep.BatchStepper("free_rigid_body", "simo_vu_quoc", parameters=PARAMETERS)
+    if batch.backend.startswith("cpu"):
+        assert batch.backend.startswith("cpu (auto: ")  # and why not the GPU
+        with pytest.raises(RuntimeError, match="backend \"cuda\" requested, but"):
+            quatstep.BatchStepper("free_rigid_body", "simo_vu_quoc", parameters=PARAMETERS, backend="cuda")
+    else:
+        assert batch.backend.startswith("cuda: ")
