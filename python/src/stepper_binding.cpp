@@ -3,8 +3,8 @@
 // __cuda_array_interface__ (CuPy, PyTorch, JAX), on the caller's stream. The arrays are used in
 // place: nothing is copied and nothing is synchronised.
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/pair.h>  // the optional arrays: without it no call can bind
+#include <nanobind/stl/optional.h>  // the optional arrays: without it no call can bind
+#include <nanobind/stl/pair.h>      // make_batch_stepper's (stepper, backend)
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
