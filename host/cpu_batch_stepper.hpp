@@ -30,8 +30,9 @@ class CpuBatchStepper {
   using Kinematics = KinematicsOf<Integrator>;
 
   /// Checks the batch (checked_coupled_batch: std::invalid_argument naming the key, or the body and
-  /// its field) and computes every body's consistent initial state at t0.
-  CpuBatchStepper(const Integrator& integrator, std::vector<Model> models, const std::vector<Kinematics>& initial,
+  /// its field) and computes every body's consistent initial state at t0 with the models' own loads
+  /// (the first step computes it anew with its loads: step_body_coupled; `initial` is kept until then).
+  CpuBatchStepper(const Integrator& integrator, std::vector<Model> models, std::vector<Kinematics> initial,
                   S t0, LoadTiming timing = LoadTiming::at_start)
       : integrator_(checked_coupled_batch(integrator, models, initial)),
         models_(std::move(models)),
@@ -41,13 +42,14 @@ class CpuBatchStepper {
         state_(State::size * models_.size()),
         status_(models_.size(), Status::ok),
         iterations_(models_.size(), 0),
-        failed_step_(models_.size(), -1) {
+        failed_step_(models_.size(), -1),
+        initial_(std::move(initial)) {
     const index_t n = bodies();
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i)
-      initialize_body(integrator_, models_[i], initial[i], soa, rec, i, t0, SampleView<S>{nullptr, n, 0, 0, 1, 0});
+      initialize_body(integrator_, models_[i], initial_[i], soa, rec, i, t0, SampleView<S>{nullptr, n, 0, 0, 1, 0});
   }
 
   index_t bodies() const { return static_cast<index_t>(models_.size()); }
@@ -68,6 +70,7 @@ class CpuBatchStepper {
       }
       step_all<LoadTiming::held>(k, t, h, torque, force, h_previous);
     });
+    std::vector<Kinematics>().swap(initial_);  // the first step has read them
   }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
@@ -95,8 +98,10 @@ class CpuBatchStepper {
     const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.empty() ? nullptr : inertial_.data(), n}};
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
+    const Kinematics* initial = k == 0 ? initial_.data() : nullptr;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) step_body_coupled<Timing>(integrator_, models, soa, rec, i, k, t, h, torque, force, h_previous);
+    for (index_t i = 0; i < n; ++i)
+      step_body_coupled<Timing>(integrator_, models, soa, rec, i, k, t, h, torque, force, h_previous, initial);
   }
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
 
@@ -108,6 +113,7 @@ class CpuBatchStepper {
   std::vector<S> state_;  ///< SoA [component][body]
   std::vector<Status> status_;
   std::vector<index_t> iterations_, failed_step_;
+  std::vector<Kinematics> initial_;  ///< the initial kinematics until the first step
 };
 
 }  // namespace quatstep

@@ -18,10 +18,11 @@
 // loads that depend on the state. LoadTiming::held takes them as the step's own (zero-order hold:
 // a time signal sampled at the step's midpoint). The models' own loads (gravity, torque profiles) act
 // as usual; a model whose own spatial torque or force has a window is refused (the caller's loads
-// are added to it and would not act outside the window: models/external_load.hpp). The initial
-// accelerations are those of the models' own loads: the HHT family, which carries accelerations
-// from step to step, then starts without the caller's first loads, and keeps an O(h) velocity offset
-// ((1 − γ)h·F/m for a constant force F) — the splittings and ExplicitNewmarkLie carry none. From C++
+// are added to it and would not act outside the window: models/external_load.hpp). The first step
+// initializes every body anew with its loads (step_body_coupled), so the HHT family's initial
+// accelerations include them: a constant load given every step is then, bit for bit, that load in
+// the model for every integrator (until the first step, kinematics() reads the state of the
+// models' own loads; the initial kinematics are kept on the device for that step). From C++
 // the splittings keep their default order 4, which is first order in loads that depend on the state
 // at LoadTiming::at_start: pass SplittingSettings order = 2 (Python's BatchStepper warns).
 // When no body has loads of its own (FreeRigidBody::has_own_loads, HeavyTop::has_own_loads), a step
@@ -30,7 +31,8 @@
 // centre of mass, of which a step reads nothing but the state and the torque. Integrators that keep the
 // end torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
 // with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every
-// call is asynchronous on the given stream; failures are per body (status()), never a stalled launch.
+// call is asynchronous on the given stream but the first step, which synchronises it once to free
+// the initial kinematics; failures are per body (status()), never a stalled launch.
 #pragma once
 
 #include <vector>
@@ -50,7 +52,8 @@ class BatchStepper {
   using Kinematics = KinematicsOf<Integrator>;
 
   /// Validates every body (std::invalid_argument naming body and field), uploads the models and
-  /// computes the consistent initial state on the device. Synchronises `stream` once.
+  /// the initial kinematics, and computes the consistent initial state of the models' own loads on
+  /// the device (the first step computes it anew with its loads). Synchronises `stream` once.
   BatchStepper(const Integrator& integrator, const std::vector<Model>& models,
                const std::vector<Kinematics>& initial, S t0, cudaStream_t stream = nullptr,
                LoadTiming timing = LoadTiming::at_start)
@@ -63,14 +66,14 @@ class BatchStepper {
         state_(State::size * models.size()),
         status_(std::vector<Status>(models.size(), Status::ok)),
         iterations_(models.size()),
-        failed_step_(models.size()) {
-    const DeviceArray<Kinematics> d_initial(initial);
+        failed_step_(models.size()),
+        initial_(initial) {
     if (n_) {
-      initialize_bodies<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), d_initial.data(), soa(),
+      initialize_bodies<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), initial_.data(), soa(),
                                                                    record(), t0, SampleView<S>{nullptr, n_, 0, 0, 1, 0});
       check(cudaGetLastError(), "initialize_bodies launch");
     }
-    check(cudaStreamSynchronize(stream), "BatchStepper initialisation");  // d_initial is freed on return
+    check(cudaStreamSynchronize(stream), "BatchStepper initialisation");
   }
 
   index_t bodies() const { return n_; }
@@ -87,18 +90,23 @@ class BatchStepper {
     clock_.take(h, "BatchStepper::step", [&](index_t k, S t, S h_previous) {
       if (!n_) return;
       const CoupledModels<Model> models{models_.data(), SoaView<const S>{inertial_.data(), n_}};
+      const Kinematics* initial = k == 0 ? initial_.data() : nullptr;
       bool at_start = false;  // a second kernel only where the timings differ (an integrator that redoes its end impulse)
       if constexpr (redoes_end_impulse<Integrator>::value) {
         at_start = timing_ == LoadTiming::at_start;
         if (at_start)
           step_bodies_with_loads<LoadTiming::at_start><<<blocks_for(n_), block_size, 0, stream>>>(
-              integrator_, models, soa(), record(), k, t, h, torque, force, h_previous);
+              integrator_, models, soa(), record(), k, t, h, torque, force, h_previous, initial);
       }
       if (!at_start)
         step_bodies_with_loads<LoadTiming::held><<<blocks_for(n_), block_size, 0, stream>>>(
-            integrator_, models, soa(), record(), k, t, h, torque, force, h_previous);
+            integrator_, models, soa(), record(), k, t, h, torque, force, h_previous, initial);
       check(cudaGetLastError(), "step_bodies_with_loads launch");
     });
+    if (initial_.size()) {  // the first step has read them
+      check(cudaStreamSynchronize(stream), "BatchStepper first step");
+      initial_ = DeviceArray<Kinematics>();
+    }
   }
 
   LoadTiming load_timing() const { return timing_; }
@@ -133,6 +141,7 @@ class BatchStepper {
   DeviceArray<S> state_;
   DeviceArray<Status> status_;
   DeviceArray<index_t> iterations_, failed_step_;
+  DeviceArray<Kinematics> initial_;  ///< the initial kinematics until the first step
 };
 
 }  // namespace quatstep::cuda

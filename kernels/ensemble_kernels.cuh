@@ -65,7 +65,8 @@ __global__ void __launch_bounds__(block_size)
 
 /// One step (step index k, from t to t + h; the last one of size h_previous) of every body with the
 /// external spatial torque and force of this step (3 × bodies arrays, component-major; null for
-/// none), given as Timing says (coupled_step.hpp).
+/// none), given as Timing says (coupled_step.hpp); on the first step, initialized anew from
+/// `initial` with those loads first (null on the others).
 template <LoadTiming Timing, class Integrator>
 __global__ void __launch_bounds__(block_size)
     step_bodies_with_loads(Integrator integrator, CoupledModels<typename Integrator::ModelType> models,
@@ -73,9 +74,10 @@ __global__ void __launch_bounds__(block_size)
                            typename Integrator::Scalar t, typename Integrator::Scalar h,
                            const typename Integrator::Scalar* __restrict__ torque,
                            const typename Integrator::Scalar* __restrict__ force,
-                           typename Integrator::Scalar h_previous) {
+                           typename Integrator::Scalar h_previous, const KinematicsOf<Integrator>* __restrict__ initial) {
   const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-  if (i < state.bodies) step_body_coupled<Timing>(integrator, models, state, record, i, k, t, h, torque, force, h_previous);
+  if (i < state.bodies)
+    step_body_coupled<Timing>(integrator, models, state, record, i, k, t, h, torque, force, h_previous, initial);
 }
 
 /// write_body_kinematics (coupled_step.hpp) of every body.

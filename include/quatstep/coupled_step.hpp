@@ -75,13 +75,20 @@ enum class LoadTiming : int { at_start, held };
 /// k − 1; 0 on the first step). A body whose status is not ok is left untouched. Timing is a
 /// template parameter so that a held step's code has no trace of the other: the loads of the held
 /// components, which only at_start reads, are then dead and never issued.
+/// `initial` (the first step of a batch only, else null): the bodies' initial kinematics, from
+/// which body i is initialized anew at t with this step's loads before it steps, so that what an
+/// integrator derives from the loads at the start (the HHT family's and Simo–Vu-Quoc's
+/// accelerations, a splitting's held torque) includes the caller's first loads — initialized with
+/// the models' own loads alone, the HHT family kept a velocity offset of (1 − γ)h·F/m for a constant
+/// force F ever after. A body whose initialization fails there fails at step k.
 template <LoadTiming Timing, class Integrator>
 QS_HD void step_body_coupled(const Integrator& integrator,
                              const CoupledModels<typename Integrator::ModelType>& models,
                              const SoaView<typename Integrator::Scalar>& state_soa, const BodyRecord& record,
                              index_t i, index_t k, typename Integrator::Scalar t, typename Integrator::Scalar h,
                              const typename Integrator::Scalar* torque, const typename Integrator::Scalar* force,
-                             typename Integrator::Scalar h_previous) {
+                             typename Integrator::Scalar h_previous,
+                             const KinematicsOf<Integrator>* initial = nullptr) {
   using S = typename Integrator::Scalar;
   using State = typename Integrator::State;
   static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
@@ -94,6 +101,15 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   // at_start redoes the last end impulse from the loads it held: those are carried between steps
   constexpr bool at_start = redoes_end_impulse<Integrator>::value && Timing == LoadTiming::at_start;
   with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
+    if (initial) {
+      State fresh{};
+      status = integrator.initialize(model, initial[i], t, fresh);
+      if (status != Status::ok) {  // the body keeps the state of its constructor
+        record.failed_step[i] = k;
+        return;
+      }
+      s = fresh;
+    }
     step_body_with_loads(integrator, model, s, status, iterations, record, i, k, t, h, at_start ? h_previous : S(0));
     if constexpr (at_start) store_components<carried_components<State>, stepped_components<State>>(s, state_soa, i);
   });

@@ -740,6 +740,10 @@ class BatchStepper:
     inside or at the end of the step; a splitting at its default ``order=4`` with ``"at_start"`` warns
     so). ``"held"`` — the loads stand for the whole step (a signal of time sampled at the step's
     midpoint).
+
+    The first :meth:`step` initializes every body anew with its loads, so the initial accelerations
+    of the HHT family and Simo–Vu-Quoc include them (a constant load given every step is that load in
+    the model, bit for bit); before it, :meth:`kinematics` reads the initial state.
     """
 
     def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,

@@ -1,5 +1,6 @@
 """quatstep.BatchStepper on the CPU: NumPy torques and forces, the kinematics written into the caller's
-arrays in place; constant loads are the CPU ensemble's model loads bit for bit; a caller's gravity torque
+arrays in place; constant loads are the CPU ensemble's model loads bit for bit (the HHT family's initial
+accelerations include the first step's loads); a caller's gravity torque
 from the kinematics each step starts from is the top with gravity in the model (at_start), to round-off;
 a body with NaN loads fails alone; wrong arrays and choices are refused with messages that say why."""
 
@@ -66,6 +67,27 @@ def test_loads_of_the_start_state_are_the_models_own():
         batch.kinematics(q)
         distance = min(np.linalg.norm(q[:, 0] - expected), np.linalg.norm(q[:, 0] + expected))
         assert (distance < 1e-9) if near else (distance > 1e-2), (loads, distance)
+
+
+def test_the_hht_family_starts_from_the_callers_first_loads():
+    """The first step initializes the bodies with its loads: under a constant force from the caller,
+    the velocity of an HHT-family body is v0 + t·(g + F/m), as with the force in the model (bit for
+    bit); initialized with the model's own loads alone it kept an offset of (1 − γ)h·F/m ever after."""
+    n, h, steps, mass = 3, 1.0 / 512, 256, 2.0
+    force = np.array([1.0, -2.0, 3.0])
+    params = dict(PARAMETERS, mass=mass)
+    for method in ("hht", "modified_hht", "simo_vu_quoc"):
+        batch = cpu_stepper("free_rigid_body", method, parameters=params)
+        loads = np.repeat(force[:, None], n, axis=1)
+        for _ in range(steps):
+            batch.step(h, None, loads)
+        velocity = np.empty((3, n))
+        batch.kinematics(velocity=velocity)
+        expected = steps * h * (np.asarray(PARAMETERS["gravity"]) + force / mass)
+        np.testing.assert_allclose(velocity.T, np.tile(expected, (n, 1)), rtol=0, atol=1e-12, err_msg=method)
+        cpu = quatstep.Ensemble("free_rigid_body", method, dt=h, parameters=dict(params, force=force.tolist()))
+        cpu.advance(steps)
+        np.testing.assert_array_equal(velocity.T, cpu.velocity, err_msg=method)
 
 
 def test_a_body_with_nan_loads_fails_alone():
