@@ -31,7 +31,7 @@
 // centre of mass, of which a step reads nothing but the state and the torque. Integrators that keep the
 // end torque of a step for the next one (the splittings, explicit Newmark, Zupan3) evaluate it anew
 // with the step's loads (ensemble.hpp, step_body_with_loads), so every step sees only its own. Every
-// call is asynchronous on the given stream but the first step, which synchronises it once to free
+// call is asynchronous on the given stream except the first step, which synchronises it once to free
 // the initial kinematics; failures are per body (status()), never a stalled launch.
 #pragma once
 
