@@ -93,12 +93,10 @@ TEST(PrincipalAxes, FrameIsARotationInTheRequestedOrder) {
   EXPECT_LT((d - Mat3<double>(d.diagonal().asDiagonal())).norm(), 1e-14 * j.norm());
 }
 
-TEST(FreeRotationFlows, TimesUnitIsTheQuaternionProduct) {
-  Random rnd(11);
-  const Vec4<double> q = 1.7 * rnd.unit_quaternion();
-  EXPECT_EQ(times_unit<0>(q), quat_mul<double>(q, Vec4<double>(0, 1, 0, 0)));
-  EXPECT_EQ(times_unit<1>(q), quat_mul<double>(q, Vec4<double>(0, 0, 1, 0)));
-  EXPECT_EQ(times_unit<2>(q), quat_mul<double>(q, Vec4<double>(0, 0, 0, 1)));
+/// The rotations of d applied: (q, p) ← (q ∘ (1 + d), p ∘ (1 + d)), as RigidBodySplitting's drift does.
+void rotate(const Vec4<double>& d, Vec4<double>& q, Vec4<double>& p) {
+  q += quat_mul(q, d);
+  p += quat_mul(p, d);
 }
 
 /// Solution of Hamilton's equations q̇ = ½ q ∘ (0, Ω), ṗ = ½ p ∘ (0, Ω), Ω = ∇f(L), by RK4 at a tiny
@@ -129,17 +127,51 @@ TEST(FreeRotationFlows, AxisAndSphericalFlowsSolveHamiltonsEquationsOffTheUnitSp
   // a generic point of R⁸: |q| ≠ 1 and pᵀq ≠ 0, where the flows are still exact
   const Vec4<double> q0 = 1.3 * rnd.unit_quaternion(), p0 = rnd.vector<4>(3.0);
   const double c = 0.7, t = 1.9;
-  Vec4<double> q = q0, p = p0, qr = q0, pr = p0;
-  axis_flow<1>(c, t, q, p);
-  hamiltonian_rk4([&](const Vec3<double>& l) { return Vec3<double>(0, c * l[1], 0); }, qr, pr, t, 20000);
+  Vec4<double> q = q0, p = p0, qr = q0, pr = p0, d = Vec4<double>::Zero();
+  Vec3<double> l = body_momentum(q0, p0);
+  axis_flow<1>(c, t, l, d);
+  rotate(d, q, p);
+  hamiltonian_rk4([&](const Vec3<double>& m) { return Vec3<double>(0, c * m[1], 0); }, qr, pr, t, 20000);
   const double axis = std::max((q - qr).norm(), (p - pr).norm());
-  q = q0, p = p0, qr = q0, pr = p0;
-  spherical_flow(c, t, q, p);
-  hamiltonian_rk4([&](const Vec3<double>& l) { return Vec3<double>(c * l); }, qr, pr, t, 20000);
+  const double axis_momentum = (l - body_momentum(q, p)).norm();  // the L axis_flow turned
+  q = q0, p = p0, qr = q0, pr = p0, d = Vec4<double>::Zero();
+  l = body_momentum(q0, p0);
+  spherical_flow(c, t, l, d);
+  rotate(d, q, p);
+  hamiltonian_rk4([&](const Vec3<double>& m) { return Vec3<double>(c * m); }, qr, pr, t, 20000);
   const double spherical = std::max((q - qr).norm(), (p - pr).norm());
-  std::printf("measured: axis flow %.2g, spherical flow %.2g from RK4 at h = t/20000\n", axis, spherical);
+  const double spherical_momentum = (l - body_momentum(q, p)).norm();
+  std::printf("measured: axis flow %.2g, spherical flow %.2g from RK4 at h = t/20000; their L %.2g, %.2g from (q, p)\n",
+              axis, spherical, axis_momentum, spherical_momentum);
   EXPECT_LT(axis, 1e-12);       // measured 1.3e-14 (the RK4 reference's own error)
   EXPECT_LT(spherical, 1e-12);  // measured 1.7e-14
+  EXPECT_LT(axis_momentum, 1e-13 * l.norm());
+  EXPECT_LT(spherical_momentum, 1e-13 * l.norm());
+}
+
+// A product of flows taken as one increment (then_rotate) is the flows applied one after the other.
+TEST(FreeRotationFlows, AProductOfFlowsIsTheFlowsInTurn) {
+  Random rnd(13);
+  const Vec4<double> q0 = 1.3 * rnd.unit_quaternion(), p0 = rnd.vector<4>(3.0);
+  const double c = 0.7, t = 1.9;
+  Vec4<double> q = q0, p = p0, d = Vec4<double>::Zero();
+  Vec3<double> l = body_momentum(q0, p0);
+  axis_flow<0>(c, t, l, d);
+  spherical_flow(0.3, t, l, d);
+  axis_flow<2>(1.1, 0.5 * t, l, d);
+  rotate(d, q, p);
+  Vec4<double> qs = q0, ps = p0;
+  auto one = [&](auto flow) {
+    Vec4<double> e = Vec4<double>::Zero();
+    Vec3<double> m = body_momentum(qs, ps);
+    flow(m, e);
+    rotate(e, qs, ps);
+  };
+  one([&](Vec3<double>& m, Vec4<double>& e) { axis_flow<0>(c, t, m, e); });
+  one([&](Vec3<double>& m, Vec4<double>& e) { spherical_flow(0.3, t, m, e); });
+  one([&](Vec3<double>& m, Vec4<double>& e) { axis_flow<2>(1.1, 0.5 * t, m, e); });
+  EXPECT_LT(std::max((q - qs).norm(), (p - ps).norm()), 1e-13);
+  EXPECT_LT((l - body_momentum(q, p)).norm(), 1e-13 * l.norm());
 }
 
 TEST(Composition, WeightsSumToOneAreSymmetricAndCancelTheOddErrorTerms) {

@@ -255,34 +255,27 @@ struct ExactFreeFlow {
     exchange_if_less(moments, order[1], order[0]);
   }
 
-  /// (q, p) as the columns of one matrix, so that choose can take either flow per body.
+  /// r − 1 of the exact free flow over t from body momentum L.
   template <class S>
-  using Pair = Eigen::Matrix<S, 4, 2>;
-
-  template <class S>
-  QS_HD static void drift(const Vec3<S>& inverse, S t, Vec4<S>& q, Vec4<S>& p) {
+  QS_HD static Vec4<S> rotation(const Vec3<S>& inverse, S t, const Vec3<S>& L) {
     using math::choose;
     using math::is_equal;
     const auto symmetric = [&](auto axis, S spherical, S about_axis) {  // two equal moments
-      Vec4<S> q1 = q, p1 = p;
-      spherical_flow(spherical, t, q1, p1);
-      axis_flow<decltype(axis)::value>(about_axis, t, q1, p1);
-      return Pair<S>((Pair<S>() << q1, p1).finished());
+      Vec3<S> l = L;
+      Vec4<S> d = Vec4<S>::Zero();
+      spherical_flow(spherical, t, l, d);
+      axis_flow<decltype(axis)::value>(about_axis, t, l, d);
+      return d;
     };
-    const Pair<S> qp = choose(
+    return choose(
         is_equal(inverse[0], inverse[1]),  // symmetric about axis 2 (or spherical)
         [&] { return symmetric(std::integral_constant<int, 2>{}, inverse[0], S(inverse[2] - inverse[0])); },
         [&] {
           return choose(
               is_equal(inverse[1], inverse[2]),  // symmetric about axis 0
               [&] { return symmetric(std::integral_constant<int, 0>{}, inverse[1], S(inverse[0] - inverse[1])); },
-              [&] {
-                const Vec4<S> r_minus_one = exact_free_rotation(inverse, body_momentum(q, p), t);
-                return Pair<S>((Pair<S>() << Vec4<S>(q + quat_mul(q, r_minus_one)),
-                                Vec4<S>(p + quat_mul(p, r_minus_one))).finished());
-              });
+              [&] { return exact_free_rotation(inverse, L, t); });
         });
-    q = qp.col(0), p = qp.col(1);
   }
 };
 

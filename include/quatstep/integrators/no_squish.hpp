@@ -46,15 +46,18 @@ struct NoSquishFlow {
     order[0] = a, order[1] = b, order[2] = c;
   }
 
-  /// R₀(t/2) ∘ R₁(t/2) ∘ R₂(t) ∘ R₁(t/2) ∘ R₀(t/2) with R_k the flow of ½ L_k²/I_k.
+  /// r − 1 of R₀(t/2) ∘ R₁(t/2) ∘ R₂(t) ∘ R₁(t/2) ∘ R₀(t/2) from body momentum L, with R_k the flow
+  /// of ½ L_k²/I_k.
   template <class S>
-  QS_HD static void drift(const Vec3<S>& inverse_moments, S t, Vec4<S>& q, Vec4<S>& p) {
+  QS_HD static Vec4<S> rotation(const Vec3<S>& inverse_moments, S t, Vec3<S> L) {
     const S half = S(0.5) * t;
-    axis_flow<0>(inverse_moments[0], half, q, p);
-    axis_flow<1>(inverse_moments[1], half, q, p);
-    axis_flow<2>(inverse_moments[2], t, q, p);
-    axis_flow<1>(inverse_moments[1], half, q, p);
-    axis_flow<0>(inverse_moments[0], half, q, p);
+    Vec4<S> d = Vec4<S>::Zero();
+    axis_flow<0>(inverse_moments[0], half, L, d);
+    axis_flow<1>(inverse_moments[1], half, L, d);
+    axis_flow<2>(inverse_moments[2], t, L, d);
+    axis_flow<1>(inverse_moments[1], half, L, d);
+    axis_flow<0>(inverse_moments[0], half, L, d);
+    return d;
   }
 };
 

@@ -61,15 +61,17 @@ struct SymmetricSplittingFlow {
     }
   }
 
-  /// B(t/2) ∘ Top(t) ∘ B(t/2).
+  /// r − 1 of B(t/2) ∘ Top(t) ∘ B(t/2) from body momentum L.
   template <class S>
-  QS_HD static void drift(const Vec3<S>& inverse_moments, S t, Vec4<S>& q, Vec4<S>& p) {
+  QS_HD static Vec4<S> rotation(const Vec3<S>& inverse_moments, S t, Vec3<S> L) {
     const S half = S(0.5) * t;
     const S remainder = inverse_moments[1] - inverse_moments[0];  // 1/I_b − 1/I_a
-    axis_flow<1>(remainder, half, q, p);
-    spherical_flow(inverse_moments[0], t, q, p);
-    axis_flow<2>(inverse_moments[2] - inverse_moments[0], t, q, p);
-    axis_flow<1>(remainder, half, q, p);
+    Vec4<S> d = Vec4<S>::Zero();
+    axis_flow<1>(remainder, half, L, d);
+    spherical_flow(inverse_moments[0], t, L, d);
+    axis_flow<2>(inverse_moments[2] - inverse_moments[0], t, L, d);
+    axis_flow<1>(remainder, half, L, d);
+    return d;
   }
 };
 
