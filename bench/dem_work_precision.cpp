@@ -1,6 +1,7 @@
 // Work–precision of the DEM coupling on the CPU, float, one core: quatstep's NoSquish at order 2
-// through the coupled step (coupled_step.hpp, the function BatchStepper's kernel calls, bodies
-// stepped from their inertia and mass), on the orientation alone (HeavyTop about its centre of mass,
+// through CpuBatchStepper (host/cpu_batch_stepper.hpp: the coupled-step API a granular code links,
+// OpenMP held to one thread; bodies stepped from their inertia and mass by the function
+// BatchStepper's kernel calls), on the orientation alone (HeavyTop about its centre of mass,
 // the peer's work) and on free bodies (FreeRigidBody: the centre of mass drifts besides), its loads
 // given at the step's start (LoadTiming::at_start, the default) and, for the free body, held over
 // the step (LoadTiming::held), against the float semi-implicit Euler peer
@@ -9,7 +10,7 @@
 //
 //   dem_work_precision [--markdown FILE]
 //
-// The caller's loop, as a granular code runs it: read each body's kinematics, compute its spatial
+// The caller's loop, as a granular code runs it: read the bodies' kinematics, compute each spatial
 // torque from them, step. The torque stands for a contact: a fixed spatial force f_i at a body point
 // a_i with rolling friction, τ = (R(q) a_i) × f_i − c R(q) ω, so it depends on the orientation and
 // the spin. 1024 bodies: principal moments of boxes with sides in [0.5, 1.5] and unit mass, random
@@ -30,9 +31,13 @@
 #include <string>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cpu_batch_stepper.hpp"
 #include "peers/rotation_ode.hpp"
 #include "peers/semi_implicit_euler_step.hpp"
-#include "quatstep/coupled_step.hpp"
 #include "quatstep/integrators/no_squish.hpp"
 #include "quatstep/models/free_rigid_body.hpp"
 #include "quatstep/models/heavy_top.hpp"
@@ -111,7 +116,8 @@ double thread_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-/// A coupled stepper of the float batch: kinematics(i) → (q, ω body), step(h, spatial torques).
+/// A coupled stepper of the float batch: kinematics(q, ω body) of every body (4 × and 3 × bodies,
+/// component-major), step(h, spatial torques (3 × bodies)).
 struct Result {
   double error = 0, step_seconds = 0, loop_seconds = 0;
 };
@@ -122,16 +128,17 @@ Result run(const std::vector<Particle>& p, const std::vector<Vec4<double>>& refe
   Result best{0, 1e300, 1e300};
   for (int repeat = 0; repeat < 3; ++repeat) {
     Stepper stepper(p);
-    std::vector<float> torque(3 * bodies);
+    std::vector<float> q(4 * bodies), w(3 * bodies), torque(3 * bodies);
+    auto quaternion = [&](index_t i) { return Vec4<float>(q[i], q[bodies + i], q[2 * bodies + i], q[3 * bodies + i]); };
     const float h = float(end_time / double(n));
     double step_time = 0;
     const double loop_start = thread_seconds();
     for (long k = 0; k < n; ++k) {
+      stepper.kinematics(q.data(), w.data());
       for (index_t i = 0; i < bodies; ++i) {
-        Vec4<float> q;
-        Vec3<float> w;
-        stepper.kinematics(i, q, w);
-        const Vec3<float> tau = contact_torque(q, w, p[i].lever.cast<float>().eval(), p[i].force.cast<float>().eval());
+        const Vec3<float> omega(w[i], w[bodies + i], w[2 * bodies + i]);
+        const Vec3<float> tau =
+            contact_torque(quaternion(i), omega, p[i].lever.cast<float>().eval(), p[i].force.cast<float>().eval());
         for (int c = 0; c < 3; ++c) torque[c * bodies + i] = tau[c];
       }
       const double t0 = thread_seconds();
@@ -139,14 +146,11 @@ Result run(const std::vector<Particle>& p, const std::vector<Vec4<double>>& refe
       step_time += thread_seconds() - t0;
     }
     const double loop_time = thread_seconds() - loop_start;
+    stepper.kinematics(q.data(), w.data());
     double error = 0;
     for (index_t j = 0; j < checked; ++j) {
-      const index_t i = j * (bodies / checked);
-      Vec4<float> q;
-      Vec3<float> w;
-      stepper.kinematics(i, q, w);
-      const Vec4<double> qd = q.cast<double>() / double(q.cast<double>().norm());
-      error = std::max(error, geodesic_angle(reference[j], qd));
+      const Vec4<double> qd = quaternion(j * (bodies / checked)).template cast<double>();
+      error = std::max(error, geodesic_angle(reference[j], Vec4<double>(qd / qd.norm())));
     }
     best.error = error;
     best.step_seconds = std::min(best.step_seconds, step_time);
@@ -156,41 +160,16 @@ Result run(const std::vector<Particle>& p, const std::vector<Vec4<double>>& refe
 }
 
 /// quatstep: NoSquish at order 2 on Body (HeavyTop<float> about the centre of mass: the orientation
-/// alone, the peer's work; FreeRigidBody<float>: a free drift of the centre of mass besides), the
-/// coupled step of BatchStepper's kernel.
+/// alone, the peer's work; FreeRigidBody<float>: a free drift of the centre of mass besides) in
+/// CpuBatchStepper, the coupled-step API on the CPU.
 template <class Body, LoadTiming Timing>
 class NoSquishCoupled {
  public:
   using Integrator = NoSquish<Body>;
-  using State = typename Integrator::State;
 
-  explicit NoSquishCoupled(const std::vector<Particle>& p)
-      : state_(std::size_t(State::size) * bodies), inertial_(std::size_t(CoupledModels<Body>::inertial_scalars) * bodies),
-        status_(bodies, Status::ok), iterations_(bodies, 0), failed_(bodies, -1) {
-    for (index_t i = 0; i < bodies; ++i) {
-      const Body b = Body::unloaded(Mat3<float>(p[i].inertia.cast<float>().asDiagonal()), 1.0f);
-      RigidBodyKinematics<float> k;
-      k.quaternion = p[i].q.cast<float>();
-      k.omega_body = p[i].w.cast<float>();
-      initialize_body(integrator_, b, k, soa(), record(), i, 0.0f, SampleView<float>{nullptr, bodies, 0, 0, 1, 0});
-      CoupledModels<Body>::store_inertial(b, inertial_.data(), bodies, i);
-    }
-  }
-  void kinematics(index_t i, Vec4<float>& q, Vec3<float>& w) const {
-    State s;
-    load_state(SoaView<const float>{state_.data(), bodies}, i, s);
-    const auto k = integrator_.kinematics(model(i), s);
-    q = k.quaternion;
-    w = k.omega_body;
-  }
-  void step(float h, const float* torque) {
-    const CoupledModels<Body> models{nullptr, SoaView<const float>{inertial_.data(), bodies}};
-    for (index_t i = 0; i < bodies; ++i)
-      step_body_coupled<Timing>(integrator_, models, soa(), record(), i, steps_, t_, h, torque, nullptr, h_previous_);
-    t_ += h;
-    h_previous_ = h;
-    ++steps_;
-  }
+  explicit NoSquishCoupled(const std::vector<Particle>& p) : batch_(make(), models(p), initial(p), 0.0f, Timing) {}
+  void kinematics(float* q, float* w) const { batch_.kinematics(q, w, nullptr, nullptr); }
+  void step(float h, const float* torque) { batch_.step(h, torque, nullptr); }
 
  private:
   static Integrator make() {
@@ -198,18 +177,21 @@ class NoSquishCoupled {
     settings.order = 2;
     return Integrator(settings);
   }
-  Body model(index_t i) const {
-    return CoupledModels<Body>{nullptr, SoaView<const float>{inertial_.data(), bodies}}(i);
+  static std::vector<Body> models(const std::vector<Particle>& p) {
+    std::vector<Body> m;
+    for (const Particle& b : p) m.push_back(Body::unloaded(Mat3<float>(b.inertia.cast<float>().asDiagonal()), 1.0f));
+    return m;
   }
-  SoaView<float> soa() { return {state_.data(), bodies}; }
-  BodyRecord record() { return {status_.data(), iterations_.data(), failed_.data()}; }
+  static std::vector<KinematicsOf<Integrator>> initial(const std::vector<Particle>& p) {
+    std::vector<KinematicsOf<Integrator>> k(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      k[i].quaternion = p[i].q.cast<float>();
+      k[i].omega_body = p[i].w.cast<float>();
+    }
+    return k;
+  }
 
-  Integrator integrator_ = make();
-  std::vector<float> state_, inertial_;
-  std::vector<Status> status_;
-  std::vector<index_t> iterations_, failed_;
-  float t_ = 0, h_previous_ = 0;
-  index_t steps_ = 0;
+  CpuBatchStepper<Integrator> batch_;
 };
 
 /// The peer: the float semi-implicit Euler as a coupled step (its state and parameters loaded and
@@ -222,9 +204,11 @@ class PeerCoupled {
       params_[i].inertia = p[i].inertia.cast<float>();
     }
   }
-  void kinematics(index_t i, Vec4<float>& q, Vec3<float>& w) const {
-    q = x_[i].q;
-    w = x_[i].w;
+  void kinematics(float* q, float* w) const {
+    for (index_t i = 0; i < bodies; ++i) {
+      for (int c = 0; c < 4; ++c) q[c * bodies + i] = x_[i].q[c];
+      for (int c = 0; c < 3; ++c) w[c * bodies + i] = x_[i].w[c];
+    }
   }
   void step(float h, const float* torque) {
     for (index_t i = 0; i < bodies; ++i) {
@@ -257,6 +241,9 @@ int main(int argc, char** argv) {
   std::string markdown;
   for (int a = 1; a + 1 < argc; a += 2)
     if (std::strcmp(argv[a], "--markdown") == 0) markdown = argv[a + 1];
+#ifdef _OPENMP
+  omp_set_num_threads(1);  // one core: the times are the calling thread's CPU time
+#endif
   const std::vector<Particle> p = particles();
   std::vector<Vec4<double>> reference(checked);
   for (index_t j = 0; j < checked; ++j) reference[j] = reference_orientation(p[j * (bodies / checked)]);
