@@ -48,14 +48,24 @@ QS_HD S half_plane_angle(S s, S c) {
   return choose(is_less(s, S(0)), [&] { return S(-math::angle(S(-s), c)); }, [&] { return math::angle(s, c); });
 }
 
-/// u(L): the unit quaternion of the rotation taking σe₃ to L/|L| about σe₃ × L (F6); never singular,
-/// since σL₃ ≥ 0.
+/// The frames (F6) at both ends of a step from L₀ to L₀ + ΔL: u(L), the unit quaternion of the
+/// rotation taking σe₃ to L/|L| about σe₃ × L, is a/|a| with a = (|L| + σL₃, −σL₂, σL₁, 0), never
+/// singular since σL₃ ≥ 0; |L| = M at both ends (the flow keeps it). The end frame, and the change
+/// u(L₀) − u(L₀ + ΔL) from Δa, as small as ΔL:
+///   a₀/|a₀| − a₁/|a₁| = (a₁ (|a₁| − |a₀|)/|a₁| − Δa)/|a₀|,   |a₁| − |a₀| = Δa·(a₀ + a₁)/(|a₀| + |a₁|).
 template <class S>
-QS_HD Vec4<S> frame_of(const Vec3<S>& l, S sigma) {
-  using std::sqrt;
-  const Vec4<S> u(sqrt(l.squaredNorm()) + sigma * l[2], -sigma * l[1], sigma * l[0], S(0));
-  return u * (S(1) / sqrt(u.squaredNorm()));
-}
+struct StepFrames {
+  Vec4<S> end, change;
+  QS_HD StepFrames(const Vec3<S>& l, const Vec3<S>& dl, S M, S sigma) {
+    using std::sqrt;
+    const Vec4<S> a0(M + sigma * l[2], -sigma * l[1], sigma * l[0], S(0));
+    const Vec4<S> da(sigma * dl[2], -sigma * dl[1], sigma * dl[0], S(0));
+    const Vec4<S> a1 = a0 + da;
+    const S n0 = sqrt(a0.squaredNorm()), n1 = sqrt(a1.squaredNorm());
+    end = a1 * (S(1) / n1);
+    change = (end * (da.dot(a0 + a1) / (n0 + n1)) - da) * (S(1) / n0);
+  }
+};
 
 /// F(φ) and Π(φ) for |φ| ≤ π/2 from s = sin φ, c = cos φ ≥ 0 and Δ² = 1 − k² s² = k'² + k² c²
 /// (DLMF 19.25.5, 19.25.14): F = s R_F(c², Δ², 1), Π = F − (n/3) s³ R_J(c², Δ², 1, 1 + n s²), from one
@@ -109,18 +119,20 @@ struct FreeMotion {
   }
 };
 
-/// What the attitude needs from u₀ to u₀ + λt: sn, cn, dn at the end (of the amplitude φ(t)), the
-/// increment ΔΠ of (F8), and ΔΘ as the rotation by half of it, (cos ΔΘ/2, sin ΔΘ/2).
+/// What the attitude needs from u₀ to u₀ + λt: the increments of sn, cn, dn (of the amplitude φ) over
+/// the step, the increment ΔΠ of (F8), and ΔΘ as the rotation by half of it, (cos ΔΘ/2, sin ΔΘ/2).
+/// Increments rather than end values: a short step's are as accurate as they are small (short_step),
+/// where an end value of order 1 carries an error of order ε into L and r every step.
 template <class S>
 struct FreeMotionStep {
-  S sn, cn, dn, third, half_theta_cos, half_theta_sin;
+  S d_sn, d_cn, d_dn, third, half_theta_cos, half_theta_sin;
 };
 /// m ? a : b field by field, for a lane type's choose (simd/lane_trig.hpp); blend is the lane type's.
 template <class Mask, class S>
 FreeMotionStep<S> blend(const Mask& m, const FreeMotionStep<S>& a, const FreeMotionStep<S>& b) {
-  return {blend(m, a.sn, b.sn),
-          blend(m, a.cn, b.cn),
-          blend(m, a.dn, b.dn),
+  return {blend(m, a.d_sn, b.d_sn),
+          blend(m, a.d_cn, b.d_cn),
+          blend(m, a.d_dn, b.d_dn),
           blend(m, a.third, b.third),
           blend(m, a.half_theta_cos, b.half_theta_cos),
           blend(m, a.half_theta_sin, b.half_theta_sin)};
@@ -140,18 +152,24 @@ QS_HD FreeMotionStep<S> short_step(const FreeMotion<S>& m, S du) {
   FreeMotionStep<S> r;
   S s1, c1, d1;
   math::jacobi_sncndn(du, m.mc, s1, c1, d1);
-  const S scale = S(1) / (S(1) - m.k2 * (m.s0 * m.s0) * (s1 * s1));
-  r.sn = (m.s0 * c1 * d1 + s1 * m.c0 * m.d0) * scale;
-  r.cn = (m.c0 * c1 - m.s0 * s1 * m.d0 * d1) * scale;
-  r.dn = (m.d0 * d1 - m.k2 * m.s0 * s1 * m.c0 * c1) * scale;
+  // The addition theorems less the values at u₀, over their common denominator 1 − k² s₀² s₁², with
+  // cn λt − 1 = −sn²/(1 + cn) and dn λt − 1 = −k² sn²/(1 + dn): every term is of the step's order.
+  const S c1_minus_one = -(s1 * s1) / (S(1) + c1), d1_minus_one = -m.k2 * (s1 * s1) / (S(1) + d1);
+  const S k2_s0_s1 = m.k2 * m.s0 * s1, extra = k2_s0_s1 * m.s0 * s1;  // k² s₀ s₁, k² s₀² s₁²
+  const S scale = S(1) / (S(1) - extra);
+  r.d_sn = (m.s0 * (c1_minus_one * d1 + d1_minus_one + extra) + s1 * m.c0 * m.d0) * scale;
+  r.d_cn = (m.c0 * (c1_minus_one + extra) - m.s0 * s1 * m.d0 * d1) * scale;
+  r.d_dn = (m.d0 * (d1_minus_one + extra) - k2_s0_s1 * m.c0 * c1) * scale;
+  const S sn = m.s0 + r.d_sn, cn = m.c0 + r.d_cn;
   const exact_free_flow_detail::Amplitude<S> step(s1, c1, m.mc + m.k2 * c1 * c1, m.n);
-  const S product = r.sn * m.s0 * s1;
-  const S gamma = (S(1) + m.n * r.sn * r.sn) * (S(1) + m.n * m.s0 * m.s0) * (S(1) + m.n * s1 * s1);
+  const S product = sn * m.s0 * s1;
+  const S gamma = (S(1) + m.n * sn * sn) * (S(1) + m.n * m.s0 * m.s0) * (S(1) + m.n * s1 * s1);
   const S delta = m.n * (S(1) + m.n) * (m.k2 + m.n);
   r.third = step.third - m.n * product * math::carlson_rc(gamma - delta * product * product, gamma);
   // ΔΘ: the angle of w = (cn + i√(1+n) sn)(c₀ − i√(1+n) s₀). Its half angle (in (−π/2, π/2)) is that
   // of |w| + w, or, without the cancellation for Re w < 0, of sign(Im w)·(Im w + i(|w| − Re w)).
-  const S re = r.cn * m.c0 + (S(1) + m.n) * r.sn * m.s0, im = sqrt(S(1) + m.n) * (r.sn * m.c0 - r.cn * m.s0);
+  // Im w = √(1+n)(sn c₀ − cn s₀) from the increments, as small as they are.
+  const S re = cn * m.c0 + (S(1) + m.n) * sn * m.s0, im = sqrt(S(1) + m.n) * (r.d_sn * m.c0 - r.d_cn * m.s0);
   const S w = sqrt(re * re + im * im);
   const auto re_non_negative = is_less_equal(S(0), re), im_negative = is_less(im, S(0));
   const S hc = select(re_non_negative, S(w + re), select(im_negative, S(-im), im));
@@ -169,6 +187,7 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   using std::sqrt;
   using namespace exact_free_flow_detail;
   namespace d = exact_free_flow_detail;
+  S sn, cn, dn;
   FreeMotionStep<S> r;
   // φ₀ = m₀π + φ_r, |φ_r| ≤ π/2
   const auto c0_negative = is_less(m.c0, S(0));
@@ -178,8 +197,8 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   const d::Amplitude<S> start(s0, c0, m.mc + m.k2 * c0 * c0, m.n);
   const S u = (S(2) * quarter * m0 + start.first) + du;
   const S m1 = floor(u / (S(2) * quarter) + S(0.5));
-  math::jacobi_sncndn(u - S(2) * quarter * m1, m.mc, r.sn, r.cn, r.dn);
-  const d::Amplitude<S> end(r.sn, r.cn, m.mc + m.k2 * r.cn * r.cn, m.n);
+  math::jacobi_sncndn(u - S(2) * quarter * m1, m.mc, sn, cn, dn);
+  const d::Amplitude<S> end(sn, cn, m.mc + m.k2 * cn * cn, m.n);
   const S turns = m1 - m0;
   const S complete = choose(
       is_equal(turns, S(0)), [] { return S(0); },
@@ -187,18 +206,18 @@ QS_HD FreeMotionStep<S> long_step(const FreeMotion<S>& m, S du) {
   r.third = S(2) * turns * complete + (end.third - start.third);
   const S root_1n = sqrt(S(1) + m.n);
   const S theta = turns * S(3.14159265358979323846264338327950288) +
-                  (d::half_plane_angle(root_1n * r.sn, r.cn) - d::half_plane_angle(root_1n * s0, c0));
+                  (d::half_plane_angle(root_1n * sn, cn) - d::half_plane_angle(root_1n * s0, c0));
   using math::sincos;
   sincos(S(0.5) * theta, r.half_theta_sin, r.half_theta_cos);
   const S odd = m1 - S(2) * floor(S(0.5) * m1);  // sn and cn change sign with each half period
   const auto even = is_equal(odd, S(0));
-  r.sn = select(even, r.sn, S(-r.sn)), r.cn = select(even, r.cn, S(-r.cn));
+  r.d_sn = select(even, sn, S(-sn)) - m.s0, r.d_cn = select(even, cn, S(-cn)) - m.c0, r.d_dn = dn - m.d0;
   return r;
 }
 
 namespace exact_free_flow_detail {
 
-/// exact_free_rotation for L ≠ 0.
+/// exact_free_rotation for L ≠ 0: r − 1 (F6).
 template <class S>
 QS_HD Vec4<S> rotation_of_moving_body(const Vec3<S>& inverse, const Vec3<S>& L, S t) {
   using std::sqrt;
@@ -209,18 +228,24 @@ QS_HD Vec4<S> rotation_of_moving_body(const Vec3<S>& inverse, const Vec3<S>& L, 
   const auto short_enough = is_less_equal(du, quarter_turn) && is_less_equal(-quarter_turn, du);
   const FreeMotionStep<S> e = choose(short_enough, [&] { return short_step(m, du); }, [&] { return long_step(m, du); });
   const S psi = m.sigma * m.M * t * m.i[2] + sqrt(S(1) + m.n) * (m.M / m.a3) * e.third;  // (F8) but −ΔΘ
-  const Vec3<S> lt(m.a1 * e.cn, m.a2 * e.sn, m.sigma * m.a3 * e.dn);                     // (F2)
+  const Vec3<S> dl(m.a1 * e.d_cn, m.a2 * e.d_sn, m.sigma * m.a3 * e.d_dn);  // L(t) − L(0) (F2)
   using math::sincos;  // a custom scalar's own sincos by argument-dependent lookup
   S sh, ch;
   sincos(S(0.5) * psi, sh, ch);  // then the half angle less ΔΘ/2:
   const S c = ch * e.half_theta_cos + sh * e.half_theta_sin, s = sh * e.half_theta_cos - ch * e.half_theta_sin;
-  const Vec4<S> r = quat_mul(quat_mul(d::frame_of(m.l, m.sigma), Vec4<S>(c, S(0), S(0), s)),
-                             quat_conj(d::frame_of(lt, m.sigma)));  // (F6)
-  // Back to the ordered axes, as r − 1 with w − 1 = −|v|²/(1 + w) (|r| = 1) for a small increment.
+  const S c_minus_one = select(is_less_equal(S(0), c), S(-(s * s) / (S(1) + c)), S(c - S(1)));
+  // r − 1 = u₀ ∘ c ∘ u₁* − 1 = u₁ ∘ (c − 1) ∘ u₁* + (u₀ − u₁) ∘ c ∘ u₁* (F6; u₁ ∘ u₁* = 1): each term
+  // of the step's order and as accurate, where the product of the frames carried an error of order ε.
+  const d::StepFrames<S> f(m.l, dl, m.M, m.sigma);
+  const Vec4<S> end_conj = quat_conj(f.end);
+  const Vec4<S> r = quat_mul(quat_mul(f.end, Vec4<S>(c_minus_one, S(0), S(0), s)), end_conj) +
+                    quat_mul(quat_mul(f.change, Vec4<S>(c, S(0), S(0), s)), end_conj);
+  // Back to the ordered axes, and w − 1 = −|v|²/(1 + w) again, which keeps |r| = 1 to a rounding of
+  // |v|² (the spatial angular momentum scales with |r|²).
   const Vec3<S> v =
       choose(m.about_last, [&] { return Vec3<S>(r[1], r[2], r[3]); }, [&] { return Vec3<S>(r[3], r[2], -r[1]); });
-  const S w_minus_one = select(is_less_equal(S(0), r[0]), S(-v.squaredNorm() / (S(1) + r[0])), S(r[0] - S(1)));
-  return Vec4<S>(w_minus_one, v[0], v[1], v[2]);
+  const S w = S(1) + r[0];
+  return Vec4<S>(select(is_less_equal(S(0), w), S(-v.squaredNorm() / (S(1) + w)), r[0]), v[0], v[1], v[2]);
 }
 
 }  // namespace exact_free_flow_detail
