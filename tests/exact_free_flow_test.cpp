@@ -229,7 +229,7 @@ TEST(ExactFreeRotation, MatchesAFineRk4) {
     worst = std::max(worst, e);
     EXPECT_LT(e, 1e-12) << c.name << ", L = " << c.l.transpose() << ", t = " << c.t;
   }
-  // measured: 4.7e-13 (many half periods 3.8e-13)
+  // measured: 4.7e-13 (many half periods 4.0e-13)
   std::printf("worst over %zu cases (40 random bodies): %.2g\n", cases.size(), worst);
 }
 
@@ -338,7 +338,7 @@ std::vector<std::pair<double, double>> invariants_drift(int order, double h, std
   return result;
 }
 
-// Rounding only: in the energy 8.0e-15, 4.2e-14, 1.6e-13 after 10⁴, 10⁵, 10⁶ steps, 4–5× per
+// Rounding only: in the energy 1.2e-14, 4.8e-14, 1.8e-13 after 10⁴, 10⁵, 10⁶ steps, ≈ 4× per
 // decade, near a random walk's √10. Before L(t) and r − 1 were computed as increments (exact_free_flow.hpp,
 // FreeMotionStep and StepFrames) it was 1.8e-14, 1.1e-13, 1.0e-12, 6–9× per decade: a bias of
 // ≲ 1e-18 per step from the end values and frames of order 1; with the reduction by half periods on
@@ -350,12 +350,12 @@ TEST(ExactFreeSplitting, EnergyAndMomentumToRoundOffOverAMillionSteps) {
   const auto d = invariants_drift<double>(2, 0.01, {10000, 100000, 1000000});  // to t = 10⁴, ≈ 48 000 rad
   for (int i = 0; i < 3; ++i)
     std::printf("double, 10^%d steps of 0.01: max |E/E₀ − 1| %.2g, |ΔL|/|L| %.2g\n", i + 4, d[i].first, d[i].second);
-  // measured: 8.0e-15, 4.2e-14, 1.6e-13 (energy); 8.5e-15, 3.0e-14, 1.4e-13 (momentum)
+  // measured: 1.2e-14, 4.8e-14, 1.8e-13 (energy); 1.7e-14, 5.5e-14, 1.8e-13 (momentum)
   EXPECT_LT(d[2].first, 5e-13);
   EXPECT_LT(d[2].second, 5e-13);
   const auto f = invariants_drift<float>(4, 0.01, {10000});
   std::printf("float, 10⁴ steps of 0.01 (order 4): max |E/E₀ − 1| %.2g, |ΔL|/|L| %.2g\n", f[0].first, f[0].second);
-  // measured: 1.2e-5, 1.1e-5 (1.8e-5, 1.7e-5 before the increments)
+  // measured: 1.3e-5, 1.1e-5 (1.8e-5, 1.7e-5 before the increments)
   EXPECT_LT(f[0].first, 4e-5);
   EXPECT_LT(f[0].second, 4e-5);
   // composition = "near_integrable": 9 flows per step instead of 3
@@ -363,7 +363,7 @@ TEST(ExactFreeSplitting, EnergyAndMomentumToRoundOffOverAMillionSteps) {
   const auto nf = invariants_drift<float>(4, 0.01, {10000}, Composition::near_integrable);
   std::printf("near_integrable, double, 10⁵ steps: %.2g, %.2g; float, 10⁴ steps: %.2g, %.2g\n", n[0].first,
               n[0].second, nf[0].first, nf[0].second);
-  // measured: 4.9e-14, 5.3e-14 (double); 5.8e-6, 5.5e-6 (float); before the increments 1.1e-12,
+  // measured: 3.9e-14, 5.5e-14 (double); 7.3e-6, 5.3e-6 (float); before the increments 1.1e-12,
   // 5.1e-14 and 1.3e-5, 1.5e-5
   EXPECT_LT(n[0].first, 2e-13);
   EXPECT_LT(n[0].second, 2e-13);

@@ -212,7 +212,11 @@ TEST(FloatPrecision, SymmetricSplitting) {
   check<SymmetricSplitting>("SymmetricSplitting", {9e-5, 8e-6, 1.2e-5, 1.1e-5}, {7e-4, 1.2e-3, 1.5e-5, 2.5e-5});
 }
 TEST(FloatPrecision, ExactFreeSplitting) {
-  // top 6.9e-5, 5.4e-6, 4.4e-6 (1.3e-14), 3.5e-6; free 2.9e-4, 2.1e-4, 8.9e-6 (7.5e-15), 2.0e-6
+  // top 6.9e-5, 5.4e-6, 4.4e-6 (1.3e-14), 3.5e-6; free 5.8e-5, 6.0e-5, 3.3e-6 (7.5e-15), 2.7e-6. The
+  // free bounds stay 3× the figures before c − 1 was taken as it is (2026-12-05): 2.9e-4, 2.1e-4,
+  // 8.9e-6, 2.0e-6. That change of rounding moved this one body 5×, but not the distribution over 256
+  // random bodies (float − double, median 1.22e-4 → 1.19e-4, worst 3.7e-3 → 2.6e-3): the free body's
+  // figure is one draw of float's rounding, and the bound allows for the draw.
   check<ExactFreeSplitting>("ExactFreeSplitting", {2.1e-4, 1.7e-5, 1.4e-5, 1.1e-5}, {9e-4, 7e-4, 2.7e-5, 6e-6});
 }
 

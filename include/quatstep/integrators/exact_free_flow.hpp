@@ -233,12 +233,12 @@ QS_HD Vec4<S> rotation_of_moving_body(const Vec3<S>& inverse, const Vec3<S>& L, 
   S sh, ch;
   sincos(S(0.5) * psi, sh, ch);  // then the half angle less ΔΘ/2:
   const S c = ch * e.half_theta_cos + sh * e.half_theta_sin, s = sh * e.half_theta_cos - ch * e.half_theta_sin;
-  const S c_minus_one = select(is_less_equal(S(0), c), S(-(s * s) / (S(1) + c)), S(c - S(1)));
   // r − 1 = u₀ ∘ c ∘ u₁* − 1 = u₁ ∘ (c − 1) ∘ u₁* + (u₀ − u₁) ∘ c ∘ u₁* (F6; u₁ ∘ u₁* = 1): each term
   // of the step's order and as accurate, where the product of the frames carried an error of order ε.
+  // c − 1 carries the absolute rounding of c, which reaches only r's scalar part, recomputed below.
   const d::StepFrames<S> f(m.l, dl, m.M, m.sigma);
   const Vec4<S> end_conj = quat_conj(f.end);
-  const Vec4<S> r = quat_mul(quat_mul(f.end, Vec4<S>(c_minus_one, S(0), S(0), s)), end_conj) +
+  const Vec4<S> r = quat_mul(quat_mul(f.end, Vec4<S>(c - S(1), S(0), S(0), s)), end_conj) +
                     quat_mul(quat_mul(f.change, Vec4<S>(c, S(0), S(0), s)), end_conj);
   // Back to the ordered axes, and w − 1 = −|v|²/(1 + w) again, which keeps |r| = 1 to a rounding of
   // |v|² (the spatial angular momentum scales with |r|²).
