@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The GPU checks of the open issues (16, 17, 20), run on a lent GPU machine (the device tool) from
+# the repository root, with the executables that bench/device_kit.sh packed here:
+#   device run: carry ["device-kit"], timeout_s 560, command "bash bench/device_checks.sh [STEP ...]"
+# Steps, in this order by default, each under its own time limit (seconds), logs and JSON in $OUT:
+#   tests     (90 each) the GPU test programs (tests/test_gpu_*, strict CPU = GPU bits among them) and
+#                   the DEM coupling example: what no CPU session can run
+#   bench     (150) bench_gpu at N = 10⁶: every integrator in double and float, the mechanisms, the
+#                   DEM coupled step against its peer, the register RK4 peer (issue 20's rates)
+#   run       (150) quatstep run of examples/monte_carlo_heavy_top.toml at 10⁶ bodies, h = 1e-4,
+#                   10⁴ steps, statistics every 100 (issue 16: ≥ 90 % of kernel-only), double and
+#                   float, then 10⁶ bodies × 51 samples of full trajectories (write rate vs dd's)
+#   adaptive  (150) bench/adaptive_gpu.py timing on the heavy tops, 10⁵ bodies (issue 17: adaptive
+#                   ≥ 70 % of the fixed rate, sorted and shuffled)
+# A step's limit stops it, not the script, and all steps end within DEVICE_CHECKS_SECONDS (540) of
+# the start, so the call returns what was measured; `summary.txt` lists each step's exit status
+# and time (exit status 124: stopped at its limit).
+set -uo pipefail
+root="$(pwd)"
+out="${OUT:-$root/device-out}"
+mkdir -p "$out"
+kit="$root/device-kit"
+[[ -f $kit/kit.tar.xz ]] || { echo "no device-kit/kit.tar.xz: run bench/device_kit.sh first, and carry device-kit" >&2; exit 2; }
+
+# The executables name the paths of the tree that built them (its build folder, examples/): make
+# that path this tree.
+built_root="$(cat "$kit/root")"
+build="$(cat "$kit/build")"
+if [[ $root != "$built_root" ]]; then
+  if [[ -e $built_root ]]; then
+    [[ "$(cd "$built_root" && pwd -P)" == "$(pwd -P)" ]] ||
+      { echo "$built_root exists and is not this tree: the kit's paths cannot resolve" >&2; exit 2; }
+  else
+    mkdir -p "$(dirname "$built_root")" && ln -s "$root" "$built_root"
+  fi
+fi
+mkdir -p "$build"
+python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$kit/kit.tar.xz" "$build" || exit 2
+libs="$build/device-lib"
+# A quatstep that finds the kit's libraries, for programs that start it (Python's own libraries
+# are not shadowed: LD_LIBRARY_PATH is set for the kit's programs alone).
+mkdir -p /tmp/device-bin
+printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s" "$@"\n' "$libs" "$build/quatstep" \
+  > /tmp/device-bin/quatstep
+chmod +x /tmp/device-bin/quatstep
+
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } \
+  > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+deadline=$(( $(date +%s) + ${DEVICE_CHECKS_SECONDS:-540} ))  # all steps together: inside the call's timeout_s
+
+step() {  # step NAME SECONDS COMMAND...: runs it under its limit (cut to the deadline), output in $out/NAME.log
+  local name=$1 limit=$2 left start rc
+  shift 2
+  left=$(( deadline - $(date +%s) - 5 ))
+  (( left < limit )) && limit=$left
+  if (( limit < 5 )); then
+    printf '%-28s not run: out of time\n' "$name" | tee -a "$out/summary.txt"
+    return
+  fi
+  start=$(date +%s%N)
+  echo "== $name (limit $limit s): $*"
+  LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$limit" "$@" > "$out/$name.log" 2>&1
+  rc=$?
+  printf '%-28s rc %3d  %6d ms%s\n' "$name" "$rc" $(( ($(date +%s%N) - start) / 1000000 )) \
+    "$( ((rc == 124)) && echo '  (stopped at its limit)')" | tee -a "$out/summary.txt"
+  tail -n 3 "$out/$name.log"
+}
+
+tests() {
+  local t
+  for t in "$build"/tests/test_gpu_*; do
+    step "${t##*/}" 90 "$t" --gtest_brief=1
+  done
+  (cd "$build/examples" && step example_dem_coupling 30 ./example_dem_coupling 1000 100)
+}
+
+bench() {
+  step bench_gpu 150 "$build/bench/bench_gpu" --benchmark_min_time=0.05 \
+    --benchmark_filter='^cuda/(double|float)/[a-z_0-9]+/1000000/|^cuda/double/mechanism/|^dem/|^peers/peer:rk4_registers/bodies:1000000/steps:1000/' \
+    --benchmark_out="$out/bench_gpu.json" --benchmark_out_format=json
+}
+
+run() {
+  local toml=/tmp/device-mc.toml precision
+  sed -e 's/^size = .*/size = 1000000/' -e 's/^t_end = .*/t_end = 1.0/' -e 's/^stride = .*/stride = 100/' \
+    "$root/examples/monte_carlo_heavy_top.toml" > "$toml"
+  for precision in double float; do
+    step "run_statistics_$precision" 40 /tmp/device-bin/quatstep run "$toml" --backend cuda \
+      --precision "$precision" -o /tmp/device-mc.h5
+  done
+  sed -e 's/^t_end = .*/t_end = 0.05/' -e 's/^stride = .*/stride = 10/' -e 's/^trajectories = .*/trajectories = "all"/' \
+    "$toml" > /tmp/device-traj.toml
+  step run_trajectories 40 /tmp/device-bin/quatstep run /tmp/device-traj.toml --backend cuda -o /tmp/device-traj.h5
+  ls -l /tmp/device-traj.h5 >> "$out/run_trajectories.log" 2>&1
+  rm -f /tmp/device-traj.h5
+  step disk_write 30 dd if=/dev/zero of=/tmp/device-dd bs=64M count=64 oflag=direct
+  rm -f /tmp/device-dd
+}
+
+adaptive() {
+  # Python without the kit's libraries; it starts quatstep through the wrapper.
+  step adaptive_timing 150 env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 \
+    python3 "$root/bench/adaptive_gpu.py" timing heavy_top /tmp/device-bin/quatstep 100000 cuda
+}
+
+for s in "${@:-tests bench run adaptive}"; do
+  for one in $s; do
+    case $one in
+      tests | bench | run | adaptive) "$one" ;;
+      *) echo "unknown step '$one' (tests, bench, run, adaptive)" >&2; exit 2 ;;
+    esac
+  done
+done
+cat "$out/summary.txt"
