@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Packs a CUDA build's GPU executables for a lent GPU machine (the device tool), to be run there by
-# bench/device_checks.sh. That machine's image has nvcc, CMake and PyTorch, not the Debian libraries
-# quatstep links (toml++, HDF5, Google Benchmark, Open MPI); nothing can be installed there, and a
-# call carries at most 64 MiB. So the executables travel built here, stripped, at their paths under
-# the build folder, with the shared libraries they load (all but the C and C++ runtimes and the
-# loader, which the machine has), in one xz archive. Measured 2026-12-05: the GPU test programs, the
+# bench/device_checks.sh. That machine's image is described as holding nvcc, CMake and PyTorch, not
+# the Debian libraries quatstep links (toml++, HDF5, Google Benchmark, Open MPI); nothing can be
+# installed there, and a call carries at most 64 MiB. So the executables travel built here,
+# stripped, at their paths under the build folder, with the shared libraries they load (all but the
+# C and C++ runtimes and the loader, which the machine has), in one xz archive. Measured 2026-12-05: the GPU test programs, the
 # DEM example, bench_gpu and the quatstep CLI, 193 MB built, 184 MB stripped, with their 43
 # libraries (25 MB), pack into 36 MB in 3 minutes.
 # Usage (here, after a CUDA build: scripts/setup.sh --tests on a machine with nvcc, or cmake with
