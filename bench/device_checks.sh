@@ -5,13 +5,15 @@
 # Steps, in this order by default, each under its own time limit (seconds), logs and JSON in $OUT:
 #   tests     (90 each) the GPU test programs (tests/test_gpu_*, strict CPU = GPU bits among them) and
 #                   the DEM coupling example: what no CPU session can run
-#   bench     (150) bench_gpu at N = 10⁶: every integrator in double and float, the mechanisms, the
-#                   DEM coupled step against its peer, the register RK4 peer (issue 20's rates)
+#   bench     (150) bench_gpu at N = 10⁶: every integrator in double and float, the DEM coupled
+#                   step against its peer, the register RK4 peer (issue 20's rates)
 #   run       (150) quatstep run of examples/monte_carlo_heavy_top.toml at 10⁶ bodies, h = 1e-4,
 #                   10⁴ steps, statistics every 100 (issue 16: ≥ 90 % of kernel-only), double and
 #                   float, then 10⁶ bodies × 51 samples of full trajectories (write rate vs dd's)
 #   adaptive  (150) bench/adaptive_gpu.py timing on the heavy tops, 10⁵ bodies (issue 17: adaptive
 #                   ≥ 70 % of the fixed rate, sorted and shuffled)
+#   mechanisms (120) bench_gpu's mechanism rows, never measured on a GPU (bench/README.md, "Mechanisms
+#                   on the GPU"); last, since no open issue waits on them
 # A step's limit stops it, not the script, and all steps end within DEVICE_CHECKS_SECONDS (540) of
 # the start, so the call returns what was measured; `summary.txt` lists each step's exit status
 # and time (exit status 124: stopped at its limit).
@@ -78,8 +80,14 @@ tests() {
 
 bench() {
   step bench_gpu 150 "$build/bench/bench_gpu" --benchmark_min_time=0.05 \
-    --benchmark_filter='^cuda/(double|float)/[a-z_0-9]+/1000000/|^cuda/double/mechanism/|^dem/|^peers/peer:rk4_registers/bodies:1000000/steps:1000/' \
+    --benchmark_filter='^cuda/(double|float)/[a-z_0-9]+/1000000/|^dem/|^peers/peer:rk4_registers/bodies:1000000/steps:1000/' \
     --benchmark_out="$out/bench_gpu.json" --benchmark_out_format=json
+}
+
+mechanisms() {
+  step bench_gpu_mechanisms 120 "$build/bench/bench_gpu" --benchmark_min_time=0.05 \
+    --benchmark_filter='^cuda/double/mechanism/' \
+    --benchmark_out="$out/bench_gpu_mechanisms.json" --benchmark_out_format=json
 }
 
 run() {
@@ -105,11 +113,11 @@ adaptive() {
     python3 "$root/bench/adaptive_gpu.py" timing heavy_top /tmp/device-bin/quatstep 100000 cuda
 }
 
-for s in "${@:-tests bench run adaptive}"; do
+for s in "${@:-tests bench run adaptive mechanisms}"; do
   for one in $s; do
     case $one in
-      tests | bench | run | adaptive) "$one" ;;
-      *) echo "unknown step '$one' (tests, bench, run, adaptive)" >&2; exit 2 ;;
+      tests | bench | run | adaptive | mechanisms) "$one" ;;
+      *) echo "unknown step '$one' (tests, bench, run, adaptive, mechanisms)" >&2; exit 2 ;;
     esac
   done
 done
