@@ -4,9 +4,9 @@
 # the Debian libraries quatstep links (toml++, HDF5, Google Benchmark, Open MPI); nothing can be
 # installed there, and a call carries at most 64 MiB. So the executables travel built here,
 # stripped, at their paths under the build folder, with the shared libraries they load (all but the
-# C and C++ runtimes and the loader, which the machine has), in one xz archive. Measured 2026-12-05: the GPU test programs, the
-# DEM example, bench_gpu and the quatstep CLI, 193 MB built, 184 MB stripped, with their 43
-# libraries (25 MB), pack into 36 MB in 3 minutes.
+# C and C++ runtimes and the loader, which the machine has), in one xz archive. Measured 2026-12-05:
+# the GPU test programs, the DEM example, bench_gpu and the quatstep CLI, 193 MB built, 184 MB
+# stripped, with their 43 libraries (25 MB), pack into 36 MB in 3 minutes.
 # Usage (here, after a CUDA build: scripts/setup.sh --tests on a machine with nvcc, or cmake with
 # -DQUATSTEP_CUDA=ON -DQUATSTEP_BUILD_BENCH=ON):
 #   bench/device_kit.sh [BUILD_DIR]     -> device-kit/ (git-ignored)
@@ -32,7 +32,7 @@ mkdir -p "$stage/device-lib"
 for p in "${programs[@]}"; do
   mkdir -p "$stage/$(dirname "$p")"
   strip -o "$stage/$p" "$build/$p"
-  # The libraries it loads, less the C and C++ runtimes and the loader (the machine's own are newer).
+  # The libraries it loads, less the C and C++ runtimes and the loader (the machine's own serve).
   ldd "$build/$p" | awk '$3 ~ /^\// {print $3}' |
     grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -Lu "$lib" "$stage/device-lib/"; done
