@@ -12,6 +12,8 @@
 #                   float, then 10⁶ bodies × 51 samples of full trajectories (write rate vs dd's)
 #   adaptive  (150) bench/adaptive_gpu.py timing on the heavy tops, 10⁵ bodies (issue 17: adaptive
 #                   ≥ 70 % of the fixed rate, sorted and shuffled)
+#   python    (150) the Python tests (python/tests: CuPy and PyTorch arrays, BatchStepper and
+#                   MechanismEnsemble on the GPU) under the machine's python3, with the kit's module
 #   mechanisms (120) bench_gpu's mechanism rows, never measured on a GPU (bench/README.md, "Mechanisms
 #                   on the GPU"); last, since no open issue waits on them
 # A step's limit stops it, not the script, and all steps end within DEVICE_CHECKS_SECONDS (540) of
@@ -39,12 +41,15 @@ fi
 mkdir -p "$build"
 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$kit/kit.tar.xz" "$build" || exit 2
 libs="$build/device-lib"
-# A quatstep that finds the kit's libraries, for programs that start it (Python's own libraries
-# are not shadowed: LD_LIBRARY_PATH is set for the kit's programs alone).
+# quatstep and the C++ API's reference run as commands that find the kit's libraries, for Python,
+# which starts them (Python's own libraries are not shadowed: LD_LIBRARY_PATH is set for the kit's
+# programs alone; the kit's Python module finds them by its RPATH).
 mkdir -p /tmp/device-bin
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s" "$@"\n' "$libs" "$build/quatstep" \
-  > /tmp/device-bin/quatstep
-chmod +x /tmp/device-bin/quatstep
+for program in quatstep tests/api_reference_run; do
+  printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s" "$@"\n' "$libs" \
+    "$build/$program" > "/tmp/device-bin/${program##*/}"
+  chmod +x "/tmp/device-bin/${program##*/}"
+done
 
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } \
   > "$out/machine.txt" 2>&1
@@ -116,11 +121,25 @@ adaptive() {
     python3 "$root/bench/adaptive_gpu.py" timing heavy_top /tmp/device-bin/quatstep 100000 cuda
 }
 
-for s in "${@:-tests bench run adaptive mechanisms}"; do
+python_tests() {
+  # The kit has the module when bench/device_kit.sh found a Python 3.12 (the machine's python3) to
+  # build it for.
+  if ! compgen -G "$build/python/quatstep/_quatstep.cpython-*.so" > /dev/null; then
+    echo "python: not run, the kit has no Python module (bench/device_kit.sh: DEVICE_PYTHON)" | tee -a "$out/summary.txt"
+    return
+  fi
+  step python 150 env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 MPLBACKEND=Agg QUATSTEP_REQUIRE_MODULE=1 \
+    PYTHONPATH="$build/python:$root/python" QUATSTEP_SOURCE_DIR="$root" QUATSTEP_EXE=/tmp/device-bin/quatstep \
+    QUATSTEP_API_REFERENCE=/tmp/device-bin/api_reference_run \
+    python3 -m pytest -q -rs -p no:cacheprovider "$root/python/tests"
+}
+
+for s in "${@:-tests bench run adaptive python mechanisms}"; do
   for one in $s; do
     case $one in
       tests | bench | run | adaptive | mechanisms) "$one" ;;
-      *) echo "unknown step '$one' (tests, bench, run, adaptive, mechanisms)" >&2; exit 2 ;;
+      python) python_tests ;;
+      *) echo "unknown step '$one' (tests, bench, run, adaptive, python, mechanisms)" >&2; exit 2 ;;
     esac
   done
 done
