@@ -81,7 +81,8 @@ else
         "${lean[@]}" ${QUATSTEP_CMAKE_ARGS:-} >/dev/null
   # pip downloads and unpacks the Python packages while the compiler runs, without compiling their
   # bytecode (Python does that at the first import): 8 s of one core instead of 14 s before the build
-  # (measured into a fresh venv without pip's cache, README). A failed build does not wait for it.
+  # (measured into a fresh venv without pip's cache, bench/build_time.md). A failed build does not
+  # wait for it.
   install_python_packages --no-compile > build/python-packages.log 2>&1 &
   pip_job=$!
   cmake --build build -j "$(nproc)" --target quatstep
