@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "key_suggestion.hpp"
 #include "mechanism_run.hpp"
 #include "quatstep/mechanism/adaptive.hpp"
 #include "scenario_reader.hpp"
@@ -547,12 +548,13 @@ MechanismScenario parse_mechanism_scenario(const std::string& text, const std::s
   sc.source = source;
   sc.text = text;
   const toml::table root = parse_toml(text, source);
+  const std::vector<std::string> tables{"mechanism", "integrator", "run", "time", "ensemble", "output"};
   for (auto&& [name, node] : root)
-    if (!std::set<std::string_view>{"mechanism", "integrator", "run", "time", "ensemble", "output"}.count(name.str()))
+    if (std::find(tables.begin(), tables.end(), name.str()) == tables.end())
       fail(source, std::string(name.str()),
            name.str() == "model" || name.str() == "initial"
                ? "a mechanism scenario describes its bodies in [[mechanism.body]], not in [model] or [initial]"
-               : "unknown key");
+               : unknown_key_problem(std::string(name.str()), tables));
   sc.mechanism = parse_description(source, root);
   const RunSpec run = read_spec_table<RunSpec>(source, section(source, root, "run"), "run");
   sc.backend = overrides.backend.value_or(run.backend);

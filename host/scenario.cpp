@@ -2,6 +2,7 @@
 // a key table (keys.hpp): the registry's for [model], [initial] and [integrator], the describe() of
 // the spec structs of scenario.hpp for the rest.
 #include "scenario.hpp"
+#include "key_suggestion.hpp"
 #include "scenario_reader.hpp"
 
 #include <algorithm>
@@ -200,7 +201,8 @@ class Reader {
         read(*node.as_table(), full, key, keys, out, {}, unknown);
       } else {
         const std::string why = unknown ? unknown(full) : std::string();
-        fail(key, why.empty() ? "unknown key" : why);
+        const std::string unknown_name(name.str());
+        fail(key, why.empty() ? unknown_key_problem(unknown_name, names_at(keys, lookup, unknown_name, skip)) : why);
       }
     }
   }
@@ -238,6 +240,22 @@ class Reader {
       if (k.name.compare(0, prefix.size() + 1, prefix + ".") == 0) return true;
     return false;
   }
+  /// The names a table at `lookup` may hold, in the form of `name`: its keys and nested tables
+  /// ("body_torque_profile"), or for a dotted name (a quoted "body.crank.mass") the keys below it
+  /// whole; and the caller's.
+  static std::vector<std::string> names_at(const std::vector<KeyInfo>& keys, const std::string& lookup,
+                                           const std::string& name, std::initializer_list<std::string_view> skip) {
+    const std::string prefix = lookup.empty() ? "" : lookup + ".";
+    const bool dotted = name.find('.') != std::string::npos;
+    std::vector<std::string> names;
+    for (const KeyInfo& k : keys)
+      if (k.name.compare(0, prefix.size(), prefix) == 0) {
+        const std::size_t end = dotted ? std::string::npos : k.name.find('.', prefix.size());
+        names.push_back(k.name.substr(prefix.size(), end == std::string::npos ? end : end - prefix.size()));
+      }
+    names.insert(names.end(), skip.begin(), skip.end());
+    return names;
+  }
   static std::string tail(const std::string& name, const std::string& lookup) {
     return lookup.empty() ? name : name.substr(lookup.size() + 1);
   }
@@ -257,7 +275,9 @@ const KeyInfo& parameter_key(const Reader& r, const ModelView& model, const std:
   const int k = find_key(model.keys, name);
   if (k < 0) {
     const std::string other = other_models_key(model, name);
-    r.fail(shown, "'" + name + "' is " + (other.empty() ? "not a numeric key of [model] or [initial]" : other));
+    const std::string hint = did_you_mean(name, key_names(model.keys));
+    r.fail(shown, "'" + name + "' is " + (other.empty() ? "not a numeric key of [model] or [initial]" : other) +
+                      (hint.empty() ? "" : " (" + hint + ")"));
   }
   return model.keys[k];
 }
@@ -1015,12 +1035,13 @@ Scenario parse_scenario(const std::string& text, const std::string& source, cons
   sc.text = text;
   const toml::table root = parse_toml(text, source);
   const Reader r(source);
+  const std::vector<std::string> tables{"model", "initial", "integrator", "run", "time", "ensemble", "output"};
   for (auto&& [name, node] : root)
-    if (!std::set<std::string_view>{"model", "initial", "integrator", "run", "time", "ensemble", "output"}.count(name.str()))
+    if (std::find(tables.begin(), tables.end(), name.str()) == tables.end())
       r.fail(std::string(name.str()), name.str() == "mechanism"
                                           ? "a mechanism scenario: `quatstep run` runs it (host/mechanism_run.hpp), "
                                             "this entry point runs single bodies"
-                                          : "unknown key");
+                                          : unknown_key_problem(std::string(name.str()), tables));
   parse_model(r, root, sc);
   parse_run(r, root, sc);  // before [integrator]: the Newton defaults depend on the precision
   if (overrides.backend) sc.backend = *overrides.backend;

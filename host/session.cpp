@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "key_suggestion.hpp"
 #include "keys.hpp"
 #include "mechanism_run.hpp"
 #include "scenario_reader.hpp"
@@ -62,7 +63,7 @@ IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
     const int k = find_key(view.keys, name);
     if (k < 0) {
       const std::string why = unused_setting(spec.method, name);
-      fail("integrator." + name, why.empty() ? "unknown key" : why);
+      fail("integrator." + name, why.empty() ? unknown_key_problem(name, key_names(view.keys)) : why);
     }
     in.settings[k] = setting(view.keys[k], value, "integrator." + name);
   }
@@ -77,7 +78,7 @@ AdaptiveSettings<double> step_control(const BodyEnsembleSpec& spec) {
   for (const KeyInfo& k : keys) numbers.push_back(k.value);
   for (const auto& [name, value] : spec.step_control) {
     const int k = find_key(keys, name);
-    if (k < 0) fail("time." + name, "unknown key");
+    if (k < 0) fail("time." + name, unknown_key_problem(name, key_names(keys)));
     numbers[std::size_t(k)] = setting(keys[std::size_t(k)], value, "time." + name);
   }
   AdaptiveSettings<double> control;

@@ -781,6 +781,8 @@ TEST(MechanismScenario, OverridesSetOneMechanismsKeysLast) {
             "bad.toml: key 'ensemble.override[0].mechanism': 3 is not a mechanism of the ensemble (size 3)");
   EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 0\n\"body.bob.colour\" = 1.0\n"),
             "bad.toml: key 'ensemble.override[0].body.bob.colour': unknown key");
+  EXPECT_EQ(problem(pendulum(3, 6.0) + "[[ensemble.override]]\nmechanism = 0\n\"body.bob.mas\" = 1.0\n"),
+            "bad.toml: key 'ensemble.override[0].body.bob.mas': unknown key (did you mean 'body.bob.mass'?)");
 }
 
 // ------------------------------------------------------------------ assembly
@@ -858,7 +860,8 @@ TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
   EXPECT_NE(hinge.find("bad.toml: key 'mechanism.joint[0].type': 'hinge'"), std::string::npos) << hinge;
   EXPECT_NE(hinge.find("revolute"), std::string::npos) << hinge;
   EXPECT_EQ(problem("[mechanism]\n" + good_body + "colour = \"red\"\n" + joint_to + "\"bob\"\n" + good_rest),
-            "bad.toml: key 'mechanism.body[0].colour': unknown key");
+            "bad.toml: key 'mechanism.body[0].colour': unknown key (this table's keys: 'name', 'mass', 'inertia', "
+            "'position', 'quaternion', 'velocity', 'omega')");
   EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\norigin_i = [0.0, 0.0, 0.0]\n" + good_rest),
             "bad.toml: key 'mechanism.joint[0].origin_i': not used with frame = \"space\"");
   EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"bob\"\n[mechanism.joint.driver]\nramp = 1.0\n" + good_rest),

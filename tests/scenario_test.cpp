@@ -252,22 +252,25 @@ TEST(ScenarioRejects, MissingFile) {
 }
 
 TEST(ScenarioRejects, UnknownKeysAnywhere) {
-  EXPECT_REJECTED(valid + "[outptu]\nfile = 'x.h5'\n", "outptu", "unknown key");
-  EXPECT_REJECTED(edit(valid, "inertia", "inertai = [1,1,1]\ninertia"), "model.inertai", "unknown key");
-  EXPECT_REJECTED(valid + "[initial]\nomega = [0, 0, 1]\n", "initial.omega", "unknown key");
-  EXPECT_REJECTED(edit(valid, "dt = 0.01", "dt = 0.01\nsteps = 100"), "time.steps", "unknown key");
-  EXPECT_REJECTED(edit(valid, "method =", "methd = 1\nmethod ="), "integrator.methd", "unknown key");
+  EXPECT_REJECTED(valid + "[outptu]\nfile = 'x.h5'\n", "outptu", "unknown key (did you mean 'output'?)");
+  EXPECT_REJECTED(edit(valid, "inertia", "inertai = [1,1,1]\ninertia"), "model.inertai", "unknown key (did you mean 'inertia'?)");
+  EXPECT_REJECTED(valid + "[initial]\nomega = [0, 0, 1]\n", "initial.omega", "unknown key (did you mean 'omega_body'?)");
+  EXPECT_REJECTED(edit(valid, "dt = 0.01", "dt = 0.01\nsteps = 100"), "time.steps",
+                  "unknown key (this table's keys: 'dt', 't_end', 't_start', 'adaptive',");
+  EXPECT_REJECTED(edit(valid, "method =", "methd = 1\nmethod ="), "integrator.methd", "unknown key (did you mean 'method'?)");
   EXPECT_REJECTED(valid + "[model.body_torque_profile]\nramp = [0,0,0]\nfreq = 1\n",
-                  "model.body_torque_profile.freq", "unknown key");
-  EXPECT_REJECTED(valid + "[output]\nstrid = 2\n", "output.strid", "unknown key");
-  EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\nsweeps = 1\n", "ensemble.sweeps", "unknown key");
+                  "model.body_torque_profile.freq", "unknown key (did you mean 'frequency'?)");
+  EXPECT_REJECTED(valid + "[output]\nstrid = 2\n", "output.strid", "unknown key (did you mean 'stride'?)");
+  EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\nsweeps = 1\n", "ensemble.sweeps", "unknown key (did you mean 'sweep'?)");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = 'model.mass'\nfrom = 0\nto = 1\nstep = 1\n",
-                  "ensemble.sweep[0].step", "unknown key");
+                  "ensemble.sweep[0].step", "unknown key (this table's keys: 'key', 'from', 'to')");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.random]]\nkey = 'model.mass'\ndistribution = 'uniform'\n"
                           "low = 0\nhigh = 1\nmean = 0\n",
                   "ensemble.random[0].mean", "not a parameter of distribution 'uniform'");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.override]]\nbody = 1\ninitial.omega = [0,0,1]\n",
-                  "ensemble.override[0].initial.omega", "unknown key");
+                  "ensemble.override[0].initial.omega", "unknown key (did you mean 'omega_body'?)");
+  EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\n[[ensemble.override]]\nbody = 1\n\"initial.omega\" = [0,0,1]\n",
+                  "ensemble.override[0].initial.omega", "unknown key (did you mean 'initial.omega_body'?)");
   // A key of the other model type.
   EXPECT_REJECTED(valid + "[initial]\nposition = [0, 0, 1]\n", "initial.position", "not a key of a heavy_top model");
   EXPECT_REJECTED(edit(edit(valid, "heavy_top", "free_rigid_body"), "inertia", "center_of_mass = [0,1,0]\ninertia"),
@@ -625,5 +628,5 @@ TEST(ScenarioValid, RunTableSelectsBackendAndPrecisionAndOverridesWin) {
 TEST(ScenarioRejects, UnknownBackendOrPrecision) {
   EXPECT_REJECTED(valid + "[run]\nbackend = 'gpu'\n", "run.backend", "'gpu' is not one of \"auto\", \"cuda\", \"cpu\"");
   EXPECT_REJECTED(valid + "[run]\nprecision = 'half'\n", "run.precision", "'half' is not one of \"double\", \"float\"");
-  EXPECT_REJECTED(valid + "[run]\nthreads = 4\n", "run.threads", "unknown key");
+  EXPECT_REJECTED(valid + "[run]\nthreads = 4\n", "run.threads", "unknown key (this table's keys: 'backend', 'precision')");
 }
