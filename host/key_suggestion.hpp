@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "keys.hpp"
@@ -25,10 +26,16 @@ inline std::size_t edit_distance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
-/// The names of `keys`, in their order: the candidates of a key table.
+/// The names of `keys`, in their order: the candidates of a key table, or of a mechanism's numeric
+/// keys (name, components).
 inline std::vector<std::string> key_names(const std::vector<KeyInfo>& keys) {
   std::vector<std::string> names;
   for (const KeyInfo& k : keys) names.push_back(k.name);
+  return names;
+}
+inline std::vector<std::string> key_names(const std::vector<std::pair<std::string, int>>& keys) {
+  std::vector<std::string> names;
+  for (const auto& k : keys) names.push_back(k.first);
   return names;
 }
 

@@ -21,6 +21,7 @@
 #include "cpu_mechanism_lanes.hpp"
 #include "ensemble_factory.hpp"
 #include "hdf5_output.hpp"
+#include "key_suggestion.hpp"
 #include "mechanism_batch.hpp"
 #include "mechanism_ensemble.hpp"
 #include "progress.hpp"
@@ -616,10 +617,11 @@ class MechanismArrays {
     for (const MechanismArray& a : spec.arrays) {
       const auto found = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == a.key; });
       if (found == keys.end()) {
-        std::string names;
-        for (const auto& k : keys) names += (names.empty() ? "" : ", ") + k.first;
-        throw ScenarioError(sc.source + ": parameters: '" + a.key + "' is not a numeric key of the mechanism (its keys: " +
-                            names + ")");
+        std::string listed = did_you_mean(a.key, key_names(keys));
+        if (listed.empty())
+          for (const auto& k : keys) listed += (listed.empty() ? "its keys: " : ", ") + k.first;
+        throw ScenarioError(sc.source + ": parameters: '" + a.key + "' is not a numeric key of the mechanism (" +
+                            listed + ")");
       }
       if (a.values.size() != std::size_t(spec.mechanisms) * std::size_t(found->second))
         throw ScenarioError(sc.source + ": parameters: key '" + a.key + "': " + std::to_string(a.values.size()) +

@@ -202,10 +202,15 @@ void parse_integrator(const std::string& source, const toml::table& root, Mechan
   sc.settings = read_key_table(source, t, "integrator", sc.method_view().keys, {"method"}).numbers;
 }
 
-/// The message for a name that is not one of the mechanism's numeric keys.
+/// The message for a name that is not one of the mechanism's numeric keys: the nearest of them, or
+/// their form.
 std::string not_a_key(const std::string& name, const std::vector<std::pair<std::string, int>>& keys) {
-  return "'" + name + "' is not a numeric key of this mechanism (e.g. \"" + keys.front().first +
-         "\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)";
+  const std::string hint = did_you_mean(name, key_names(keys));
+  return "'" + name + "' is not a numeric key of this mechanism (" +
+         (hint.empty() ? "e.g. \"" + keys.front().first +
+                             "\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity"
+                       : hint) +
+         ")";
 }
 
 /// [[ensemble.random]] and [[ensemble.design]] over the mechanism's numeric keys (scenario_reader.hpp's

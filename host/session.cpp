@@ -92,8 +92,13 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   const std::size_t p = view.defaults.size();
   if (spec.bodies < 0 || spec.parameters.size() != std::size_t(spec.bodies) * p)
     throw std::invalid_argument("BodyEnsembleSpec: parameters must hold bodies × " + std::to_string(p) + " numbers");
+  std::vector<std::string> names = key_names(view.keys);  // full ("model.inertia") and short, as Python takes them
+  for (const KeyInfo& k : view.keys) names.push_back(k.name.substr(k.name.find('.') + 1));
   for (const std::string& key : spec.given)
-    if (find_key(view.keys, key) < 0) fail(key, "not a key of a " + std::string(view.info.name) + " model");
+    if (find_key(view.keys, key) < 0) {
+      const std::string hint = did_you_mean(key, names);
+      fail(key, "not a key of a " + std::string(view.info.name) + " model" + (hint.empty() ? "" : " (" + hint + ")"));
+    }
   for (const KeyInfo& k : view.keys)
     if (k.required && std::find(spec.given.begin(), spec.given.end(), k.name) == spec.given.end())
       fail(k.name, "missing (required)");

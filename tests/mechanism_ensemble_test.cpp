@@ -178,6 +178,8 @@ TEST(MechanismEnsemble, BadArraysAndScenariosItDoesNotTakeAreRefusedNamingTheKey
   EXPECT_NE(unknown.find("'spring.return.stiffness' is not a numeric key of the mechanism (its keys: "), std::string::npos)
       << unknown;
   EXPECT_NE(unknown.find(stiffness), std::string::npos) << unknown;
+  EXPECT_EQ(with("body.crank.mas", {1}, 1),
+            source + ": parameters: 'body.crank.mas' is not a numeric key of the mechanism (did you mean 'body.crank.mass'?)");
   EXPECT_EQ(with(stiffness, {1, 2, 3}, 2),
             source + ": parameters: key '" + stiffness + "': 3 values, expected 1 per mechanism for 2 mechanisms");
 

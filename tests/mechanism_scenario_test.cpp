@@ -754,8 +754,8 @@ TEST(MechanismScenario, DrawsReachEachMechanismAsForBodies) {
   // The tables' own checks, named as for bodies.
   EXPECT_EQ(problem(pendulum(2, 1.0) + "[[ensemble.random]]\nkey = \"body.rod.mass\"\ndistribution = \"uniform\"\n"
                                        "low = 1.0\nhigh = 2.0\n"),
-            "bad.toml: key 'ensemble.random[0].key': 'body.rod.mass' is not a numeric key of this mechanism (e.g. "
-            "\"gravity\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)");
+            "bad.toml: key 'ensemble.random[0].key': 'body.rod.mass' is not a numeric key of this mechanism (did you "
+            "mean 'body.bob.mass'?)");
   EXPECT_EQ(problem(pendulum(2, 1.0) + "[[ensemble.random]]\nkey = \"body.bob.mass\"\ndistribution = \"uniform\"\n"
                                        "low = 1.0\nhigh = 2.0\ninvalid = \"redraw\"\n"),
             "bad.toml: key 'ensemble.random[0].invalid': only laws of body.<name>.inertia can draw invalid bodies");
@@ -894,7 +894,11 @@ TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
             "bad.toml: mechanism 1: key 'body.bob.mass': -1, must be > 0");
   EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = "
                                                               "\"body.rod.mass\"\nfrom = 1.0\nto = 2.0\n"),
-            "bad.toml: key 'ensemble.sweep[0].key': 'body.rod.mass' is not a numeric key of this mechanism (e.g. "
+            "bad.toml: key 'ensemble.sweep[0].key': 'body.rod.mass' is not a numeric key of this mechanism (did you "
+            "mean 'body.bob.mass'?)");
+  EXPECT_EQ(problem("[mechanism]\n" + good_body + good_rest + "[ensemble]\nsize = 2\n[[ensemble.sweep]]\nkey = "
+                                                              "\"body.wheel.mass\"\nfrom = 1.0\nto = 2.0\n"),
+            "bad.toml: key 'ensemble.sweep[0].key': 'body.wheel.mass' is not a numeric key of this mechanism (e.g. "
             "\"gravity\"; body.<name>.<key>, joint.<name>.<key>, spring.<name>.<key>, load.<index>.<key>, gravity)");
 }
 

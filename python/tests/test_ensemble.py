@@ -188,6 +188,7 @@ def test_per_body_and_shared_values():
 BAD = [
     (dict(alpha=0.5), "quatstep.Ensemble: key 'integrator.alpha': 0.5, must be in [-1/3, 0]"),
     (dict(foo=1), "quatstep.Ensemble: key 'integrator.foo': unknown key"),
+    (dict(alhpa=-0.1), "quatstep.Ensemble: key 'integrator.alhpa': unknown key (did you mean 'alpha'?)"),
     (dict(variant="reml"), "quatstep.Ensemble: key 'integrator.variant': not used by method 'modified_hht' "
                            "(only by livens_em)"),
     (dict(inertia_shift=1.0), "quatstep.Ensemble: key 'integrator.inertia_shift': expected a boolean, got a number"),
@@ -196,6 +197,8 @@ BAD = [
     (dict(parameters={"inertia": [1, 1, 1], "quaternion": [1, 0.5, 0, 0]}), "key 'initial.quaternion'"),
     (dict(parameters={"inertia": [1, 1, 1], "position": [0, 0, 0]}),
      "quatstep.Ensemble: key 'position': not a key of a heavy_top model"),
+    (dict(parameters={"inertai": [1, 1, 1]}),
+     "quatstep.Ensemble: key 'inertai': not a key of a heavy_top model (did you mean 'inertia'?)"),
     (dict(parameters={"mass": 1.0}), "quatstep.Ensemble: key 'model.inertia': missing (required)"),
     (dict(parameters={"inertia": [1, 1]}), "key 'model.inertia': expected one value of shape (3,)"),
     (dict(parameters={"model.inertia": [3, 3, 3], "inertia": [1, 2, 2.5]}),
