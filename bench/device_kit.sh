@@ -45,13 +45,13 @@ for p in "${programs[@]}"; do
   libraries_of "$build/$p"
 done
 
-# The Python module for the machine's python3 (3.12 there; the device tool's KINDS.md), when this
-# build's interpreter is another one: only the module's own units and nanobind's read the
-# interpreter's headers, so they are compiled again with this build's flags (flags.make) against
-# DEVICE_PYTHON's headers and linked as link.txt links the module, with this build's libraries. Its
-# RPATH names the kit's library folder (DT_RPATH, which also serves the libraries it loads), so that
-# Python's process needs no LD_LIBRARY_PATH. Without such an interpreter here, the kit has no module
-# and device_checks.sh's pytest step says so.
+# The Python module for the machine's python3 (3.12 there, the device tool's KINDS.md; this build's
+# interpreter may be another): only the module's own units and nanobind's read the interpreter's
+# headers, so they are compiled again with this build's flags (flags.make) against DEVICE_PYTHON's
+# headers and linked as link.txt links the module, with this build's libraries. Its RPATH names the
+# kit's library folder (DT_RPATH, which also serves the libraries it loads), so that Python's process
+# needs no LD_LIBRARY_PATH. Without such an interpreter here, the kit has no module and
+# device_checks.sh's python step says so.
 device_python=""
 for candidate in ${DEVICE_PYTHON:-python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12}; do
   "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null && { device_python="$candidate"; break; }
@@ -81,6 +81,9 @@ python_module() {
   read -ra link <<<"$(sed -e "s#-o quatstep/_quatstep[^ ]*#-o $stage/python/quatstep/_quatstep$suffix#" \
     -e "s#CMakeFiles/_quatstep\.dir/src/#$objects/#g" -e "s#libnanobind-static\.a#$objects/libnanobind.a#" \
     "$dir/_quatstep.dir/link.txt")"
+  # (never the build's own module: a link.txt of another form stops here)
+  [[ " ${link[*]} " == *" -o $stage/python/quatstep/_quatstep$suffix "* ]] ||
+    { echo "device_kit: $dir/_quatstep.dir/link.txt is not of the form this script reads" >&2; exit 1; }
   (cd "$build/python" && "${link[@]}" -Wl,--disable-new-dtags '-Wl,-rpath,$ORIGIN/../../device-lib')
   cp "$build/python/quatstep/_quatstep.pyi" "$build/python/quatstep/py.typed" "$stage/python/quatstep/"
   libraries_of "$stage/python/quatstep/_quatstep$suffix"
