@@ -437,7 +437,7 @@ TEST(ScenarioRejects, BadOverrideBody) {
 TEST(ScenarioRejects, SweepAndRandomKeysThatDoNotExist) {
   const std::string ensemble = valid + "[ensemble]\nsize = 3\n";
   EXPECT_REJECTED(ensemble + "[[ensemble.sweep]]\nkey = 'model.inertai'\nfrom = 1\nto = 2\n", "ensemble.sweep[0].key",
-                  "'model.inertai' is not a numeric key of [model] or [initial]");
+                  "'model.inertai' is not a numeric key of [model] or [initial] (did you mean 'model.inertia'?)");
   EXPECT_REJECTED(ensemble + "[[ensemble.sweep]]\nkey = 'time.dt'\nfrom = 1\nto = 2\n", "ensemble.sweep[0].key",
                   "'time.dt' is not a numeric key");
   EXPECT_REJECTED(ensemble + "[[ensemble.random]]\nkey = 'initial.omega'\ndistribution = 'normal'\nmean = 0\nstddev = 1\n",
