@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
+
+#include <Eigen/LU>
 
 #include "quatstep/quatstep.hpp"
+#include "quatstep/simd/lane_lu.hpp"
 
 namespace {
 
@@ -25,8 +30,152 @@ TEST(Lu, SolvesWithPivotingAndFlagsSingularMatrices) {
   s.row(3) = s.row(0) + s.row(1);  // rank 3: exactly singular in floating point
   s.row(3) -= s.row(0) + s.row(1);
   EXPECT_TRUE((Lu<double, 4>(s).singular));
+  Eigen::Matrix<double, 4, 4> z = a;
+  z.col(0).setZero();  // singular at the first step: the factorisation runs on through 1/0 and NaN
+  EXPECT_TRUE((Lu<double, 4>(z).singular));
   a(2, 2) = NAN;
   EXPECT_TRUE((Lu<double, 4>(a).singular));
+}
+
+/// A random N×N matrix whose rows are scaled so that partial pivoting exchanges rows at most steps,
+/// with an exact zero on the diagonal now and then.
+template <int N>
+Eigen::Matrix<double, N, N> pivoting_matrix(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> entry(-1, 1), scale_exponent(-3, 3);
+  Eigen::Matrix<double, N, N> a;
+  for (int i = 0; i < N; ++i) {
+    const double scale = std::exp2(scale_exponent(rng));
+    for (int j = 0; j < N; ++j) a(i, j) = scale * entry(rng);
+  }
+  if (rng() % 4 == 0) a(rng() % N, rng() % N) = 0;
+  return a;
+}
+
+/// The factorisation picks Eigen's rows (PartialPivLU: the first largest |a_ik|) and solves as
+/// accurately.
+template <int N>
+void expect_eigens_pivots_and_accuracy() {
+  std::mt19937_64 rng(20261205 + N);
+  int exchanges = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Eigen::Matrix<double, N, N> a = pivoting_matrix<N>(rng);
+    const Lu<double, N> lu(a);
+    const Eigen::PartialPivLU<Eigen::Matrix<double, N, N>> eigen(a);
+    ASSERT_FALSE(lu.singular) << "trial " << trial;
+    Eigen::Matrix<double, N, N> p = Eigen::Matrix<double, N, N>::Identity();  // P A = L U
+    for (int k = 0; k < N; ++k) {
+      p.row(k).swap(p.row(lu.pivot[k]));
+      exchanges += lu.pivot[k] != k;
+    }
+    const Eigen::Matrix<double, N, N> eigen_p = eigen.permutationP();
+    ASSERT_TRUE(p == eigen_p) << "trial " << trial;
+    Vec<double, N> b;
+    for (int i = 0; i < N; ++i) b[i] = std::uniform_real_distribution<double>(-1, 1)(rng);
+    const Vec<double, N> x = lu.solve(b), reference = eigen.solve(b);
+    // Backward error |b − A x| / (|A| |x| + |b|), of the same size as Eigen's (both ≈ N ε).
+    const double size = a.cwiseAbs().rowwise().sum().maxCoeff() * x.template lpNorm<Eigen::Infinity>() +
+                        b.template lpNorm<Eigen::Infinity>();
+    EXPECT_LE((b - a * x).template lpNorm<Eigen::Infinity>(), 4 * N * DBL_EPSILON * size) << "trial " << trial;
+    EXPECT_LE((b - a * reference).template lpNorm<Eigen::Infinity>(), 4 * N * DBL_EPSILON * size);
+  }
+  EXPECT_GT(exchanges, 2000 * (N - 1) / 2);  // the rows were exchanged at most steps
+}
+
+TEST(Lu, PivotsAsEigenAndSolvesAsAccurately) {
+  expect_eigens_pivots_and_accuracy<3>();
+  expect_eigens_pivots_and_accuracy<4>();
+  expect_eigens_pivots_and_accuracy<5>();
+  expect_eigens_pivots_and_accuracy<8>();
+}
+
+/// The textbook LU with partial pivoting, written here independently of lu.hpp: whole rows exchanged
+/// (LAPACK's getrf), b permuted first, then forward and back substitution (getrs).
+template <int N>
+Vec<double, N> textbook_solve(Eigen::Matrix<double, N, N> a, Vec<double, N> x) {
+  int pivot[N];
+  for (int k = 0; k < N; ++k) {
+    int p = k;
+    for (int i = k + 1; i < N; ++i)
+      if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
+    pivot[k] = p;
+    a.row(k).swap(a.row(p));
+    const double inv_pivot = 1 / a(k, k);
+    for (int i = k + 1; i < N; ++i) {
+      a(i, k) *= inv_pivot;
+      for (int j = k + 1; j < N; ++j) a(i, j) -= a(i, k) * a(k, j);
+    }
+  }
+  for (int k = 0; k < N; ++k) std::swap(x[k], x[pivot[k]]);
+  for (int i = 1; i < N; ++i)
+    for (int j = 0; j < i; ++j) x[i] -= a(i, j) * x[j];
+  for (int i = N - 1; i >= 0; --i) {
+    for (int j = i + 1; j < N; ++j) x[i] -= a(i, j) * x[j];
+    x[i] /= a(i, i);
+  }
+  return x;
+}
+
+/// lu.hpp, its loops written for the GPU (selects, constant trip counts, no early exit), gives the
+/// textbook solution bit for bit.
+template <int N>
+void expect_textbook_bits() {
+  std::mt19937_64 rng(77 + N);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Eigen::Matrix<double, N, N> a = pivoting_matrix<N>(rng);
+    Vec<double, N> b;
+    for (int i = 0; i < N; ++i) b[i] = std::uniform_real_distribution<double>(-1, 1)(rng);
+    const Vec<double, N> x = Lu<double, N>(a).solve(b), reference = textbook_solve<N>(a, b);
+    for (int i = 0; i < N; ++i)
+      ASSERT_EQ(std::memcmp(&x[i], &reference[i], sizeof(double)), 0) << "trial " << trial << " x" << i;
+  }
+}
+
+TEST(Lu, IsTheTextbookFactorisationBitForBit) {
+  expect_textbook_bits<3>();
+  expect_textbook_bits<4>();
+  expect_textbook_bits<5>();
+  expect_textbook_bits<8>();
+}
+
+/// The CPU's lanes (LaneLu) hold each lane's scalar factorisation and solution bit for bit, whichever
+/// rows the lanes exchange, and flag exactly the singular lanes.
+template <int N>
+void expect_lanes_bitwise_scalar() {
+  using L = simd::Lanes<double, 4>;
+  std::mt19937_64 rng(4242 + N);
+  for (int trial = 0; trial < 500; ++trial) {
+    Eigen::Matrix<double, N, N> a[4];
+    Vec<double, N> b[4];
+    Eigen::Matrix<L, N, N> lanes_a;
+    Vec<L, N> lanes_b;
+    for (int w = 0; w < 4; ++w) {
+      a[w] = pivoting_matrix<N>(rng);
+      if (trial % 7 == 0 && w == 2) a[w].row(N - 1) = 2 * a[w].row(0);  // exactly singular
+      for (int i = 0; i < N; ++i) b[w][i] = std::uniform_real_distribution<double>(-1, 1)(rng);
+      for (int i = 0; i < N; ++i) {
+        lanes_b[i][w] = b[w][i];
+        for (int j = 0; j < N; ++j) lanes_a(i, j)[w] = a[w](i, j);
+      }
+    }
+    const Lu<L, N> lanes(lanes_a);
+    const Vec<L, N> x = lanes.solve(lanes_b);
+    for (int w = 0; w < 4; ++w) {
+      const Lu<double, N> scalar(a[w]);
+      ASSERT_EQ(bool(lanes.singular[w]), scalar.singular) << "trial " << trial << " lane " << w;
+      if (scalar.singular) continue;
+      const Vec<double, N> xs = scalar.solve(b[w]);
+      for (int i = 0; i < N; ++i) {
+        const double xl = x[i][w];
+        ASSERT_EQ(std::memcmp(&xl, &xs[i], sizeof xl), 0) << "trial " << trial << " lane " << w << " x" << i;
+      }
+    }
+  }
+}
+
+TEST(Lu, LanesAreBitwiseScalar) {
+  expect_lanes_bitwise_scalar<4>();
+  expect_lanes_bitwise_scalar<5>();
+  expect_lanes_bitwise_scalar<8>();
 }
 
 // A residual whose Newton corrections two-cycle at ±δ around the root, like the HHT family's at one

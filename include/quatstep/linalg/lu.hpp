@@ -12,6 +12,11 @@
 // and marks it done, and the row index stays a variable (the classical HHT heavy-top kernel kept
 // its whole 5×5 Lu in a 224 B stack frame that way). The arithmetic is the textbook one, in the same
 // order, so the results are those of the plain loops bit for bit.
+//
+// A zero or non-finite pivot sets `singular` and the factorisation runs on to its end (its numbers
+// are then meaningless, and no caller solves with them): an early return was an exit path for which
+// the compiler kept registers, ≈ 100 of the 883 instructions of a Newton iteration of the REML
+// heavy-top kernel (bench/README.md, "The LU in the Newton loop").
 #pragma once
 
 #include <cmath>
@@ -47,10 +52,7 @@ struct Lu {
         if (v > best) best = v, p = i;
       }
       pivot[k] = p;
-      if (!(best > S(0)) || !(best < S(INFINITY))) {
-        singular = true;
-        return;
-      }
+      singular = singular || !(best > S(0)) || !(best < S(INFINITY));
       QS_UNROLL_UP_TO(N) for (int i = 0; i < N; ++i) {
         if (i <= k) continue;
         const bool exchange = i == p;
