@@ -18,15 +18,17 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
 kit="$root/device-kit"
 
-programs=(quatstep bench/bench_gpu examples/example_dem_coupling tests/api_reference_run)
+grep -q '^CMAKE_CUDA_COMPILER:' "$build/CMakeCache.txt" ||
+  { echo "device_kit: $build was configured without CUDA" >&2; exit 1; }
+# bench_launch_bounds is built on demand only (bench/CMakeLists.txt): build it here.
+cmake --build "$build" --target bench_launch_bounds
+programs=(quatstep bench/bench_gpu bench/bench_launch_bounds examples/example_dem_coupling tests/api_reference_run)
 for p in "$build"/tests/test_gpu_*; do
   [[ -x $p && -f $p ]] && programs+=("tests/${p##*/}")
 done
 for p in "${programs[@]}"; do
   [[ -x $build/$p ]] || { echo "device_kit: $build/$p is missing: build it with CUDA first" >&2; exit 1; }
 done
-grep -q '^CMAKE_CUDA_COMPILER:' "$build/CMakeCache.txt" ||
-  { echo "device_kit: $build was configured without CUDA" >&2; exit 1; }
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT

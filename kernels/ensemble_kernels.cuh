@@ -26,8 +26,10 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// Steps [first_step, first_step + steps) of every body, state in registers throughout.
-template <class Integrator>
-__global__ void __launch_bounds__(block_size)
+/// MinBlocks: the blocks an SM must hold at once (__launch_bounds__), which caps the registers a
+/// thread may use; 1 leaves ptxas 255 (bench/launch_bounds.cu measures others).
+template <class Integrator, int MinBlocks = 1>
+__global__ void __launch_bounds__(block_size, MinBlocks)
     advance_bodies(Integrator integrator, const typename Integrator::ModelType* __restrict__ models,
                    SoaView<typename Integrator::Scalar> state, BodyRecord record, typename Integrator::Scalar t0,
                    typename Integrator::Scalar h, index_t first_step, index_t steps,
