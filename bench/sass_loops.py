@@ -16,25 +16,44 @@ triton/backends/nvidia/bin/nvdisasm):
 where one_kernel.cu includes kernels/ensemble_kernels.cuh and instantiates the kernel explicitly,
 e.g. `template __global__ void cuda::advance_bodies<I>(I, const M*, SoaView<double>, BodyRecord,
 double, double, index_t, index_t, SampleView<double>);`.
+
+Parts of a loop (which code runs on which iteration): disassemble with `nvdisasm -c -gi`, which
+writes each instruction's chain of inlined calls, and name call sites, e.g.
+    bench/sass_loops.py k.sass --part linearize=newton.hpp:126 --part residual=newton.hpp:169
+counts each loop's own instructions (those of no loop inside it) by the first part with a site in
+their chain (their own line or a call site), the rest as "rest"; several sites join with '+'.
 """
 import argparse
 import collections
 import re
 
-LINE = re.compile(r'\s*//## File "(.*)", line (\d+)')
+LINE = re.compile(r'\s*//## File "(.*?)", line (\d+)(?: inlined at "(.*?)", line (\d+))?')
 LABEL = re.compile(r"^(\.L_x_\d+):")
 INSTRUCTION = re.compile(r"\s+/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)(\S*)\s*(.*)")
 BRANCH_TARGET = re.compile(r"(\.L_x_\d+)")
 FP64 = {"DFMA", "DMUL", "DADD"}
 
 
+def location(path, line):
+    return f"{path.rsplit('/', 1)[-1]}:{line}"
+
+
 def read(path):
-    """[(address, opcode, operands, source line)] and {label: address}."""
-    instructions, labels, pending, source = [], {}, [], None
+    """[(address, opcode, operands, source line)], {label: address} and {address: its source line
+    and the call sites it was inlined through (with -gi)}. The source line is the innermost, the
+    first of a block of line comments."""
+    instructions, labels, chains, pending, source, chain, in_block = [], {}, {}, [], None, [], False
     for text in open(path):
         if m := LINE.match(text):
-            source = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
-        elif m := LABEL.match(text):
+            if not in_block:
+                source = location(m.group(1), m.group(2))
+                chain = [source]
+            if m.group(3):
+                chain.append(location(m.group(3), m.group(4)))
+            in_block = True
+            continue
+        in_block = False
+        if m := LABEL.match(text):
             pending.append(m.group(1))
         elif m := INSTRUCTION.match(text):
             address = int(m.group(1), 16)
@@ -42,7 +61,8 @@ def read(path):
                 labels[label] = address
             pending = []
             instructions.append((address, m.group(2), m.group(4), source))
-    return instructions, labels
+            chains[address] = set(chain)
+    return instructions, labels, chains
 
 
 def loops(instructions, labels):
@@ -58,16 +78,35 @@ def loops(instructions, labels):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("sass", help="output of nvdisasm -c -g")
+    parser.add_argument("sass", help="output of nvdisasm -c -g (or -gi, for --part)")
+    parser.add_argument("--part", action="append", default=[], metavar="NAME=FILE:LINE[+FILE:LINE…]",
+                        help="count each loop's own instructions inlined through these call sites")
     args = parser.parse_args()
-    instructions, labels = read(args.sass)
+    parts = [(name, set(sites.split("+"))) for name, sites in (p.split("=", 1) for p in args.part)]
+    instructions, labels, chains = read(args.sass)
+    found = loops(instructions, labels)
     print(f"{len(instructions)} instructions")
     print("| loop (addresses) | closed at | instructions | STL | LDL | FP64 |")
     print("|---|---|---:|---:|---:|---:|")
-    for first, last, source in loops(instructions, labels):
+    for first, last, source in found:
         body = collections.Counter(op for a, op, _, _ in instructions if first <= a <= last)
         fp64 = sum(body[op] for op in FP64)
         print(f"| {first:x}–{last:x} | {source} | {sum(body.values())} | {body['STL']} | {body['LDL']} | {fp64} |")
+    if not parts:
+        return
+    if not any(len(chain) > 1 for chain in chains.values()):
+        raise SystemExit("--part needs the call chains of nvdisasm -c -gi")
+    names = [name for name, _ in parts] + ["rest"]
+    print("\nOwn instructions of each loop (none of a loop inside it) by part:\n")
+    print("| loop | closed at | " + " | ".join(names) + " |")
+    print("|---|---|" + "---:|" * len(names))
+    for first, last, source in found:
+        inner = [(f, l) for f, l, _ in found if first <= f and l <= last and (f, l) != (first, last)]
+        count = collections.Counter()
+        for a, _, _, _ in instructions:
+            if first <= a <= last and not any(f <= a <= l for f, l in inner):
+                count[next((name for name, sites in parts if sites & chains[a]), "rest")] += 1
+        print(f"| {first:x}–{last:x} | {source} | " + " | ".join(str(count[n]) for n in names) + " |")
 
 
 if __name__ == "__main__":
