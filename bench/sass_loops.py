@@ -19,7 +19,7 @@ double, double, index_t, index_t, SampleView<double>);`.
 
 Parts of a loop (which code runs on which iteration): disassemble with `nvdisasm -c -gi`, which
 writes each instruction's chain of inlined calls, and name call sites, e.g.
-    bench/sass_loops.py k.sass --part linearize=newton.hpp:126 --part residual=newton.hpp:169
+    bench/sass_loops.py k.sass --part linearize=newton.hpp:174 --part residual=newton.hpp:169
 counts each loop's own instructions (those of no loop inside it) by the first part with a site in
 their chain (their own line or a call site), the rest as "rest"; several sites join with '+'.
 """
