@@ -15,100 +15,64 @@
 // unless ptxas fuses differently); failed, the bodies not ok.
 // Built on demand, not by default (bench/device_kit.sh builds and packs it): CMake target
 // bench_launch_bounds. Without a usable GPU each run reports why and runs nothing.
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "heavy_top_ensemble.hpp"
+#include "kernels/cuda_device.hpp"
+#include "kernels/cuda_stream.hpp"
+#include "kernels/device_array.cuh"
 #include "kernels/ensemble_kernels.cuh"
 
 namespace {
 
 using namespace quatstep;
+using cuda::check;
+using cuda::DeviceArray;
 
 constexpr index_t bodies = 1'000'000;
 constexpr index_t steps_per_launch = 1'000;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-template <class T>
-T* device_array(std::size_t n) {
-  T* p = nullptr;
-  check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-  return p;
-}
 
 /// N heavy tops on the GPU, initialized by the project's initialize_bodies.
 template <class Integrator>
 struct Bodies {
   using S = typename Integrator::Scalar;
   using Model = typename Integrator::ModelType;
-  static constexpr int components = Integrator::State::size;
-  Model* models = device_array<Model>(bodies);
-  S* state = device_array<S>(std::size_t(components) * bodies);
-  Status* status = device_array<Status>(bodies);
-  index_t* iterations = device_array<index_t>(bodies);
-  index_t* failed_step = device_array<index_t>(bodies);
+  DeviceArray<Model> models{std::vector<Model>(bodies, bench::sherif_top<S>())};
+  DeviceArray<S> state{std::size_t(Integrator::State::size) * bodies};
+  DeviceArray<Status> status{std::vector<Status>(bodies, Status::ok)};
+  DeviceArray<index_t> iterations{std::vector<index_t>(bodies, 0)};
+  DeviceArray<index_t> failed_step{std::vector<index_t>(bodies, -1)};
 
   explicit Bodies(const Integrator& integrator) {
-    const std::vector<Model> host_models(bodies, bench::sherif_top<S>());
-    std::vector<RigidBodyKinematics<S>> initial(bodies);
-    for (index_t i = 0; i < bodies; ++i) initial[i] = bench::sherif_initial<S>(i);
-    auto* d_initial = device_array<RigidBodyKinematics<S>>(bodies);
-    check(cudaMemcpy(models, host_models.data(), bodies * sizeof(Model), cudaMemcpyHostToDevice), "models");
-    check(cudaMemcpy(d_initial, initial.data(), bodies * sizeof(initial[0]), cudaMemcpyHostToDevice), "initial");
-    check(cudaMemset(status, 0, bodies * sizeof(Status)), "status");  // Status::ok
-    check(cudaMemset(iterations, 0, bodies * sizeof(index_t)), "iterations");
-    check(cudaMemset(failed_step, 0xff, bodies * sizeof(index_t)), "failed_step");  // −1
-    cuda::initialize_bodies<<<cuda::blocks_for(bodies), cuda::block_size>>>(integrator, models, d_initial, soa(),
-                                                                            record(), S(0), SampleView<S>{});
+    std::vector<RigidBodyKinematics<S>> host(bodies);
+    for (index_t i = 0; i < bodies; ++i) host[i] = bench::sherif_initial<S>(i);
+    const DeviceArray<RigidBodyKinematics<S>> initial(host);
+    cuda::initialize_bodies<<<cuda::blocks_for(bodies), cuda::block_size>>>(
+        integrator, models.data(), initial.data(), soa(), record(), S(0), SampleView<S>{});
     check(cudaGetLastError(), "initialize_bodies launch");
     check(cudaDeviceSynchronize(), "initialize_bodies");
-    check(cudaFree(d_initial), "cudaFree");
   }
-  ~Bodies() {
-    for (void* p : {static_cast<void*>(models), static_cast<void*>(state), static_cast<void*>(status),
-                    static_cast<void*>(iterations), static_cast<void*>(failed_step)})
-      cudaFree(p);
-  }
-  Bodies(const Bodies&) = delete;
-  Bodies& operator=(const Bodies&) = delete;
-  SoaView<S> soa() const { return {state, bodies}; }
-  BodyRecord record() const { return {status, iterations, failed_step}; }
+  SoaView<S> soa() const { return {state.data(), bodies}; }
+  BodyRecord record() const { return {status.data(), iterations.data(), failed_step.data()}; }
   template <class Kernel>
   void advance(Kernel kernel, const Integrator& integrator, index_t first_step) const {
-    kernel<<<cuda::blocks_for(bodies), cuda::block_size>>>(integrator, models, soa(), record(), S(0),
+    kernel<<<cuda::blocks_for(bodies), cuda::block_size>>>(integrator, models.data(), soa(), record(), S(0),
                                                           S(bench::step_size), first_step, steps_per_launch,
                                                           SampleView<S>{});
     check(cudaGetLastError(), "advance launch");
   }
-  std::vector<S> states() const {
-    std::vector<S> host(std::size_t(components) * bodies);
-    check(cudaMemcpy(host.data(), state, host.size() * sizeof(S), cudaMemcpyDeviceToHost), "state");
-    return host;
-  }
   index_t failed() const {
-    std::vector<Status> host(bodies);
-    check(cudaMemcpy(host.data(), status, bodies * sizeof(Status), cudaMemcpyDeviceToHost), "status");
+    std::vector<Status> host;
+    status.download(host);
     return index_t(std::count_if(host.begin(), host.end(), [](Status s) { return s != Status::ok; }));
   }
 };
-
-std::string unusable_reason() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);  // no driver: an error, not 0 (docs/toolchain.md)
-  if (err != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
-  return count == 0 ? "no usable CUDA device: none present" : "";
-}
 
 /// The state after the first launch of each method's min_blocks:1 kernel, to compare the others with.
 std::map<std::string, std::vector<double>>& references() {
@@ -127,7 +91,8 @@ void measure(benchmark::State& state, const std::string& method, const Integrato
   const Bodies<Integrator> b(integrator);
   b.advance(kernel, integrator, 0);  // also the warm-up
   check(cudaDeviceSynchronize(), "advance");
-  const std::vector<double> after = b.states();
+  std::vector<double> after;
+  b.state.download(after);
   if (MinBlocks == 1) references()[method] = after;
   double max_diff = 0;
   if (const auto r = references().find(method); r != references().end())
@@ -135,24 +100,19 @@ void measure(benchmark::State& state, const std::string& method, const Integrato
   else
     max_diff = NAN;  // run without its min_blocks:1 kernel (a filter)
 
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
+  const cuda::Event start, stop;
   index_t first = steps_per_launch;
   double seconds = 0;
   for (auto _ : state) {
-    check(cudaEventRecord(start), "record");
+    start.record();
     b.advance(kernel, integrator, first);
-    check(cudaEventRecord(stop), "record");
-    check(cudaEventSynchronize(stop), "advance");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    state.SetIterationTime(1e-3 * ms);
-    seconds += 1e-3 * ms;
+    stop.record();
+    stop.wait("advance");
+    const double launch = stop.seconds_since(start);
+    state.SetIterationTime(launch);
+    seconds += launch;
     first += steps_per_launch;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   state.counters["body_steps/s"] = double(bodies) * double(steps_per_launch) * double(state.iterations()) / seconds;
   state.counters["registers"] = attributes.numRegs;
   state.counters["local_bytes"] = double(attributes.localSizeBytes);
@@ -163,7 +123,8 @@ void measure(benchmark::State& state, const std::string& method, const Integrato
 
 template <class Integrator, int MinBlocks>
 void run(benchmark::State& state, const std::string& method, const Integrator& integrator) {
-  if (const std::string reason = unusable_reason(); !reason.empty()) return state.SkipWithError(reason.c_str());
+  if (const std::string reason = cuda::device_unusable_reason(); !reason.empty())
+    return state.SkipWithError(reason.c_str());
   try {
     measure<Integrator, MinBlocks>(state, method, integrator);
   } catch (const std::exception& e) {
