@@ -12,10 +12,14 @@ Two orders of the same spins: "sorted" (a sweep: neighbouring bodies, hence the 
 spin alike) and "shuffled" (log-uniform draws of |Omega|: nearly every warp holds a fast body, and a
 warp runs as long as its slowest lane).
 
-  accuracy PROBLEM QUATSTEP [N]        worst rotation error over a spread of bodies of the sorted
-                                       N-body ensemble and over the samples, for each fixed h and
-                                       tolerance, against fine fixed steps (reference_step; CPU,
-                                       `--bodies`: the same bodies as the rows of the full run)
+  accuracy PROBLEM QUATSTEP [N] [ORDER] worst rotation error over 33 bodies of the N-body ensemble
+                                       (those at evenly spaced ranks of |Omega(0)|, the slowest and
+                                       the fastest included) and over the samples, for each fixed h
+                                       and tolerance, against fine fixed steps (reference_step; CPU,
+                                       `--bodies`: the same bodies as the rows of the full run); then
+                                       the adaptive body-steps at each fixed run's worst error
+                                       (log-log interpolation) and the ratio. ORDER: sorted (default)
+                                       or shuffled
   timing PROBLEM QUATSTEP [N] [BACKEND] the whole ensemble, no trajectories, for the same fixed
                                        steps and tolerances (both orders): the integration loop's
                                        wall time and body-steps/s (accepted steps when adaptive)
@@ -138,20 +142,40 @@ def summary_value(text, pattern):
     return float(match.group(1)) if match else math.nan
 
 
-def spin_of(problem, body, bodies):
-    """|Omega(0)| of body `body` of the sorted ensemble."""
-    norm = lambda v: sum(x * x for x in v) ** 0.5
-    lo, hi = norm(problem["slowest"]), norm(problem["fastest"])
-    return lo + (hi - lo) * body / (bodies - 1)
+def spread_of_bodies(problem, exe, bodies, order, tmp, count=33):
+    """The bodies at `count` evenly spaced ranks of |Omega(0)| (the slowest and the fastest
+    included) and their spins, read from /parameters of a one-step run of the whole ensemble."""
+    import h5py
+    toml, h5 = f"{tmp}/spins.toml", f"{tmp}/spins.h5"
+    h = problem["fixed_steps"][0]
+    scenario(toml, problem, bodies, h=h, trajectories="none", order=order)
+    run(exe, toml, h5, "--t-end", repr(h), "--stride", "1", "--quiet")
+    with h5py.File(h5) as f:
+        spin = np.linalg.norm(np.asarray(f["parameters/initial.omega_body"]), axis=1)
+    by_spin = np.argsort(spin, kind="stable")
+    picked = sorted({int(by_spin[round(i * (bodies - 1) / (count - 1))]) for i in range(count)})
+    return picked, spin[picked]
 
 
-def accuracy(problem, exe, bodies):
-    picked = sorted({round(i * (bodies - 1) / 32) for i in range(33)})
-    chosen = ["--bodies", ",".join(map(str, picked)), "--threads", str(os.cpu_count())]
+def steps_at(error, runs):
+    """Body-steps per body of the adaptive `runs` ((worst error, steps) pairs) at a worst error,
+    by log-log interpolation between the two runs around it; NaN outside their range."""
+    runs = sorted(runs)
+    for (e0, s0), (e1, s1) in zip(runs, runs[1:]):
+        if e0 <= error <= e1:
+            w = math.log(error / e0) / math.log(e1 / e0)
+            return math.exp((1 - w) * math.log(s0) + w * math.log(s1))
+    return math.nan
+
+
+def accuracy(problem, exe, bodies, order):
     with tempfile.TemporaryDirectory() as tmp:
+        picked, spin = spread_of_bodies(problem, exe, bodies, order, tmp)
+        chosen = ["--bodies", ",".join(map(str, picked)), "--threads", str(os.cpu_count())]
+
         def trial(name, **kw):
             toml, h5 = f"{tmp}/{name}.toml", f"{tmp}/{name}.h5"
-            scenario(toml, problem, bodies, **kw)
+            scenario(toml, problem, bodies, order=order, **kw)
             text = run(exe, toml, h5, *chosen)
             q = quaternions(h5)
             if not np.isfinite(q).all():
@@ -161,22 +185,29 @@ def accuracy(problem, exe, bodies):
         def row(label, q, steps):
             error = rotation_error(q, reference).max(axis=0)
             worst = int(error.argmax())
-            print(f"| {label} | {error.max():.3e} | {picked[worst]} ({spin_of(problem, picked[worst], bodies):.3g}) | "
-                  f"{error[0]:.3e} | {error[-1]:.3e} | {steps:.0f} |")
+            print(f"| {label} | {error.max():.3e} | {picked[worst]} ({spin[worst]:.3g}) | "
+                  f"{error[spin.argmin()]:.3e} | {error[spin.argmax()]:.3e} | {steps:.0f} |")
+            return error.max(), steps
 
         reference, _ = trial("reference", h=problem["reference_step"])
-        print(f"worst rotation error over bodies {picked[0]} ... {picked[-1]} ({len(picked)} of {bodies}) and "
-              f"the samples every {problem['spacing']} to t = {problem['t_end']}, against fixed h = "
-              f"{problem['reference_step']}")
+        print(f"{order} ensemble of {bodies}: worst rotation error over its bodies {picked[0]} ... {picked[-1]} "
+              f"({len(picked)}, |Omega(0)| {spin.min():.3g} ... {spin.max():.3g}) and the samples every "
+              f"{problem['spacing']} to t = {problem['t_end']}, against fixed h = {problem['reference_step']}")
         print("| run | worst error [rad] | its body (spin rad/s) | slowest body's error | fastest body's error | "
               "body-steps per body (mean) |")
         print("|---|---:|---|---:|---:|---:|")
-        for h in problem["fixed_steps"]:
-            row(f"fixed h = {h:g}", trial("fixed", h=h)[0], problem["t_end"] / h)
+        fixed = [row(f"fixed h = {h:g}", trial("fixed", h=h)[0], problem["t_end"] / h) for h in problem["fixed_steps"]]
+        adaptive = []
         for tolerance in problem["tolerances"]:
             q, text = trial("adaptive", tolerance=tolerance)
             accepted = summary_value(text, r"adaptive steps\s+([0-9.e+]+) accepted")
-            row(f"adaptive, per unit step, rotation_atol = {tolerance:g}", q, accepted / len(picked))
+            adaptive.append(row(f"adaptive, per unit step, rotation_atol = {tolerance:g}", q, accepted / len(picked)))
+        print("\nat each fixed run's worst error, the adaptive runs' body-steps per body (interpolated):")
+        print("| worst error [rad] | fixed | adaptive | fixed / adaptive |")
+        print("|---:|---:|---:|---:|")
+        for error, steps in fixed:
+            a = steps_at(error, adaptive)
+            print(f"| {error:.3e} | {steps:.0f} | {a:.0f} | {steps / a:.2f} |")
 
 
 def timing(problem, exe, bodies, backend):
@@ -213,6 +244,9 @@ if __name__ == "__main__":
     mode, problem, exe = sys.argv[1], PROBLEMS[sys.argv[2]], sys.argv[3]
     n = int(float(sys.argv[4])) if len(sys.argv) > 4 else 100000
     if mode == "accuracy":
-        accuracy(problem, exe, n)
+        order = sys.argv[5] if len(sys.argv) > 5 else "sorted"
+        if order not in ORDERS:
+            sys.exit(__doc__)
+        accuracy(problem, exe, n, order)
     else:
         timing(problem, exe, n, sys.argv[5] if len(sys.argv) > 5 else "cuda")
