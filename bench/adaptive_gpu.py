@@ -23,6 +23,11 @@ warp runs as long as its slowest lane).
   timing PROBLEM QUATSTEP [N] [BACKEND] the whole ensemble, no trajectories, for the same fixed
                                        steps and tolerances (both orders): the integration loop's
                                        wall time and body-steps/s (accepted steps when adaptive)
+  lanes PROBLEM QUATSTEP [N] [ORDER]   the whole ensemble on the CPU at the timing tolerances: the
+                                       share of a 32-lane warp's issued steps that its lanes use,
+                                       each body's /accepted_steps standing for its share of every
+                                       launch, in index order and in the order of the step counts
+                                       (what kernels/step_order.hpp's sort by step size approaches)
 
 Rows of the two modes with the same worst error give the wall time to that accuracy.
 """
@@ -238,8 +243,30 @@ def timing(problem, exe, bodies, backend):
                 trial(f"adaptive, {order}, rotation_atol = {tolerance:g}", tolerance=tolerance, order=order)
 
 
+def lane_use(steps, warp=32):
+    """Steps taken over the steps a warp of `warp` consecutive lanes issues (its busiest lane's)."""
+    lanes = steps[:len(steps) // warp * warp].reshape(-1, warp)
+    return lanes.sum() / (warp * lanes.max(axis=1)).sum()
+
+
+def lanes(problem, exe, bodies, order):
+    import h5py
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{order} ensemble of {bodies}, CPU: steps taken / steps issued by warps of 32 lanes")
+        print("| rotation_atol | mean steps per body | index order | ordered by step count |")
+        print("|---:|---:|---:|---:|")
+        for tolerance in problem["timing_tolerances"]:
+            toml, h5 = f"{tmp}/run.toml", f"{tmp}/run.h5"
+            scenario(toml, problem, bodies, tolerance=tolerance, trajectories="none", order=order)
+            run(exe, toml, h5, "--backend", "cpu", "--quiet")
+            with h5py.File(h5) as f:
+                steps = np.asarray(f["accepted_steps"], dtype=float)
+            print(f"| {tolerance:g} | {steps.mean():.0f} | {lane_use(steps):.3f} | {lane_use(np.sort(steps)):.3f} |",
+                  flush=True)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[1] not in ("accuracy", "timing") or sys.argv[2] not in PROBLEMS:
+    if len(sys.argv) < 4 or sys.argv[1] not in ("accuracy", "timing", "lanes") or sys.argv[2] not in PROBLEMS:
         sys.exit(__doc__)
     mode, problem, exe = sys.argv[1], PROBLEMS[sys.argv[2]], sys.argv[3]
     n = int(float(sys.argv[4])) if len(sys.argv) > 4 else 100000
@@ -248,5 +275,10 @@ if __name__ == "__main__":
         if order not in ORDERS:
             sys.exit(__doc__)
         accuracy(problem, exe, n, order)
+    elif mode == "lanes":
+        order = sys.argv[5] if len(sys.argv) > 5 else "shuffled"
+        if order not in ORDERS:
+            sys.exit(__doc__)
+        lanes(problem, exe, n, order)
     else:
         timing(problem, exe, n, sys.argv[5] if len(sys.argv) > 5 else "cuda")
