@@ -23,14 +23,18 @@ warp runs as long as its slowest lane).
   timing PROBLEM QUATSTEP [N] [BACKEND] the whole ensemble, no trajectories, for the same fixed
                                        steps and tolerances (both orders): the integration loop's
                                        wall time and body-steps/s (accepted steps when adaptive)
-  lanes PROBLEM QUATSTEP [N] [ORDER]   the whole ensemble on the CPU at the timing tolerances: the
-                                       share of a 32-lane warp's issued steps that its lanes use,
-                                       each body's /accepted_steps standing for its share of every
-                                       launch, in index order and in the order of the step counts
-                                       (what kernels/step_order.hpp's sort by step size approaches)
+  lanes PROBLEM QUATSTEP [N] [ORDER]   the whole ensemble on the CPU at the timing tolerances, each
+                                       body's /accepted_steps standing for its share of every launch:
+                                       the share of a 32-lane warp's issued steps that its lanes use,
+                                       and of a launch's (blocks of 128 threads dealt in order to the
+                                       GPU's block slots, each held until its slowest warp is done),
+                                       in index order and in the order of the step counts, most first
+                                       (kernels/step_order.hpp's order); the launch also for an
+                                       ensemble 10x larger drawn alike (the counts repeated)
 
 Rows of the two modes with the same worst error give the wall time to that accuracy.
 """
+import heapq
 import math
 import os
 import re
@@ -243,25 +247,46 @@ def timing(problem, exe, bodies, backend):
                 trial(f"adaptive, {order}, rotation_atol = {tolerance:g}", tolerance=tolerance, order=order)
 
 
-def lane_use(steps, warp=32):
-    """Steps taken over the steps a warp of `warp` consecutive lanes issues (its busiest lane's)."""
-    lanes = steps[:len(steps) // warp * warp].reshape(-1, warp)
-    return lanes.sum() / (warp * lanes.max(axis=1)).sum()
+WARP, BLOCK = 32, 128  # kernels/ensemble_kernels.cuh's block_size
+# Blocks resident at once: an H200's 132 SMs, 2 blocks each at the adaptive kernel's 255 registers a
+# thread (65,536 registers an SM).
+BLOCK_SLOTS = 132 * 2
+
+
+def lane_use(steps):
+    """Steps taken over the steps the warps of WARP consecutive lanes issue (each its busiest lane's)."""
+    lanes = steps[:len(steps) // WARP * WARP].reshape(-1, WARP)
+    return lanes.sum() / (WARP * lanes.max(axis=1)).sum()
+
+
+def launch_use(steps):
+    """Steps taken over what BLOCK_SLOTS block slots of BLOCK lanes could take until the launch ends:
+    blocks dealt in order to the slot free first, each holding it for its slowest lane's steps (a
+    warp runs no faster with its SM half empty: an upper bound on the tail's cost)."""
+    blocks = steps[:len(steps) // BLOCK * BLOCK].reshape(-1, BLOCK).max(axis=1)
+    free = [0.0] * BLOCK_SLOTS
+    for b in blocks:
+        heapq.heappush(free, heapq.heappop(free) + b)
+    return steps[:len(blocks) * BLOCK].sum() / (BLOCK * BLOCK_SLOTS * max(free))
 
 
 def lanes(problem, exe, bodies, order):
     import h5py
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{order} ensemble of {bodies}, CPU: steps taken / steps issued by warps of 32 lanes")
-        print("| rotation_atol | mean steps per body | index order | ordered by step count |")
-        print("|---:|---:|---:|---:|")
+        print(f"{order} ensemble of {bodies}, CPU: steps taken / steps issued, by the warps ({WARP} lanes) and by "
+              f"the launch ({BLOCK_SLOTS} slots of {BLOCK} threads)")
+        print("| rotation_atol | mean steps per body | warps, index order | warps, by steps | launch, index order | "
+              f"launch, by steps | launch, by steps, {10 * bodies} bodies |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
         for tolerance in problem["timing_tolerances"]:
             toml, h5 = f"{tmp}/run.toml", f"{tmp}/run.h5"
             scenario(toml, problem, bodies, tolerance=tolerance, trajectories="none", order=order)
             run(exe, toml, h5, "--backend", "cpu", "--quiet")
             with h5py.File(h5) as f:
                 steps = np.asarray(f["accepted_steps"], dtype=float)
-            print(f"| {tolerance:g} | {steps.mean():.0f} | {lane_use(steps):.3f} | {lane_use(np.sort(steps)):.3f} |",
+            by_steps = np.sort(steps)[::-1]
+            print(f"| {tolerance:g} | {steps.mean():.0f} | {lane_use(steps):.3f} | {lane_use(by_steps):.3f} | "
+                  f"{launch_use(steps):.3f} | {launch_use(by_steps):.3f} | {launch_use(np.repeat(by_steps, 10)):.3f} |",
                   flush=True)
 
 

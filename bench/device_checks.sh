@@ -10,11 +10,12 @@
 #   run       (150) quatstep run of examples/monte_carlo_heavy_top.toml at 10⁶ bodies, h = 1e-4,
 #                   10⁴ steps, statistics every 100 (issue 16: ≥ 90 % of kernel-only), double and
 #                   float, then 10⁶ bodies × 51 samples of full trajectories (write rate vs dd's)
-#   adaptive  (50 + 100) bench/adaptive_gpu.py timing, 10⁵ bodies, sorted and shuffled spins: first
-#                   the torque-free spread (issue 17: adaptive ≥ 70 % of the fixed rate, and ≥ 3×
-#                   less wall time at equal worst error: on its shuffled, log-uniform spins the CPU
-#                   measured 4.5–6.2× fewer body-steps, bench/adaptive.md section 8), then the heavy
-#                   tops (2.1× fewer at best: the rate alone)
+#   adaptive  (90 + 60) bench/adaptive_gpu.py timing, sorted and shuffled spins: first the
+#                   torque-free spread at 10⁶ bodies (issue 17: adaptive ≥ 70 % of the fixed rate,
+#                   and ≥ 3× less wall time at equal worst error: on its shuffled, log-uniform spins
+#                   the CPU measured 4.5–6.2× fewer body-steps; at 10⁵ bodies its fastest bodies'
+#                   blocks outlast the rest of a launch, bench/adaptive.md section 8), then the heavy
+#                   tops at 10⁵, as measured before (their rate against 2026-11-27's)
 #   python    (150) the Python tests (python/tests: CuPy and PyTorch arrays, BatchStepper and
 #                   MechanismEnsemble on the GPU) under the machine's python3, with the kit's module
 #   bounds    (60) bench_launch_bounds: REML's and the shifted modified HHT's step loops at minimum
@@ -137,11 +138,11 @@ run() {
 
 adaptive() {
   # Python without the kit's libraries; it starts quatstep through the wrapper.
-  local problem limit
-  for problem in free_body:50 heavy_top:100; do
-    limit=${problem#*:} problem=${problem%:*}
+  local run problem bodies limit
+  for run in free_body:1000000:90 heavy_top:100000:60; do
+    IFS=: read -r problem bodies limit <<< "$run"
     step "adaptive_timing_$problem" "$limit" env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 \
-      python3 "$root/bench/adaptive_gpu.py" timing "$problem" /tmp/device-bin/quatstep 100000 cuda
+      python3 "$root/bench/adaptive_gpu.py" timing "$problem" /tmp/device-bin/quatstep "$bodies" cuda
   done
 }
 
