@@ -138,9 +138,9 @@ run() {
 
 adaptive() {
   # Python without the kit's libraries; it starts quatstep through the wrapper.
-  local run problem bodies limit
-  for run in free_body:1000000:90 heavy_top:100000:60; do
-    IFS=: read -r problem bodies limit <<< "$run"
+  local spec problem bodies limit
+  for spec in free_body:1000000:90 heavy_top:100000:60; do
+    IFS=: read -r problem bodies limit <<< "$spec"
     step "adaptive_timing_$problem" "$limit" env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 \
       python3 "$root/bench/adaptive_gpu.py" timing "$problem" /tmp/device-bin/quatstep "$bodies" cuda
   done
