@@ -77,6 +77,7 @@ class CudaEnsemble {
       failed_step_host_[i] = 0;
     }
     status_.upload(status_host_);
+    if constexpr (adaptive) initial_order_ = DeviceArray<S>(initial_order_keys(initial));
     const DeviceArray<Kinematics> d_initial(initial);
     Buffer& b = buffers_[next_];
     const Window window = window_for(b, out, 0, 0);
@@ -115,9 +116,8 @@ class CudaEnsemble {
     if (n_ && steps > 0) {
       if constexpr (adaptive)
         advance_bodies_adaptive<<<blocks_for(n_), block_size>>>(
-            integrator_, models_.data(), soa(), record(), adaptive_record(),
-            step_order_.sort(state_.data() + Integrator::State::next_step_component * n_), t0_, h_, steps_done_, steps,
-            window.device_view);
+            integrator_, models_.data(), soa(), record(), adaptive_record(), step_order_.sort(order_keys()), t0_, h_,
+            steps_done_, steps, window.device_view);
       else
         advance_bodies<<<blocks_for(n_), block_size>>>(integrator_, models_.data(), soa(), record(), t0_, h_,
                                                        steps_done_, steps, window.device_view);
@@ -207,6 +207,12 @@ class CudaEnsemble {
   static void check_settings(const Integrator& integrator) {
     if constexpr (adaptive) integrator.validate();
     else keys::check(integrator.settings);
+  }
+  /// What an adaptive launch orders its bodies by (step_order.hpp): their next step sizes, or before
+  /// the first launch, where every h is still h_initial, their initial spin.
+  const S* order_keys() const {
+    return steps_done_ == 0 && initial_order_.size() ? initial_order_.data()
+                                                     : state_.data() + Integrator::State::next_step_component * n_;
   }
   /// The device side of a host sample window for one launch that takes steps [first, last]: the
   /// samples of the window that fall in those steps alone (those the launch writes), in the
@@ -299,6 +305,7 @@ class CudaEnsemble {
   DeviceArray<index_t> accepted_, rejected_;  // adaptive only: AdaptiveRecord
   DeviceArray<S> smallest_, largest_;
   StepOrder step_order_;  // adaptive only: which body each thread steps
+  DeviceArray<S> initial_order_;  // adaptive only: the first launch's order keys (initial_order_keys)
   Buffer buffers_[2];  // launch k writes its samples into buffers_[k mod 2]
   int next_ = 0;       // the next launch's buffer
   int in_flight_ = 0;  // launches not yet completed: the last in_flight_ of them
