@@ -72,6 +72,18 @@ def samples_in(f):
     return min(nt, int(f.attrs["samples_written"])) if "samples_written" in f.attrs else nt
 
 
+def interrupted_note(f):
+    """"" for a finished run; for an interrupted one (complete = 0) how far its samples go, which every
+    figure's title then carries: its curves end there, not at t_end."""
+    if int(f.attrs.get("complete", 1)) != 0:
+        return ""
+    nt = samples_in(f)
+    t = f["time"][:nt]
+    end = f" of {float(f.attrs['t_end']):g}" if "t_end" in f.attrs else ""
+    return f"interrupted run: samples 0 … {nt - 1} of {len(f['time'])}, t ≤ {t[-1]:g}{end}" if nt else \
+        "interrupted run: no samples"
+
+
 class Trajectories:
     """The full-trajectory layout, read a block of samples at a time. Rows are the bodies with
     trajectories: /trajectory_bodies names them (ensemble indices) when they are not all the bodies
@@ -201,23 +213,23 @@ def band_axes(ax, t, s, levels, label):
     ax[2].set_ylim(bottom=0)
 
 
-def band_figure(path, t, s, levels, name, definition=""):
+def band_figure(path, t, s, levels, name, definition="", note=""):
     fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True, gridspec_kw={"height_ratios": [3, 3, 1]})
     band_axes(ax, t, s, levels, name)
-    fig.suptitle(name + (f"   [{definition}]" if definition else ""))
+    fig.suptitle(name + (f"   [{definition}]" if definition else "") + (f"\n({note})" if note else ""))
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
     return path
 
 
-def histogram_figure(path, edges, counts, title, below=0, above=0):
+def histogram_figure(path, edges, counts, title, below=0, above=0, note=""):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.stairs(counts, edges, fill=True, color="tab:blue", alpha=0.7)
     ax.set_xlabel(title)
     ax.set_ylabel("bodies")
-    note = f"{int(np.sum(counts))} in range" + (f", {int(below)} below, {int(above)} above" if below or above else "")
-    ax.set_title(note, fontsize="small")
+    tally = f"{int(np.sum(counts))} in range" + (f", {int(below)} below, {int(above)} above" if below or above else "")
+    ax.set_title(tally + (f"\n({note})" if note else ""), fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -226,6 +238,7 @@ def histogram_figure(path, edges, counts, title, below=0, above=0):
 
 def statistics_plots(f, out, wanted):
     nt = samples_in(f)
+    note = interrupted_note(f)
     time = f["time"][:nt]
     group = f["statistics"]
     levels = group.attrs.get("levels", np.array([]))
@@ -242,7 +255,8 @@ def statistics_plots(f, out, wanted):
             levels_here = []
         definition = g.attrs.get("definition", "")
         definition = definition.decode() if isinstance(definition, bytes) else str(definition)
-        written.append(band_figure(os.path.join(out, f"statistics_{name}.png"), time, s, levels_here, name, definition))
+        written.append(band_figure(os.path.join(out, f"statistics_{name}.png"), time, s, levels_here, name, definition,
+                                   note))
         if "histogram" in g:
             h = g["histogram"]
             with_values = np.flatnonzero(s["count"] > 0)
@@ -250,7 +264,7 @@ def statistics_plots(f, out, wanted):
             below = g["below"][last] if "below" in g else 0
             above = g["above"][last] if "above" in g else 0
             written.append(histogram_figure(os.path.join(out, f"histogram_{name}.png"), h.attrs["edges"], h[last],
-                                            f"{name} at t = {time[last]:g}", below, above))
+                                            f"{name} at t = {time[last]:g}", below, above, note))
         if name in DRIFTS:
             drifts[name] = np.maximum(np.abs(s["min"]), np.abs(s["max"]))
     if drifts:
@@ -260,6 +274,8 @@ def statistics_plots(f, out, wanted):
         ax.set_xlabel("t")
         ax.set_ylabel("largest relative drift over the ensemble")
         ax.legend()
+        if note:
+            ax.set_title(note, fontsize="small")
         fig.tight_layout()
         path = os.path.join(out, "statistics_drift.png")
         fig.savefig(path)
@@ -287,6 +303,7 @@ def trajectory_plots(f, out, bodies, wanted):
     rows = sorted({label_of_row.index(b) for b in bodies if b in label_of_row}) if bodies else []
     rows = rows or list(range(min(3, tr.n)))
     t = tr.time
+    note = interrupted_note(f)
     written = []
 
     # The chosen rows over the whole run: one pass over each dataset (h5py reads increasing indices).
@@ -332,6 +349,8 @@ def trajectory_plots(f, out, bodies, wanted):
     ax[0, 1].legend(fontsize="small")
     for a in ax[1]:
         a.set_xlabel("t")
+    if note:
+        fig.suptitle(note, fontsize="small")
     fig.tight_layout()
     path = os.path.join(out, "trajectories.png")
     fig.savefig(path)
@@ -357,6 +376,8 @@ def trajectory_plots(f, out, bodies, wanted):
         a.legend(fontsize="small")
     if len(panels) < len(ax):
         ax[-1].set_visible(False)
+    if note:
+        fig.suptitle(note, fontsize="small")
     fig.tight_layout()
     path = os.path.join(out, "drift.png")
     fig.savefig(path)
@@ -370,7 +391,7 @@ def trajectory_plots(f, out, bodies, wanted):
         if wanted and name not in wanted:
             continue
         written.append(band_figure(os.path.join(out, f"ensemble_{name}.png"), t, b, LEVELS, labels[name],
-                                   "from the trajectories"))
+                                   "from the trajectories", note))
     last = tr.nt - 1
     final = tr.observables(last, last + 1)
     healthy = tr.healthy(last, last + 1)[0]
@@ -382,6 +403,8 @@ def trajectory_plots(f, out, bodies, wanted):
         a.set_title(f"t = {t[last]:g}, {v.size} healthy {'bodies' if unit == 'body' else 'mechanisms'}",
                     fontsize="small")
     np.atleast_1d(ax)[0].set_ylabel("bodies" if unit == "body" else "mechanisms")
+    if note:
+        fig.suptitle(note, fontsize="small")
     fig.tight_layout()
     path = os.path.join(out, "final_histogram.png")
     fig.savefig(path)
@@ -521,6 +544,9 @@ def main(argv=None):
             print(f"plot.py: {args.result}: no observable {', '.join(unknown)} in this file (it has: "
                   f"{', '.join(sorted(available)) or 'none'})", file=sys.stderr)
             return 1
+        if note := interrupted_note(f):
+            print(f"plot.py: {args.result}: {note}: its plots end there (`quatstep run --resume {args.result}` "
+                  f"continues it)", file=sys.stderr)
         written = []
         if "statistics" in f:
             written += statistics_plots(f, out, wanted)

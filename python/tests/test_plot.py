@@ -130,6 +130,35 @@ def test_trajectories_without_the_angular_velocity(tmp_path, capsys):
     expect_real_images(written)
 
 
+@pytest.mark.parametrize("layout", ["statistics", "trajectories"])
+def test_an_interrupted_run_says_where_its_plots_end(tmp_path, capsys, monkeypatch, layout):
+    """A file with complete = 0 (a run stopped by a signal): the plots stop at its last written sample,
+    every figure's title says so, and stderr says how to continue the run."""
+    path = tmp_path / "run.h5"
+    (write_statistics if layout == "statistics" else write_trajectories)(path)
+    with h5py.File(path, "a") as f:
+        total, t = len(f["time"]), f["time"][:]
+        f.attrs["complete"], f.attrs["samples_written"], f.attrs["t_end"] = np.int64(0), np.int64(25), t[-1]
+    figures = {"band_figure": [], "histogram_figure": []}
+    for name, calls in figures.items():
+        draw = getattr(plot, name)
+        monkeypatch.setattr(plot, name, lambda *a, _draw=draw, _calls=calls: _calls.append(a) or _draw(*a))
+    assert plot.main([str(path), "--out", str(tmp_path / "png")]) == 0
+    out, err = capsys.readouterr()
+    expect_real_images(out.split())
+    note = f"interrupted run: samples 0 … 24 of {total}, t ≤ {t[24]:g} of {t[-1]:g}"
+    assert f"{note}: its plots end there (`quatstep run --resume {path}` continues it)" in err, err
+    bands = figures["band_figure"]
+    assert bands and all(a[-1] == note and len(a[1]) == 25 for a in bands)  # (path, t, s, …, note)
+    if layout == "statistics":
+        (histogram,) = figures["histogram_figure"]  # (path, edges, counts, title, below, above, note)
+        assert histogram[3] == f"nutation at t = {t[24]:g}" and histogram[-1] == note
+    with h5py.File(path, "a") as f:
+        f.attrs["complete"] = np.int64(1)
+    assert plot.main([str(path), "--out", str(tmp_path / "png")]) == 0
+    assert "interrupted" not in capsys.readouterr().err
+
+
 def test_ensemble_bands_follow_the_health_rule(tmp_path):
     """The bands count a body while it is healthy: body 2 until sample 39 (failed at step 395, stride
     10), body 5 never; and agree with numpy on the healthy values."""
