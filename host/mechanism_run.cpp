@@ -377,6 +377,7 @@ MechanismRunResult run_ensemble(const MechanismScenario& sc, const RunOptions& o
     if (stats) {
       const StatisticsRows rows = summarize(*stats, first, count, buffer.data(), scalars, n, layout.shard_statistics);
       out.write_statistics(first, rows.summaries);
+      track_histogram_misses(*sc.statistics, rows, times.data(), r.histogram_misses);
       if (layout.shard_statistics) out.write_statistics_states(first, rows.states);
     }
     const bool first_window = first == start_sample;
@@ -843,6 +844,8 @@ void print_mechanism_summary(std::ostream& os, const MechanismScenario& sc, cons
                 << (sc.statistics ? ", /statistics of " + std::to_string(sc.statistics->observables.size()) + " observables"
                                   : std::string())
                 << ")\n";
+  if (const std::string misses = histogram_misses_summary(r.histogram_misses); !misses.empty())
+    row("histogram ranges") << misses << " ([output.statistics] low, high)\n";
 }
 
 }  // namespace quatstep

@@ -61,6 +61,7 @@ struct MechanismRunResult {
   index_t redrawn_bodies = 0;  ///< mechanisms with at least one invalid draw thrown away (invalid = "redraw")
   index_t redraws = 0;         ///< invalid draws thrown away, all mechanisms
   StepRecords step_records;  ///< [time] adaptive = true: per mechanism (empty with fixed steps)
+  std::vector<HistogramMiss> histogram_misses;  ///< per observable with bins, over this process' samples
   std::string trajectories;  ///< TrajectorySelection::description
   bool interrupted = false;  ///< stopped by RunOptions::interrupt before the end (a checkpoint was written)
   index_t first_step = 0;    ///< the step (output interval, adaptive) this process started from: > 0 when resumed

@@ -418,6 +418,39 @@ std::vector<double> sample_times(const Scenario& sc, index_t first, index_t coun
   return times;
 }
 
+void track_histogram_misses(const statistics::StatisticsSpec& spec, const StatisticsRows& rows, const double* times,
+                            std::vector<HistogramMiss>& misses) {
+  if (misses.empty())
+    for (const statistics::ObservableSpec& o : spec.observables)
+      if (o.bins) misses.push_back({o.observable.name(), o.bins->edges().front(), o.bins->edges().back()});
+  for (std::size_t j = 0; j < rows.summaries.size(); ++j) {
+    auto miss = misses.begin();
+    for (std::size_t k = 0; k < spec.observables.size(); ++k) {
+      if (!spec.observables[k].bins) continue;
+      const statistics::Summary& s = rows.summaries[j][k];
+      // more of the values outside than the worst sample so far, as a share (count > 0 then)
+      if (s.below + s.above > 0 &&
+          double(s.below + s.above) * double(std::max<std::int64_t>(miss->count, 1)) >
+              double(miss->below + miss->above) * double(s.count))
+        *miss = {miss->observable, miss->low, miss->high, times[j], s.below, s.above, s.count};
+      ++miss;
+    }
+  }
+}
+
+std::string histogram_misses_summary(const std::vector<HistogramMiss>& misses) {
+  std::ostringstream os;
+  for (const HistogramMiss& m : misses) {
+    if (m.below + m.above == 0) continue;
+    if (os.tellp() > 0) os << "; ";
+    const double percent = 100 * double(m.below + m.above) / double(m.count);
+    os << m.observable << " " << std::setprecision(percent >= 1 ? 3 : 2) << percent << " % of "
+       << m.count << " values outside [" << std::setprecision(6) << m.low << ", " << m.high << "] at t = " << m.time
+       << " (" << m.below << " below, " << m.above << " above)";
+  }
+  return os.str();
+}
+
 index_t RunResult::failures() const {
   return std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; });
 }
@@ -495,6 +528,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options, const Open
     if (stats && count > 0) {
       const StatisticsRows rows = stats->add(first, count, samples, records, file.shard_statistics, std::move(reduced));
       out.write_statistics(first, rows.summaries);
+      track_histogram_misses(*sc.statistics, rows, times.data(), result.histogram_misses);
       if (file.shard_statistics) out.write_statistics_states(first, rows.states);
     }
     result.write_seconds += std::chrono::duration<double>(t1 - t0).count();  // one window at a time: no race
@@ -732,6 +766,8 @@ void print_summary(std::ostream& os, const Scenario& sc, const RunResult& r) {
     row("statistics") << r.statistics << " observables";
     if (!sc.statistics->quantile_levels.empty()) os << ", " << sc.statistics->quantile_levels.size() << " quantiles";
     os << " (/statistics)\n";
+    if (const std::string misses = histogram_misses_summary(r.histogram_misses); !misses.empty())
+      row("histogram ranges") << misses << " ([output.statistics] low, high)\n";
   }
   row("output") << r.output_file << " (";
   if (r.interrupted) os << r.samples_written << " of ";  // what the file holds

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <csignal>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -77,6 +78,22 @@ struct StatisticsRows {
 /// The times of samples [first, first + count): t_start + j·stride·dt.
 std::vector<double> sample_times(const Scenario& scenario, index_t first, index_t count);
 
+/// An observable's histogram at the sample where the largest share of its finite values fell
+/// outside the edges: a range that misses what it was meant to bin, which the summary reports.
+struct HistogramMiss {
+  std::string observable;
+  double low = 0, high = 0;  ///< the edges
+  double time = 0;           ///< of that sample
+  std::int64_t below = 0, above = 0, count = 0;
+};
+/// Folds rows of samples at `times` (StatisticsRows::summaries, in `spec`'s order) into `misses`:
+/// one per observable with bins, the sample with most values outside kept (the first of equals).
+void track_histogram_misses(const statistics::StatisticsSpec& spec, const StatisticsRows& rows, const double* times,
+                            std::vector<HistogramMiss>& misses);
+/// The summary's line for the histograms with values outside ("axis_tilt 43 % of 100000 values
+/// outside [1, 2.2] at t = 4.5 (0 below, 42853 above); …"), empty if every value fell inside.
+std::string histogram_misses_summary(const std::vector<HistogramMiss>& misses);
+
 struct RunResult {
   index_t bodies = 0, steps = 0, samples = 0;
   int threads = 0;
@@ -101,6 +118,7 @@ struct RunResult {
   index_t steps_done = 0;          ///< steps taken (all of them unless interrupted)
   index_t samples_written = 0;     ///< samples 0 … samples_written − 1 are in the file
   StepRecords step_records;        ///< adaptive steps: per body ([time] adaptive = true)
+  std::vector<HistogramMiss> histogram_misses;  ///< per observable with bins, over this process' samples
 
   index_t failures() const;
 };

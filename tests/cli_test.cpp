@@ -301,6 +301,68 @@ TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
   for (double s : read_dataset(g, "status").values) ASSERT_EQ(s, 0.0);
 }
 
+TEST(Cli, SummaryNamesHistogramRangesThatMissTheirValues) {
+  // Spin-up of four bodies from omega_x = 0, 1, 2, 3 under a unit torque: omega_x = i + t, sampled
+  // every 0.1 s. Bins over [0, 2.45] miss body 3 at every sample and body 2 from t = 0.5 on: the
+  // summary names the sample with the largest share outside, the first of equals; bins over [0, 5]
+  // hold every value and are not named, nor is a run whose ranges hold everything.
+  ScratchDirectory dir;
+  const std::string scenario = R"([model]
+type = "heavy_top"
+inertia = [1.0, 1.0, 1.0]
+body_torque = [1.0, 0.0, 0.0]
+[integrator]
+method = "modified_hht"
+alpha = 0.0
+[time]
+dt = 0.01
+t_end = 1.0
+[ensemble]
+size = 4
+[[ensemble.sweep]]
+key = "initial.omega_body"
+from = [0.0, 0.0, 0.0]
+to = [3.0, 0.0, 0.0]
+[output]
+stride = 10
+[output.statistics]
+observables = ["energy"]
+[[output.statistics.observable]]
+name = "spin"
+kind = "component"
+channel = "omega_body"
+component = 0
+bins = 7
+low = 0.0
+high = )";
+  std::ofstream(dir.file("narrow.toml")) << scenario << "2.45\n";
+  std::ofstream(dir.file("wide.toml")) << scenario << "5.0\n";
+  const Outcome narrow = run_cli("run " + dir.file("narrow.toml") + " --output " + dir.file("narrow.h5"), dir);
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  EXPECT_NE(narrow.out.find("histogram ranges        spin 50 % of 4 values outside [0, 2.45] at t = 0.5 (0 below, 2 "
+                            "above) ([output.statistics] low, high)\n"),
+            std::string::npos)
+      << narrow.out;
+  const auto above = read_dataset(dir.file("narrow.h5"), "statistics/spin/above").values;
+  EXPECT_EQ(above, (std::vector<double>{1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2})) << "the file's counts, which the line reports";
+  const Outcome wide = run_cli("run " + dir.file("wide.toml") + " --output " + dir.file("wide.h5"), dir);
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_EQ(wide.out.find("histogram ranges"), std::string::npos) << wide.out;
+
+  // The mechanisms' summary too: the slider-crank sweep's crank turns back in six of its eight
+  // mechanisms, four of them at once at t = 0.8 s (its histogram over [-25, 25] holds every value).
+  std::string cranks = quatstep::testing::read_text_file(std::string(QUATSTEP_EXAMPLES) + "/slider_crank_sweep.toml");
+  const std::string low = "low = -25.0";
+  ASSERT_NE(cranks.find(low), std::string::npos);
+  std::ofstream(dir.file("cranks.toml")) << cranks.replace(cranks.find(low), low.size(), "low = 0.0");
+  const Outcome turning = run_cli("run " + dir.file("cranks.toml") + " --output " + dir.file("cranks.h5"), dir);
+  ASSERT_EQ(turning.exit_code, 0) << turning.err;
+  EXPECT_NE(turning.out.find("histogram ranges        crank_speed 50 % of 8 values outside [0, 25] at t = 0.8 (4 "
+                             "below, 0 above)"),
+            std::string::npos)
+      << turning.out;
+}
+
 TEST(Cli, VerifyRerunsThePapersStudiesAndAgrees) {
   // The fast subset: every published figure against its measurement (exit status 0: all agree).
   ScratchDirectory dir;
