@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "key_suggestion.hpp"
 #include "quatstep/adaptive/adaptive_hht.hpp"
 #include "quatstep/registry.hpp"
 
@@ -149,7 +150,8 @@ std::string quoted(const std::vector<std::string>& names) {
 int index_of(const std::vector<std::string>& names, const std::string& name) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return int(k);
-  throw std::invalid_argument("'" + name + "' is not one of " + quoted(names));
+  const std::string hint = did_you_mean(name, names);
+  throw std::invalid_argument("'" + name + "' is not one of " + quoted(names) + (hint.empty() ? "" : " (" + hint + ")"));
 }
 
 std::string settings_summary(const std::vector<KeyInfo>& keys, const std::vector<std::vector<double>>& values) {

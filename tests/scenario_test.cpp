@@ -293,6 +293,10 @@ TEST(ScenarioRejects, WrongTypes) {
   EXPECT_REJECTED(edit(valid, "\"heavy_top\"", "3"), "model.type", "expected a string, got an integer");
   EXPECT_REJECTED(edit(valid, "\"heavy_top\"", "\"top\""), "model.type", "'top' is not one of");
   EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"rk4\""), "integrator.method", "'rk4' is not one of");
+  // a misspelt choice names the one it most likely meant (key_suggestion.hpp), as a misspelt key does
+  EXPECT_REJECTED(edit(valid, "\"modified_hht\"", "\"modifed_hht\""), "integrator.method",
+                  "\"exact_free_splitting\" (did you mean 'modified_hht'?)");
+  EXPECT_REJECTED(edit(valid, "\"heavy_top\"", "\"heavytop\""), "model.type", "(did you mean 'heavy_top'?)");
   EXPECT_REJECTED(edit(valid, "dt = 0.01", "dt = '0.01'"), "time.dt", "expected a number, got a string");
   EXPECT_REJECTED(edit(valid, "method = \"modified_hht\"", "method = \"hht\"\ninertia_shift = 1"),
                   "integrator.inertia_shift", "expected a boolean, got an integer");
