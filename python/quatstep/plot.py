@@ -338,7 +338,9 @@ def trajectory_plots(f, out, bodies, wanted):
         ax[0, 0].legend(fontsize="small")
         ax[1, 0].set_ylabel("joint residual max |C|")
     else:
-        ax[0, 0].set_ylabel("|ω| (solid), ω_x, ω_y, ω_z (dashed, dotted, dash-dot)")
+        ax[0, 0].set_ylabel("ω, body frame")
+        ax[0, 0].legend([plt.Line2D([], [], color="k", ls=style, lw=lw) for style, lw in zip(styles, (1.5, 0.7, 0.7, 0.7))],
+                        ["|ω|", "ω_x", "ω_y", "ω_z"], fontsize="small", ncol=2, loc="best")
         ax[1, 0].set_ylabel("nutation of body z from spatial z [deg]")
     ax[0, 1].set_ylabel("energy")
     ax[1, 1].set_ylabel("|L| (spatial angular momentum)")
