@@ -66,6 +66,13 @@ def relative_drift(x, x0, vector=False):
         return (x - x0) / np.abs(x0)
 
 
+def members(f):
+    """What a file's ensemble counts: "mechanisms" in a mechanism run's file, else "bodies"."""
+    model = f.attrs.get("model", "")
+    model = model.decode() if isinstance(model, bytes) else str(model)
+    return "mechanisms" if model.startswith("mechanism") else "bodies"
+
+
 def samples_in(f):
     """Samples in the file: all of /time, or the first samples_written of an interrupted run."""
     nt = len(f["time"])
@@ -184,7 +191,7 @@ def ensemble_bands(tr):
 
 
 # ---------------------------------------------------------------- drawing
-def band_axes(ax, t, s, levels, label):
+def band_axes(ax, t, s, levels, label, counted="bodies"):
     """mean ± std inside the min–max band (ax[0]), the quantile fan (ax[1]), the count (ax[2])."""
     ax[0].fill_between(t, s["min"], s["max"], color="tab:blue", alpha=0.15, lw=0, label="min–max")
     ax[0].fill_between(t, s["mean"] - s["std"], s["mean"] + s["std"], color="tab:blue", alpha=0.35, lw=0, label="mean ± std")
@@ -208,14 +215,14 @@ def band_axes(ax, t, s, levels, label):
     else:
         ax[1].text(0.5, 0.5, "no quantiles in the file", ha="center", va="center", transform=ax[1].transAxes)
     ax[2].plot(t, s["count"], color="k", lw=1)
-    ax[2].set_ylabel("healthy bodies")
+    ax[2].set_ylabel(f"healthy {counted}")
     ax[2].set_xlabel("t")
     ax[2].set_ylim(bottom=0)
 
 
-def band_figure(path, t, s, levels, name, definition="", note=""):
+def band_figure(path, t, s, levels, name, definition="", note="", counted="bodies"):
     fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True, gridspec_kw={"height_ratios": [3, 3, 1]})
-    band_axes(ax, t, s, levels, name)
+    band_axes(ax, t, s, levels, name, counted)
     fig.suptitle(name + (f"   [{definition}]" if definition else "") + (f"\n({note})" if note else ""))
     fig.tight_layout()
     fig.savefig(path)
@@ -223,11 +230,11 @@ def band_figure(path, t, s, levels, name, definition="", note=""):
     return path
 
 
-def histogram_figure(path, edges, counts, title, below=0, above=0, note=""):
+def histogram_figure(path, edges, counts, title, below=0, above=0, note="", counted="bodies"):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.stairs(counts, edges, fill=True, color="tab:blue", alpha=0.7)
     ax.set_xlabel(title)
-    ax.set_ylabel("bodies")
+    ax.set_ylabel(counted)
     tally = f"{int(np.sum(counts))} in range" + (f", {int(below)} below, {int(above)} above" if below or above else "")
     ax.set_title(tally + (f"\n({note})" if note else ""), fontsize="small")
     fig.tight_layout()
@@ -238,7 +245,7 @@ def histogram_figure(path, edges, counts, title, below=0, above=0, note=""):
 
 def statistics_plots(f, out, wanted):
     nt = samples_in(f)
-    note = interrupted_note(f)
+    note, counted = interrupted_note(f), members(f)
     time = f["time"][:nt]
     group = f["statistics"]
     levels = group.attrs.get("levels", np.array([]))
@@ -256,7 +263,7 @@ def statistics_plots(f, out, wanted):
         definition = g.attrs.get("definition", "")
         definition = definition.decode() if isinstance(definition, bytes) else str(definition)
         written.append(band_figure(os.path.join(out, f"statistics_{name}.png"), time, s, levels_here, name, definition,
-                                   note))
+                                   note, counted))
         if "histogram" in g:
             h = g["histogram"]
             with_values = np.flatnonzero(s["count"] > 0)
@@ -264,7 +271,7 @@ def statistics_plots(f, out, wanted):
             below = g["below"][last] if "below" in g else 0
             above = g["above"][last] if "above" in g else 0
             written.append(histogram_figure(os.path.join(out, f"histogram_{name}.png"), h.attrs["edges"], h[last],
-                                            f"{name} at t = {time[last]:g}", below, above, note))
+                                            f"{name} at t = {time[last]:g}", below, above, note, counted))
         if name in DRIFTS:
             drifts[name] = np.maximum(np.abs(s["min"]), np.abs(s["max"]))
     if drifts:
@@ -393,7 +400,7 @@ def trajectory_plots(f, out, bodies, wanted):
         if wanted and name not in wanted:
             continue
         written.append(band_figure(os.path.join(out, f"ensemble_{name}.png"), t, b, LEVELS, labels[name],
-                                   "from the trajectories", note))
+                                   "from the trajectories", note, "bodies" if unit == "body" else "mechanisms"))
     last = tr.nt - 1
     final = tr.observables(last, last + 1)
     healthy = tr.healthy(last, last + 1)[0]

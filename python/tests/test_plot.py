@@ -149,10 +149,10 @@ def test_an_interrupted_run_says_where_its_plots_end(tmp_path, capsys, monkeypat
     note = f"interrupted run: samples 0 … 24 of {total}, t ≤ {t[24]:g} of {t[-1]:g}"
     assert f"{note}: its plots end there (`quatstep run --resume {path}` continues it)" in err, err
     bands = figures["band_figure"]
-    assert bands and all(a[-1] == note and len(a[1]) == 25 for a in bands)  # (path, t, s, …, note)
+    assert bands and all(a[6] == note and len(a[1]) == 25 for a in bands)  # (path, t, s, levels, name, definition, note, …)
     if layout == "statistics":
-        (histogram,) = figures["histogram_figure"]  # (path, edges, counts, title, below, above, note)
-        assert histogram[3] == f"nutation at t = {t[24]:g}" and histogram[-1] == note
+        (histogram,) = figures["histogram_figure"]  # (path, edges, counts, title, below, above, note, …)
+        assert histogram[3] == f"nutation at t = {t[24]:g}" and histogram[6] == note
     with h5py.File(path, "a") as f:
         f.attrs["complete"] = np.int64(1)
     assert plot.main([str(path), "--out", str(tmp_path / "png")]) == 0
@@ -215,10 +215,12 @@ def write_mechanisms(path, nt=50, n=4, stride=5):
         f.attrs["model"] = "mechanism: 2 bodies ('crank', 'rod')"
 
 
-def test_mechanism_layout(tmp_path, capsys):
+def test_mechanism_layout(tmp_path, capsys, monkeypatch):
     """A mechanism file's rows are mechanisms, not bodies: its bands are mechanism-wide observables (no
     nutation or |ω| of its first body, which the plots showed as the mechanism's before), its labels
-    say mechanism, its bodies are named from the model attribute."""
+    say mechanism (the bands' count of healthy ones too), its bodies are named from the model attribute."""
+    counted = []
+    monkeypatch.setattr(plot, "band_axes", lambda *a, _draw=plot.band_axes: counted.append(a[-1]) or _draw(*a))
     path = tmp_path / "mechanisms.h5"
     write_mechanisms(path)
     with h5py.File(path, "r") as f:
@@ -235,6 +237,7 @@ def test_mechanism_layout(tmp_path, capsys):
     assert names == ["drift.png", "ensemble_angular_momentum_drift.png", "ensemble_energy_drift.png",
                      "ensemble_position_residual.png", "final_histogram.png", "trajectories.png"]
     expect_real_images(written)
+    assert counted == ["mechanisms"] * 3
     assert plot.main([str(path), "--out", str(tmp_path / "png"), "--bodies", "7"]) == 0
     assert "no trajectory of mechanism 7 in this file (mechanisms with trajectories: 0, 1, 2, 3)" in capsys.readouterr().err
     assert plot.main([str(path), "--out", str(tmp_path / "png"), "--observables", "nutation"]) == 1
