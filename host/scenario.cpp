@@ -757,6 +757,9 @@ statistics::ChannelLayout statistics_layout(const Scenario& sc) {
   return statistics::ChannelLayout(channels);
 }
 
+/// " (did you mean 'x'?)" for a hint of did_you_mean, "" for none.
+std::string hinted(const std::string& hint) { return hint.empty() ? hint : " (" + hint + ")"; }
+
 /// One [[output.statistics.observable]] table.
 statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable& o, const toml::table& t,
                                          const std::string& shown, const std::vector<statistics::Observable>& standard) {
@@ -778,7 +781,8 @@ statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable&
         for (const Observable& s : standard) names.push_back(s.name());
         const auto at = std::find(names.begin(), names.end(), o.name);
         if (at == names.end())
-          r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + "): give its kind");
+          r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + ")" +
+                                      hinted(did_you_mean(o.name, names)) + ": give its kind");
         spec.observable = standard[std::size_t(at - names.begin())];
         break;
       }
@@ -792,6 +796,9 @@ statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable&
     r.fail(shown, e.what());
   }
   if (o.bins == 0 && (t.get("low") || t.get("high"))) r.fail(shown + ".bins", "missing: low and high are a histogram's edges");
+  if (o.bins > 0)
+    for (const char* edge : {"low", "high"})
+      if (!t.get(edge)) r.fail(shown + "." + edge, "missing (required with bins: the histogram's edges)");
   if (o.bins > 0) {
     if (o.bins > 1000000) r.fail(shown + ".bins", std::to_string(o.bins) + ", must be <= 1000000");
     try {
@@ -827,8 +834,9 @@ statistics::StatisticsSpec statistics_spec(const Reader& r, const toml::table& t
     for (const std::string& name : table.observables) {
       const auto at = std::find(standard.begin(), standard.end(), name);
       if (at == standard.end())
-        r.fail("output.statistics.observables", "'" + name + "' is not a standard observable (" + quoted(standard) +
-                                                    "): define it in an [[output.statistics.observable]] table");
+        r.fail("output.statistics.observables", "'" + name + "' is not a standard observable (" + quoted(standard) + ")" +
+                                                    hinted(did_you_mean(name, standard)) +
+                                                    ": define it in an [[output.statistics.observable]] table");
       for (const statistics::ObservableSpec& o : spec.observables)
         if (o.observable.name() == name) r.fail("output.statistics.observables", "'" + name + "' is listed twice");
       const statistics::Observable o = standard_list[std::size_t(at - standard.begin())];

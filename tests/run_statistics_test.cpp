@@ -468,6 +468,15 @@ TEST(RunStatistics, BadOutputTablesNameTheKey) {
          "output.statistics.observable[0].high", "low: 1, must be < high (1)");
   expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'energy'\nlow = 1\n",
          "output.statistics.observable[0].bins", "low and high are a histogram's edges");
+  expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'energy'\nbins = 10\n",
+         "output.statistics.observable[0].low", "missing (required with bins: the histogram's edges)");
+  expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'energy'\nbins = 10\nlow = -1.0\n",
+         "output.statistics.observable[0].high", "missing (required with bins: the histogram's edges)");
+  // a misspelt standard name gets the nearest one, in either place it can be named
+  expect("[output.statistics]\nobservables = ['omega_nrom']\n", "output.statistics.observables",
+         "(did you mean 'omega_norm'?): define it in an [[output.statistics.observable]] table");
+  expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'enrgy'\n", "output.statistics.observable[0].name",
+         "(did you mean 'energy'?): give its kind");
   expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'spin'\n", "output.statistics.observable[0].name",
          "'spin' is not a standard observable");
   expect("[output.statistics]\n[[output.statistics.observable]]\nname = 'a/b'\nkind = 'norm'\nchannel = 'omega_body'\n",
