@@ -903,6 +903,9 @@ void check_bodies(const Scenario& sc) {
   const index_t n = sc.ensemble_size;
   index_t first_bad = n;
   std::string message;
+  std::set<std::string> varied;  // the keys swept or drawn (not those an override sets)
+  for (const Sweep& s : sc.sweeps) varied.insert(s.key);
+  for (const std::string& key : sc.plan.keys()) varied.insert(key);
 #pragma omp parallel
   {
     index_t mine = n;
@@ -912,8 +915,12 @@ void check_bodies(const Scenario& sc) {
       if (i > mine) continue;
       const std::string body = sc.source + ": body " + std::to_string(sc.body_index(i)) + ": ";
       try {
-        if (auto p = body_problem(sc.model_view(), body_parameters(sc, i)))
+        if (auto p = body_problem(sc.model_view(), body_parameters(sc, i))) {
           mine = i, my_message = body + "key '" + p->key + "': " + p->message;
+          if (p->message.rfind("not a unit quaternion", 0) == 0 && varied.count(p->key))
+            my_message += " (a sweep or a law drawn component by component does not keep a quaternion unit: "
+                          "distribution = \"uniform_rotation\" or \"rotation_cone\" draws orientations)";
+        }
       } catch (const SamplingError& e) {  // "model.inertia: body 17: drawn moments …" (invalid = "fail")
         const std::string what = e.what(), marker = ": body " + std::to_string(sc.body_index(i)) + ": ";
         const std::size_t at = what.find(marker);

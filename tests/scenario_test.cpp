@@ -469,6 +469,14 @@ TEST(ScenarioRejects, PerBodyProblemsNameTheBody) {
   EXPECT_NE(error_of(over).find("bad.toml: body 17: key 'initial.quaternion': not a unit quaternion (norm 2)"),
             std::string::npos)
       << error_of(over);
+  EXPECT_EQ(error_of(over).find("uniform_rotation"), std::string::npos) << "an override is no law: no hint";
+  // A quaternion drawn component by component is (almost) never unit: the message says what draws one.
+  const std::string drawn = valid + "[ensemble]\nsize = 4\n[[ensemble.random]]\nkey = 'initial.quaternion'\n"
+                                    "distribution = 'uniform'\nlow = 0.0\nhigh = 1.0\n";
+  const std::string law = error_of(drawn);
+  EXPECT_EQ(law.rfind("bad.toml: body 0: key 'initial.quaternion': not a unit quaternion (norm ", 0), 0u) << law;
+  EXPECT_NE(law.find("distribution = \"uniform_rotation\" or \"rotation_cone\" draws orientations)"), std::string::npos)
+      << law;
 }
 
 // ---------------------------------------------------------------- ensemble semantics
