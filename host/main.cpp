@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"double", "float"}));
   CLI::Option* bodies = run->add_option("--bodies", overrides.bodies,
                   "Run these bodies of the ensemble alone (indices, comma-separated): the same values as their rows of "
-                  "the full run")
+                  "the full run, each one's trajectory written whatever [output] trajectories says")
       ->delimiter(',')
       ->check([](const std::string& index) { return index.empty() ? std::string("an empty body index") : std::string(); });
   std::string shard;

@@ -683,10 +683,14 @@ TrajectorySelection mechanism_trajectories(const MechanismScenario& sc) {
   int written_scalars = 0;
   for (const Channel& c : mechanism_channels(sc.mechanism, docs, sc.method_view()))
     if (std::find(sc.channels.begin(), sc.channels.end(), c.name) != sc.channels.end()) written_scalars += c.size;
-  return select_trajectories(
-      sc.trajectories, sc.runs(), [&](index_t i) { return sc.mechanism_index(i); },
+  TrajectoryChoice choice = sc.trajectories;
+  const bool chosen = chosen_alone(sc.selection, sc.shard.has_value(), choice);
+  TrajectorySelection t = select_trajectories(
+      choice, sc.runs(), [&](index_t i) { return sc.mechanism_index(i); },
       [&](index_t rows) { return double(sc.samples()) * double(rows) * double(written_scalars) * sizeof(double); },
       "mechanism", "mechanisms");
+  if (chosen) t.description += " (--bodies keeps every chosen mechanism's trajectory)";
+  return t;
 }
 
 MechanismOutput mechanism_output(const MechanismScenario& sc, const std::string& backend) {

@@ -373,9 +373,19 @@ TrajectorySelection select_trajectories(const TrajectoryChoice& choice, index_t 
 }
 
 TrajectorySelection select_trajectories(const Scenario& sc) {
-  return select_trajectories(
-      {sc.trajectories, sc.trajectory_bodies, sc.trajectory_every, sc.max_trajectory_bytes}, sc.ensemble_size, [&](index_t i) { return sc.body_index(i); },
+  TrajectoryChoice choice{sc.trajectories, sc.trajectory_bodies, sc.trajectory_every, sc.max_trajectory_bytes};
+  const bool chosen = chosen_alone(sc.selection, sc.shard.has_value(), choice);
+  TrajectorySelection t = select_trajectories(
+      choice, sc.ensemble_size, [&](index_t i) { return sc.body_index(i); },
       [&](index_t rows) { return trajectory_bytes(sc, rows); }, "body", "bodies");
+  if (chosen) t.description += " (--bodies keeps every chosen body's trajectory)";
+  return t;
+}
+
+bool chosen_alone(const std::vector<index_t>& selection, bool shard, TrajectoryChoice& choice) {
+  if (selection.empty() || shard || choice.kind == Trajectories::all) return false;
+  choice.kind = Trajectories::all;
+  return true;
 }
 
 OutputLayout output_layout(const Scenario& sc, const TrajectorySelection& trajectories) {

@@ -55,6 +55,11 @@ struct TrajectorySelection {
 };
 /// What [output] trajectories chooses for `scenario`.
 TrajectorySelection select_trajectories(const Scenario& scenario);
+/// A run of chosen members (--bodies; `selection` non-empty, not a shard's range) writes every one's
+/// trajectory, whatever `choice` says for the whole ensemble: they are chosen to be looked at (a
+/// statistics-only study's "none" included; their rows are the full run's, bit for bit). Sets
+/// `choice` to all and returns true where that changes it.
+bool chosen_alone(const std::vector<index_t>& selection, bool shard, TrajectoryChoice& choice);
 /// What `choice` keeps of a run of `n` members: `member(i)` is member i's ensemble index (the list
 /// names those), `bytes(rows)` the size of that many members' trajectories; `noun` is a member and
 /// `nouns` several in the description.

@@ -432,6 +432,16 @@ TEST(MechanismScenario, ChosenMechanismsRunAloneBitForBit) {
   for (const char* name : {"quaternion", "position", "omega_body", "velocity", "energy", "angular_momentum",
                            "velocity_residual", "parameters/spring.return spring.stiffness"})
     expect_rows_of(dir.file("full.h5"), dir.file("some.h5"), name, {5, 2});
+  // trajectories = "none" is the whole ensemble's choice: chosen mechanisms keep theirs
+  std::string none = testing::read_text_file(example("slider_crank_sweep.toml"));
+  const std::string output = "[output]\nstride = 10\n";
+  ASSERT_NE(none.find(output), std::string::npos);
+  none.replace(none.find(output), output.size(), output + "trajectories = \"none\"\n");
+  const MechanismRunResult looked_at = run(parse_mechanism_scenario(none, "none.toml", chosen), dir.file("none.h5"));
+  EXPECT_EQ(looked_at.trajectories.rfind("all 2 mechanisms (", 0), 0u) << looked_at.trajectories;
+  EXPECT_NE(looked_at.trajectories.find("(--bodies keeps every chosen mechanism's trajectory)"), std::string::npos);
+  expect_rows_of(dir.file("full.h5"), dir.file("none.h5"), "quaternion", {5, 2});
+  EXPECT_FALSE(testing::has_dataset(dir.file("none.h5"), "trajectory_bodies"));
   const auto refused = [&](std::vector<index_t> bodies) {
     ScenarioOverrides o = shorter;
     o.bodies = std::move(bodies);

@@ -142,6 +142,19 @@ TEST(RunParameters, ChosenBodiesRerunAloneAreTheirRowsOfTheFullRun) {
               << name << " sample " << j << " body " << chosen[s] << " component " << c;
   }
   std::printf("%d values of bodies 17, 5, 33 compared with the full run\n", compared);
+
+  // A statistics-only study's chosen bodies keep their trajectories: trajectories = 'none' is the
+  // whole ensemble's choice, and the bodies are chosen to be looked at.
+  const RunResult looked_at = run(scenario(study + "[output]\nstride = 5\ntrajectories = 'none'\n", chosen), dir.file("none.h5"), 1);
+  EXPECT_EQ(looked_at.trajectories.rfind("all 3 bodies (", 0), 0u) << looked_at.trajectories;
+  EXPECT_NE(looked_at.trajectories.find("(--bodies keeps every chosen body's trajectory)"), std::string::npos)
+      << looked_at.trajectories;
+  const Dataset a = read_dataset(full, "quaternion"), b = read_dataset(dir.file("none.h5"), "quaternion");
+  ASSERT_EQ(b.dims, (std::vector<unsigned long long>{a.dims[0], 3, 4}));
+  for (std::size_t j = 0; j < a.dims[0]; ++j)
+    for (std::size_t s = 0; s < chosen.size(); ++s)
+      for (std::size_t c = 0; c < 4; ++c)
+        ASSERT_TRUE(same_bits(b.values[(j * 3 + s) * 4 + c], a.values[(j * 40 + chosen[s]) * 4 + c])) << j << " " << s;
 }
 
 // The summary's Newton iterations per step count the steps each body took: body 5 alone fails at
