@@ -57,6 +57,12 @@ inline std::string did_you_mean(const std::string& name, const std::vector<std::
   return text.empty() ? text : text + "?";
 }
 
+/// did_you_mean's hint in parentheses after a space, for the end of a message; "" when there is none.
+inline std::string did_you_mean_clause(const std::string& name, const std::vector<std::string>& known) {
+  const std::string hint = did_you_mean(name, known);
+  return hint.empty() ? hint : " (" + hint + ")";
+}
+
 /// The problem of a key `name` that a table with the keys `known` does not have: "unknown key (did
 /// you mean 'x'?)", else "unknown key (this table's keys: 'a', 'b', …)" for a table of at most 16
 /// keys, else "unknown key".

@@ -150,8 +150,7 @@ std::string quoted(const std::vector<std::string>& names) {
 int index_of(const std::vector<std::string>& names, const std::string& name) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return int(k);
-  const std::string hint = did_you_mean(name, names);
-  throw std::invalid_argument("'" + name + "' is not one of " + quoted(names) + (hint.empty() ? "" : " (" + hint + ")"));
+  throw std::invalid_argument("'" + name + "' is not one of " + quoted(names) + did_you_mean_clause(name, names));
 }
 
 std::string settings_summary(const std::vector<KeyInfo>& keys, const std::vector<std::vector<double>>& values) {

@@ -275,9 +275,8 @@ const KeyInfo& parameter_key(const Reader& r, const ModelView& model, const std:
   const int k = find_key(model.keys, name);
   if (k < 0) {
     const std::string other = other_models_key(model, name);
-    const std::string hint = did_you_mean(name, key_names(model.keys));
     r.fail(shown, "'" + name + "' is " + (other.empty() ? "not a numeric key of [model] or [initial]" : other) +
-                      (hint.empty() ? "" : " (" + hint + ")"));
+                      did_you_mean_clause(name, key_names(model.keys)));
   }
   return model.keys[k];
 }
@@ -757,9 +756,6 @@ statistics::ChannelLayout statistics_layout(const Scenario& sc) {
   return statistics::ChannelLayout(channels);
 }
 
-/// " (did you mean 'x'?)" for a hint of did_you_mean, "" for none.
-std::string hinted(const std::string& hint) { return hint.empty() ? hint : " (" + hint + ")"; }
-
 /// One [[output.statistics.observable]] table.
 statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable& o, const toml::table& t,
                                          const std::string& shown, const std::vector<statistics::Observable>& standard) {
@@ -782,7 +778,7 @@ statistics::ObservableSpec observable_of(const Reader& r, const ObservableTable&
         const auto at = std::find(names.begin(), names.end(), o.name);
         if (at == names.end())
           r.fail(shown + ".name", "'" + o.name + "' is not a standard observable (" + quoted(names) + ")" +
-                                      hinted(did_you_mean(o.name, names)) + ": give its kind");
+                                      did_you_mean_clause(o.name, names) + ": give its kind");
         spec.observable = standard[std::size_t(at - names.begin())];
         break;
       }
@@ -835,7 +831,7 @@ statistics::StatisticsSpec statistics_spec(const Reader& r, const toml::table& t
       const auto at = std::find(standard.begin(), standard.end(), name);
       if (at == standard.end())
         r.fail("output.statistics.observables", "'" + name + "' is not a standard observable (" + quoted(standard) + ")" +
-                                                    hinted(did_you_mean(name, standard)) +
+                                                    did_you_mean_clause(name, standard) +
                                                     ": define it in an [[output.statistics.observable]] table");
       for (const statistics::ObservableSpec& o : spec.observables)
         if (o.observable.name() == name) r.fail("output.statistics.observables", "'" + name + "' is listed twice");

@@ -96,8 +96,7 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   for (const KeyInfo& k : view.keys) names.push_back(k.name.substr(k.name.find('.') + 1));
   for (const std::string& key : spec.given)
     if (find_key(view.keys, key) < 0) {
-      const std::string hint = did_you_mean(key, names);
-      fail(key, "not a key of a " + std::string(view.info.name) + " model" + (hint.empty() ? "" : " (" + hint + ")"));
+      fail(key, "not a key of a " + std::string(view.info.name) + " model" + did_you_mean_clause(key, names));
     }
   for (const KeyInfo& k : view.keys)
     if (k.required && std::find(spec.given.begin(), spec.given.end(), k.name) == spec.given.end())

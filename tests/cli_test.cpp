@@ -304,8 +304,8 @@ TEST(Cli, MonteCarloExamplesRunStatisticsOnly) {
 TEST(Cli, SummaryNamesHistogramRangesThatMissTheirValues) {
   // Spin-up of four bodies from omega_x = 0, 1, 2, 3 under a unit torque: omega_x = i + t, sampled
   // every 0.1 s. Bins over [0, 2.45] miss body 3 at every sample and body 2 from t = 0.5 on: the
-  // summary names the sample with the largest share outside, the first of equals; bins over [0, 5]
-  // hold every value and are not named, nor is a run whose ranges hold everything.
+  // summary names the sample with the largest share outside, the first of equals. Bins over [0, 5]
+  // hold every value: no line.
   ScratchDirectory dir;
   const std::string scenario = R"([model]
 type = "heavy_top"
