@@ -66,11 +66,15 @@ def relative_drift(x, x0, vector=False):
         return (x - x0) / np.abs(x0)
 
 
+def model_attribute(f):
+    """The file's model attribute as text ("heavy_top", "mechanism: 3 bodies ('crank', …)"); "" if none."""
+    model = f.attrs.get("model", "")
+    return model.decode() if isinstance(model, bytes) else str(model)
+
+
 def members(f):
     """What a file's ensemble counts: "mechanisms" in a mechanism run's file, else "bodies"."""
-    model = f.attrs.get("model", "")
-    model = model.decode() if isinstance(model, bytes) else str(model)
-    return "mechanisms" if model.startswith("mechanism") else "bodies"
+    return "mechanisms" if model_attribute(f).startswith("mechanism") else "bodies"
 
 
 def samples_in(f):
@@ -102,8 +106,7 @@ class Trajectories:
         self.time = f["time"][: self.nt]
         self.n = f["energy"].shape[1]
         self.stride = int(f.attrs.get("stride", 1))
-        model = f.attrs.get("model", "")
-        model = model.decode() if isinstance(model, bytes) else str(model)
+        model = model_attribute(f)
         self.bodies_per_row = f["quaternion"].shape[-1] // 4
         self.mechanism = model.startswith("mechanism") or self.bodies_per_row != 1
         self.unit = "mechanism" if self.mechanism else "body"
