@@ -173,9 +173,11 @@ void copy_trajectories(Hdf5Output& out, const OutputLayout& layout, const Usable
   }
 }
 
-/// The statistics of every sample, merged from the shards' accumulators a window of samples at a time.
-void merge_statistics(Hdf5Output& out, const statistics::StatisticsSpec& spec, index_t nt, index_t bodies,
-                      const std::vector<UsableShard>& shards) {
+/// The statistics of every sample (at `times`), merged from the shards' accumulators a window of
+/// samples at a time; the histograms' worst misses over all the samples into `misses`.
+void merge_statistics(Hdf5Output& out, const statistics::StatisticsSpec& spec, const std::vector<double>& times,
+                      index_t bodies, const std::vector<UsableShard>& shards, std::vector<HistogramMiss>& misses) {
+  const index_t nt = index_t(times.size());
   const bool keep = !spec.quantile_levels.empty();
   std::vector<std::shared_ptr<const statistics::Bins>> bins;
   for (const statistics::ObservableSpec& o : spec.observables)
@@ -223,6 +225,7 @@ void merge_statistics(Hdf5Output& out, const statistics::StatisticsSpec& spec, i
       for (index_t j = 0; j < w; ++j) rows[std::size_t(j)].push_back(total[std::size_t(j)].summary(spec.quantile_levels));
     }
     out.write_statistics(j0, rows);
+    track_histogram_misses(spec, StatisticsRows{std::move(rows), {}}, times.data() + j0, misses);
   }
 }
 
@@ -364,7 +367,7 @@ MergeResult merge_shards(const std::string& output, const std::vector<std::strin
     mark_missing(out, layout, first, end);
     mark_missing_trajectories(out, layout, row_of(first), row_of(end) - row_of(first));
   }
-  if (run.statistics) merge_statistics(out, *run.statistics, layout.samples, run.bodies, shards);
+  if (run.statistics) merge_statistics(out, *run.statistics, times, run.bodies, shards, result.histogram_misses);
   if (run.redraws) {
     out.integer_attribute("redrawn_bodies", redrawn_bodies);
     out.integer_attribute("redraws", redraws);
@@ -391,6 +394,8 @@ void print_merge_summary(std::ostream& os, const std::string& output, const Merg
     os << " (/missing_bodies; their status is -1, the statistics count the bodies present only)";
   }
   os << "\n";
+  if (const std::string misses = histogram_misses_summary(r.histogram_misses); !misses.empty())
+    os << "histogram ranges: " << misses << " ([output.statistics] low, high)\n";
 }
 
 }  // namespace quatstep

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "run.hpp"
 #include "shard_range.hpp"
 
 namespace quatstep {
@@ -34,6 +35,7 @@ struct MergeResult {
   index_t bodies = 0;  ///< the ensemble's
   std::vector<std::pair<index_t, index_t>> missing;  ///< [first, end) ranges of bodies in no used shard
   std::vector<MergedShard> shards;                   ///< in the order given
+  std::vector<HistogramMiss> histogram_misses;       ///< per observable with bins, over the merged samples
   index_t missing_bodies() const;
 };
 
@@ -41,7 +43,8 @@ struct MergeResult {
 /// files for shards that cannot be merged (different runs, overlaps, none complete).
 MergeResult merge_shards(const std::string& output, const std::vector<std::string>& shards);
 
-/// One line per shard (bodies, failures, or why it is missing), then the missing bodies.
+/// One line per shard (bodies, failures, or why it is missing), then the missing bodies, and the
+/// histogram ranges that missed values of the merged statistics (histogram_misses_summary).
 void print_merge_summary(std::ostream& out, const std::string& output, const MergeResult& result);
 
 }  // namespace quatstep

@@ -132,6 +132,43 @@ TEST(Shards, OneTwoThreeShardsMergedAreTheSingleRunBitForBit) {
   }
 }
 
+// `quatstep merge` (and mpirun) names the histogram ranges that missed values of the merged
+// statistics, as the single run's summary does: the same worst sample and counts (the study's
+// ranges: body 5's energy above, before it fails; nutation binned over [0, 0.3]: most tops above).
+// No such line where every value fell inside (energy binned up to 3e5).
+TEST(Shards, MergeSummaryNamesHistogramRangesThatMissTheirValues) {
+  ScratchDirectory dir;
+  std::string narrow = study, inside = study;
+  narrow.replace(narrow.find("high = 3.14159265"), 17, "high = 0.3");
+  inside.replace(inside.find("high = 8000.0"), 13, "high = 300000.0");
+  for (const bool misses : {true, false}) {
+    SCOPED_TRACE(misses ? "nutation over [0, 0.3]" : "every value inside");
+    const Scenario sc = scenario(misses ? narrow : inside);
+    const std::string file = dir.file(misses ? "narrow" : "inside");
+    const RunResult single = run(sc, file + ".h5");
+    ASSERT_EQ(single.histogram_misses.size(), 2u) << "energy and nutation have bins";
+    for (const HistogramMiss& m : single.histogram_misses)
+      ASSERT_EQ(m.below + m.above > 0, misses) << m.observable;
+    const MergeResult r = merge_shards(file + "-merged.h5", run_shards(sc, 3, dir));
+    ASSERT_EQ(r.histogram_misses.size(), single.histogram_misses.size());
+    for (std::size_t k = 0; k < r.histogram_misses.size(); ++k) {
+      const HistogramMiss &merged = r.histogram_misses[k], &expected = single.histogram_misses[k];
+      EXPECT_EQ(merged.observable, expected.observable);
+      EXPECT_EQ(merged.time, expected.time) << merged.observable;
+      EXPECT_EQ(merged.below, expected.below) << merged.observable;
+      EXPECT_EQ(merged.above, expected.above) << merged.observable;
+      EXPECT_EQ(merged.count, expected.count) << merged.observable;
+    }
+    std::ostringstream summary;
+    print_merge_summary(summary, "merged.h5", r);
+    const std::string line = histogram_misses_summary(single.histogram_misses);
+    EXPECT_EQ(line.empty(), !misses);
+    EXPECT_EQ(summary.str().find("histogram ranges: " + line + " ([output.statistics] low, high)\n") != std::string::npos,
+              misses) << summary.str();
+    EXPECT_EQ(summary.str().find("histogram ranges") != std::string::npos, misses) << summary.str();
+  }
+}
+
 TEST(Shards, MissingShardIsNamedAndStatisticsCountThePresentBodies) {
   ScratchDirectory dir;
   const Scenario sc = scenario();
