@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   long failed = 0;
   for (const auto s : batch.status()) failed += s != quatstep::Status::ok;
   std::printf("dem_coupling_cpu: %ld bodies, %ld steps of %g s on the CPU: %.3g body-steps/s (loads + step + "
-              "readback)\n", n, steps, h, double(n) * double(steps) / seconds);
+              "readback); %ld bodies in SIMD lanes\n", n, steps, h, double(n) * double(steps) / seconds,
+              long(batch.bodies_in_lanes()));
   std::printf("  body 0: q = (%.6f, %.6f, %.6f, %.6f), omega_body = (%.4f, %.4f, %.4f); failed bodies: %ld\n",
               quaternion[0], quaternion[n], quaternion[2 * n], quaternion[3 * n], omega[0], omega[n], omega[2 * n],
               failed);

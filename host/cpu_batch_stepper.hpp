@@ -11,13 +11,20 @@
 //     batch.kinematics(quaternion, omega, nullptr, nullptr);
 //   }
 //
-// An OpenMP loop over the bodies, each stepped by one thread: the same bits for any thread count.
-// The bodies take the scalar step (no SIMD lanes, cpu_lanes.hpp, here).
+// An OpenMP loop over blocks of lanes::width bodies, each stepped by one thread: the same bits for
+// any thread count. From the second step on, a block whose bodies, with this step's loads, take the
+// same branches (lane_branches: the same loads acting — a body with a zero torque among bodies with
+// torques steps alone) is stepped in SIMD lanes (cpu_lanes.hpp), bit for bit the scalar step of each
+// body: what the state holds of the last step's loads is evaluated anew body by body (take_loads),
+// then the block takes one lane step. The first step initializes the bodies anew with its loads, body
+// by body; every body steps alone where the lanes are not there (lanes::available()).
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "coupled_batch.hpp"
+#include "cpu_lanes.hpp"
 
 namespace quatstep {
 
@@ -90,8 +97,12 @@ class CpuBatchStepper {
   const std::vector<index_t>& failed_step() const { return failed_step_; }
   /// Newton iterations per body, summed over all steps.
   const std::vector<index_t>& newton_iterations() const { return iterations_; }
+  /// The bodies the last step took in SIMD lanes (0 on the first step, or without lanes).
+  index_t bodies_in_lanes() const { return bodies_in_lanes_; }
 
  private:
+  using Lanes = lanes::LaneForm<Integrator>;
+
   template <LoadTiming Timing>
   void step_all(index_t k, S t, S h, const S* torque, const S* force, S h_previous) {
     const index_t n = bodies();
@@ -99,9 +110,61 @@ class CpuBatchStepper {
     const SoaView<S> soa{state_.data(), n};
     const BodyRecord rec = record();
     const Kinematics* initial = k == 0 ? initial_.data() : nullptr;
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i)
-      step_body_coupled<Timing>(integrator_, models, soa, rec, i, k, t, h, torque, force, h_previous, initial);
+    const bool in_lanes = Lanes::exists && k > 0 && lanes::available();
+    const lanes::Isa isa = lanes::best_isa();
+    const index_t width = in_lanes ? lanes::width<S>(isa) : 1, blocks = (n + width - 1) / width;
+    index_t laned = 0;
+#pragma omp parallel for schedule(static) reduction(+ : laned)
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first = b * width, end = std::min(n, first + width);
+      if (in_lanes && end - first == width &&
+          step_block<Timing>(isa, models, soa, rec, first, k, t, h, torque, force, h_previous)) {
+        laned += width;
+        continue;
+      }
+      for (index_t i = first; i < end; ++i)
+        step_body_coupled<Timing>(integrator_, models, soa, rec, i, k, t, h, torque, force, h_previous, initial);
+    }
+    bodies_in_lanes_ = laned;
+  }
+
+  /// Step k of the block of bodies first … first + width − 1 in lanes (step_body_coupled of each,
+  /// after the first step), if their models with this step's loads take the same branches; false
+  /// (nothing done) if not.
+  template <LoadTiming Timing>
+  bool step_block(lanes::Isa isa, const CoupledModels<Model>& models, const SoaView<S>& soa, const BodyRecord& rec,
+                  index_t first, index_t k, S t, S h, const S* torque, const S* force, S h_previous) {
+    if constexpr (!Lanes::exists) {
+      return false;
+    } else {
+      const int width = lanes::width<S>(isa);
+      Model loaded[lanes::max_width<S>];
+      for (int j = 0; j < width; ++j) loaded[j] = models.with_loads(first + j, soa.bodies, torque, force);
+      LaneBranches branches = lane_branches(loaded[0]);
+      for (int j = 1; j < width; ++j) branches.laneable &= lane_branches(loaded[j]) == branches;
+      if (!branches.laneable) return false;
+      constexpr bool at_start = redoes_at_start<Integrator, Timing>;
+      bool was_ok[lanes::max_width<S>];
+      S parameters[lanes::Blocks<Model>::max_parameters_per_block];
+      for (int j = 0; j < width; ++j) {
+        const index_t i = first + j;
+        lanes::pack_parameters(loaded[j], j, width, parameters);
+        was_ok[j] = rec.status[i] == Status::ok;
+        if constexpr (holds_loads<Integrator>::value) {
+          if (!was_ok[j]) continue;
+          State s;
+          load_state(soa, i, s);
+          take_loads(integrator_, loaded[j], s, t, at_start ? h_previous : S(0));
+          store_state(s, soa, i);
+        }
+      }
+      // one step from t (t + 0·h: t's bits); a body that fails in it failed at step k
+      Lanes::advance(integrator_, {isa, lanes::model_of<Model>, parameters, branches, soa.data, soa.bodies, first, rec,
+                                   t, h, 0, 1, {}});
+      for (int j = 0; j < width; ++j)
+        if (was_ok[j] && rec.status[first + j] != Status::ok) rec.failed_step[first + j] = k;
+      return true;
+    }
   }
   BodyRecord record() { return BodyRecord{status_.data(), iterations_.data(), failed_step_.data()}; }
 
@@ -114,6 +177,7 @@ class CpuBatchStepper {
   std::vector<Status> status_;
   std::vector<index_t> iterations_, failed_step_;
   std::vector<Kinematics> initial_;  ///< the initial kinematics until the first step
+  index_t bodies_in_lanes_ = 0;
 };
 
 }  // namespace quatstep

@@ -2,7 +2,9 @@
 // - it is the body-by-body witness (step_body_with_loads on each body's own state, the loads of the
 //   step as external loads) bit for bit, for splittings, explicit Newmark, Zupan3 and the HHT
 //   family, with both load timings, bodies stepped from their models or from inertia and mass alone,
-//   a change of h in the middle of the run, and any thread count;
+//   a change of h in the middle of the run, and any thread count; with SIMD lanes (cpu_lanes.hpp)
+//   in the widest instruction set the CPU has and again (avx2.*) in AVX2, the blocks whose bodies
+//   share their branches in lanes, a block with a body without torque alone;
 // - constant loads given every step are the model's own constant loads, bitwise (CpuEnsemble), for
 //   the HHT family and Simo–Vu-Quoc too: the first step initializes the bodies with its loads;
 // - a body whose loads are NaN fails alone, at that step, and the others keep their bits;
@@ -63,13 +65,19 @@ std::vector<RigidBodyKinematics<double>> starts(int n) {
   return k;
 }
 
+/// The body whose loads are zero on every third step: its block of lanes then steps body by body
+/// (a body with no torque takes other branches than those with one).
+constexpr int unloaded_body = 1;
+bool unloaded_step(index_t k) { return k % 3 == 0; }
+
 /// The loads of step k as the caller's 3 × n arrays (component-major).
 std::vector<double> step_loads(int n, index_t k, double scale) {
   std::vector<double> a(std::size_t(3 * n));
   for (int i = 0; i < n; ++i) {
-    a[i] = scale * std::sin(0.1 * double(k) + i);
-    a[n + i] = scale * std::cos(0.07 * double(k) - i);
-    a[2 * n + i] = 0.5 * scale * std::sin(0.13 * double(k) + 2 * i);
+    const double s = i == unloaded_body && unloaded_step(k) ? 0.0 : scale;
+    a[i] = s * std::sin(0.1 * double(k) + i);
+    a[n + i] = s * std::cos(0.07 * double(k) - i);
+    a[2 * n + i] = 0.5 * s * std::sin(0.13 * double(k) + 2 * i);
   }
   return a;
 }
@@ -82,11 +90,13 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 double step_size(index_t k) { return k < 64 ? 1.0 / 256 : 1.0 / 512; }
 constexpr index_t steps = 128;
 
-/// The kinematics (quaternion, then ω) and records of a CpuBatchStepper run with step_loads.
+/// The kinematics (quaternion, then ω) and records of a CpuBatchStepper run with step_loads, and
+/// the bodies in lanes on each step.
 struct Outcome {
   std::vector<double> q, w;
   std::vector<Status> status;
   std::vector<index_t> iterations, failed;
+  std::vector<index_t> in_lanes;
 };
 
 template <class I>
@@ -94,14 +104,16 @@ Outcome batch_run(const I& integrator, const std::vector<typename I::ModelType>&
   using Model = typename I::ModelType;
   const int n = int(models.size());
   CpuBatchStepper<I> batch(integrator, models, starts(n), 0.25, timing);
+  std::vector<index_t> o_lanes;
   for (index_t k = 0; k < steps; ++k) {
     const std::vector<double> torque = step_loads(n, k, 2.0), force = step_loads(n, k + 7, 5.0);
     batch.step(step_size(k), torque.data(), Model::translates ? force.data() : nullptr);
+    o_lanes.push_back(batch.bodies_in_lanes());
   }
   EXPECT_EQ(batch.steps_done(), steps);
   EXPECT_EQ(batch.time(), 0.25 + 64.0 / 256 + 64.0 / 512);
   Outcome o{std::vector<double>(4 * n), std::vector<double>(3 * n), batch.status(), batch.newton_iterations(),
-            batch.failed_step()};
+            batch.failed_step(), o_lanes};
   batch.kinematics(o.q.data(), o.w.data(), nullptr, nullptr);
   return o;
 }
@@ -137,11 +149,21 @@ Outcome witness_run(const I& integrator, const std::vector<typename I::ModelType
   return o;
 }
 
+/// The bodies in lanes on step k of `n` (the full blocks; not the first step, which initializes the
+/// bodies anew, nor the block of unloaded_body where it has no loads).
+template <class I>
+index_t expected_in_lanes(int n, index_t k) {
+  if (!lanes::LaneForm<I>::exists || !lanes::available() || k == 0) return 0;
+  const int width = lanes::width<double>(lanes::best_isa());
+  return width * (n / width - (unloaded_step(k) && unloaded_body < n / width * width));
+}
+
 template <class I>
 void expect_the_witness(const char* name, const I& integrator) {
+  const int n = 19;  // blocks of 4 and 8 with bodies left over
   for (bool own_loads : {false, true}) {
     for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
-      const auto models = bodies<typename I::ModelType>(7, own_loads);
+      const auto models = bodies<typename I::ModelType>(n, own_loads);
       const Outcome witness = witness_run(integrator, models, timing);
       omp_set_num_threads(1);
       const Outcome one = batch_run(integrator, models, timing);
@@ -154,9 +176,11 @@ void expect_the_witness(const char* name, const I& integrator) {
         EXPECT_TRUE(same_bits(o->w, witness.w)) << what;
         EXPECT_EQ(o->status, witness.status) << what;
         EXPECT_EQ(o->iterations, witness.iterations) << what;
+        for (index_t k = 0; k < steps; ++k)
+          ASSERT_EQ(o->in_lanes[k], expected_in_lanes<I>(n, k)) << what << ", step " << k;
       }
-      EXPECT_EQ(witness.status, std::vector<Status>(7, Status::ok)) << what;
-      EXPECT_GT((Vec4<double>(witness.q[0], witness.q[7], witness.q[14], witness.q[21]) -
+      EXPECT_EQ(witness.status, std::vector<Status>(n, Status::ok)) << what;
+      EXPECT_GT((Vec4<double>(witness.q[0], witness.q[n], witness.q[2 * n], witness.q[3 * n]) -
                  quatstep::testing::shaken_body_start(0).quaternion).norm(), 0.05) << what << ": the bodies turned";
     }
   }
@@ -226,7 +250,9 @@ TEST(CpuBatchStepper, ConstantLoadsGivenEachStepAreTheModelsOwnBitwise) {
 
 TEST(CpuBatchStepper, ABodyWithNanLoadsFailsAloneAtThatStep) {
   using I = ModifiedHht<Top>;
-  const int n = 6, bad = 2, bad_at_first = 4;  // the first step also initializes the bodies with its loads
+  // the first step also initializes the bodies with its loads; after it, bad's block of lanes steps
+  // in lanes with its NaN (lane_branches: a torque acts) where the CPU has them
+  const int n = 20, bad = 2, bad_at_first = 4;
   const auto models = bodies<Top>(n, false);
   CpuBatchStepper<I> clean(I(), models, starts(n), 0.0), poisoned(I(), models, starts(n), 0.0);
   for (index_t k = 0; k < 40; ++k) {
@@ -235,6 +261,7 @@ TEST(CpuBatchStepper, ABodyWithNanLoadsFailsAloneAtThatStep) {
     if (k == 17) torque[n + bad] = NAN;
     if (k == 0) torque[2 * n + bad_at_first] = NAN;
     poisoned.step(1e-3, torque.data(), nullptr);
+    if (k == 17) EXPECT_EQ(poisoned.bodies_in_lanes(), clean.bodies_in_lanes());
   }
   EXPECT_NE(poisoned.status()[bad], Status::ok);
   EXPECT_EQ(poisoned.failed_step()[bad], 17);

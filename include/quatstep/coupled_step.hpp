@@ -54,6 +54,13 @@ struct CoupledModels {
     }
     return models[i];
   }
+  /// Body i's model with the caller's spatial torque and force of a step added as held loads
+  /// (with_external_load): 3 × bodies arrays, component-major, null for none.
+  QS_HD Model with_loads(index_t i, index_t bodies, const S* torque, const S* force) const {
+    const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[bodies + i], torque[2 * bodies + i]) : Vec3<S>::Zero();
+    const Vec3<S> f = force ? Vec3<S>(force[i], force[bodies + i], force[2 * bodies + i]) : Vec3<S>::Zero();
+    return with_external_load((*this)(i), tau, f);
+  }
 };
 
 /// What the loads a caller gives a coupled step stand for.
@@ -69,6 +76,11 @@ struct CoupledModels {
 ///     sampled at the step's midpoint keeps every splitting's second order; no correction of the
 ///     last step, and a coupled step moves fewer bytes (the held loads are not carried between steps).
 enum class LoadTiming : int { at_start, held };
+
+/// Whether a coupled step of Integrator with loads given as Timing redoes the last step's end
+/// impulse with them (take_loads with h_previous > 0): then the loads it held are carried between steps.
+template <class Integrator, LoadTiming Timing>
+inline constexpr bool redoes_at_start = redoes_end_impulse<Integrator>::value && Timing == LoadTiming::at_start;
 
 /// Step k (from t to t + h) of body i with the spatial torque and force of this step, 3 × bodies
 /// arrays (component-major; null for none), given as Timing says (h_previous: the size of step
@@ -93,13 +105,9 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   using State = typename Integrator::State;
   static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
                 "a State with held loads belongs to an integrator that evaluates them anew (hold_loads)");
-  const index_t n = state_soa.bodies;
   if (record.status[i] != Status::ok) return;
-  const Vec3<S> tau = torque ? Vec3<S>(torque[i], torque[n + i], torque[2 * n + i]) : Vec3<S>::Zero();
-  const Vec3<S> f = force ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
-  const typename Integrator::ModelType model = with_external_load(models(i), tau, f);
-  // at_start redoes the last end impulse from the loads it held: those are carried between steps
-  constexpr bool at_start = redoes_end_impulse<Integrator>::value && Timing == LoadTiming::at_start;
+  const typename Integrator::ModelType model = models.with_loads(i, state_soa.bodies, torque, force);
+  constexpr bool at_start = redoes_at_start<Integrator, Timing>;
   with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {
     if (initial) {
       State fresh{};

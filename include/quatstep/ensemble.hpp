@@ -123,15 +123,27 @@ struct redoes_end_impulse<I, std::void_t<decltype(std::declval<const I&>().redo_
                                  std::declval<const typename I::State&>(), std::declval<typename I::State&>(),
                                  std::declval<typename I::Scalar>()))>> : std::true_type {};
 
-/// Step k as step_body, for a model whose loads may differ from the last step's (the coupled-step
-/// API: a DEM code's torques and forces of this step). What the state holds of the last step's
-/// loads is evaluated anew from `model` at t first, so the whole step sees this model; an
-/// integrator that keeps no loads steps as in step_body. The ordinary stepping loop (advance_body)
-/// keeps the held loads: its model never changes.
+/// What the state of a body holds of the last step's loads, evaluated anew from `model` at t, so
+/// that the next step sees this model (nothing for an integrator that keeps no loads).
 /// h_previous > 0 says the loads are those of the state the step starts from (LoadTiming::at_start,
 /// coupled_step.hpp) and that the last step, of size h_previous, ended with the loads it held: its
 /// end impulse is redone with the new ones first (velocity Verlet's second half kick, which needs
 /// the loads at the end of the step: the caller gives them one call later).
+template <class Integrator>
+QS_HD void take_loads(const Integrator& integrator, const typename Integrator::ModelType& model,
+                      typename Integrator::State& s, typename Integrator::Scalar t,
+                      typename Integrator::Scalar h_previous) {
+  if constexpr (holds_loads<Integrator>::value) {
+    const typename Integrator::State before = s;
+    integrator.hold_loads(model, s, t);
+    if constexpr (redoes_end_impulse<Integrator>::value)
+      if (h_previous > 0) integrator.redo_end_impulse(before, s, h_previous);
+  }
+}
+
+/// Step k as step_body, for a model whose loads may differ from the last step's (the coupled-step
+/// API: a DEM code's torques and forces of this step): take_loads, then the step. The ordinary
+/// stepping loop (advance_body) keeps the held loads: its model never changes.
 template <class Integrator>
 QS_HD void step_body_with_loads(const Integrator& integrator, const typename Integrator::ModelType& model,
                                 typename Integrator::State& s, Status& status, index_t& iterations,
@@ -139,12 +151,7 @@ QS_HD void step_body_with_loads(const Integrator& integrator, const typename Int
                                 typename Integrator::Scalar h,
                                 typename Integrator::Scalar h_previous = typename Integrator::Scalar(0)) {
   if (status != Status::ok) return;
-  if constexpr (holds_loads<Integrator>::value) {
-    const typename Integrator::State before = s;
-    integrator.hold_loads(model, s, t);
-    if constexpr (redoes_end_impulse<Integrator>::value)
-      if (h_previous > 0) integrator.redo_end_impulse(before, s, h_previous);
-  }
+  take_loads(integrator, model, s, t, h_previous);
   step_body(integrator, model, s, status, iterations, record, i, k, t, h);
 }
 
