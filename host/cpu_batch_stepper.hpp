@@ -15,15 +15,17 @@
 // any thread count. From the second step on, a block whose bodies, with this step's loads, take the
 // same branches (lane_branches: the same loads acting — a body with a zero torque among bodies with
 // torques steps alone) is stepped in SIMD lanes (cpu_lanes.hpp), bit for bit the scalar step of each
-// body: what the state holds of the last step's loads is evaluated anew body by body (take_loads),
-// then the block takes one lane step. The first step initializes the bodies anew with its loads, body
-// by body; every body steps alone where the lanes are not there (lanes::available()).
+// body. Where the state holds the last step's loads (holds_loads), they are evaluated anew first
+// (take_loads): in the lanes too (cpu_coupled_lanes.hpp), but Zupan3's body by body. The first step
+// initializes the bodies anew with its loads, body by body; every body steps alone where the lanes
+// are not there (lanes::available()).
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
 #include "coupled_batch.hpp"
+#include "cpu_coupled_lanes.hpp"
 #include "cpu_lanes.hpp"
 
 namespace quatstep {
@@ -143,24 +145,27 @@ class CpuBatchStepper {
       LaneBranches branches = lane_branches(loaded[0]);
       for (int j = 1; j < width; ++j) branches.laneable &= lane_branches(loaded[j]) == branches;
       if (!branches.laneable) return false;
-      constexpr bool at_start = redoes_at_start<Integrator, Timing>;
+      const S h_taken = redoes_at_start<Integrator, Timing> ? h_previous : S(0);  // take_loads' h_previous
+      using Coupled = lanes::CoupledLaneForm<Integrator>;
       bool was_ok[lanes::max_width<S>];
       S parameters[lanes::Blocks<Model>::max_parameters_per_block];
       for (int j = 0; j < width; ++j) {
         const index_t i = first + j;
         lanes::pack_parameters(loaded[j], j, width, parameters);
         was_ok[j] = rec.status[i] == Status::ok;
-        if constexpr (holds_loads<Integrator>::value) {
+        if constexpr (holds_loads<Integrator>::value && !Coupled::exists) {
           if (!was_ok[j]) continue;
           State s;
           load_state(soa, i, s);
-          take_loads(integrator_, loaded[j], s, t, at_start ? h_previous : S(0));
+          take_loads(integrator_, loaded[j], s, t, h_taken);
           store_state(s, soa, i);
         }
       }
       // one step from t (t + 0·h: t's bits); a body that fails in it failed at step k
-      Lanes::advance(integrator_, {isa, lanes::model_of<Model>, parameters, branches, soa.data, soa.bodies, first, rec,
-                                   t, h, 0, 1, {}});
+      const lanes::BlockJob<S> job{isa, lanes::model_of<Model>, parameters, branches, soa.data, soa.bodies, first, rec,
+                                   t, h, 0, 1, {}};
+      if constexpr (Coupled::exists) Coupled::advance(integrator_, job, h_taken);
+      else Lanes::advance(integrator_, job);
       for (int j = 0; j < width; ++j)
         if (was_ok[j] && rec.status[first + j] != Status::ok) rec.failed_step[first + j] = k;
       return true;

@@ -1,8 +1,8 @@
 # The lane units of the CPU backend (host/cpu_lane_steps.cpp.in) may define, as symbols another unit
 # could also define (weak: inline functions and template instantiations), only instantiations on their
 # own lane type — the AVX2 units on _VecBuiltin<32>, the AVX-512 units on _VecBltnBtmsk<64> — and
-# their entry points lanes::LaneSteps<T, I> (declared in cpu_lanes.hpp, defined and explicitly
-# instantiated there alone): a copy of a function that baseline units, or the units of the other
+# their entry points lanes::LaneSteps<T, I> and lanes::CoupledLaneSteps<T, I> (declared in
+# cpu_lanes.hpp and cpu_coupled_lanes.hpp, defined and explicitly instantiated there alone): a copy of a function that baseline units, or the units of the other
 # instruction set, also instantiate could be the one the linker keeps, and would then run on CPUs
 # without that instruction set. Usage:
 #   cmake -DNM=nm -DARCHIVE=libquatstep_lanes.a -P check_lane_symbols.cmake
@@ -34,7 +34,7 @@ foreach(line IN LISTS lines)
     string(FIND "${name}" "${own}" at)
     # (an entry point that is a member template, the mechanisms' of either capacity, demangles with its
     # return type first)
-    if(at EQUAL -1 AND NOT name MATCHES "^(void )?quatstep::lanes::LaneSteps<(double|float), \\(quatstep::lanes::Isa\\)${isa}>::"
+    if(at EQUAL -1 AND NOT name MATCHES "^(void )?quatstep::lanes::(Coupled)?LaneSteps<(double|float), \\(quatstep::lanes::Isa\\)${isa}>::"
        AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
       string(APPEND bad "  ${object}: ${name}\n")
     endif()

@@ -1,0 +1,66 @@
+// The coupled step (cpu_batch_stepper.hpp) of a block of bodies in SIMD lanes, for the integrators
+// with lanes whose state keeps the last step's loads (holds_loads, ensemble.hpp): Krysl's
+// ExplicitNewmarkLie and the splittings. Each lane takes its body's new loads (take_loads) and then
+// steps, as step_body_with_loads does for each body, bit for bit; the loads were taken body by body
+// before the block's lane step (≈ 15 % of the toy DEM example's time, examples/dem_coupling_cpu.cpp).
+// Zupan3 holds loads too, but its hold_loads branches on one body's singular inertia: its blocks take
+// them body by body. The entry points are defined in the lane units (cpu_lane_steps.cpp.in) beside
+// LaneSteps, and declared here, apart from cpu_lanes.hpp, for the coupled step alone.
+#pragma once
+
+#include <type_traits>
+
+#include "cpu_lanes.hpp"
+
+namespace quatstep::lanes {
+
+/// The entry points: one step (job.steps = 1) of each body of the block whose status is ok, after
+/// take_loads at its start t = job.t0 + job.first_step · job.h with h_previous (the size of the last
+/// step where its end impulse is redone with the new loads, else 0).
+template <class T, Isa I>
+struct CoupledLaneSteps {
+  static void explicit_newmark_lie(const LieGroupSettings<T>& settings, const BlockJob<T>& job, T h_previous);
+  static void splitting(Flow flow, const SplittingSettings<T>& settings, const BlockJob<T>& job, T h_previous);
+  static void exact_free_splitting(const ExactFreeSplittingSettings<T>& settings, const BlockJob<T>& job,
+                                   T h_previous);
+};
+
+/// f(CoupledLaneSteps<T, I>{}) with the entry points of the job's precision and instruction set.
+template <class M, class F>
+void with_coupled_steps(const JobOf<M>& job, F&& f) {
+  using T = typename M::Scalar;
+  if constexpr (built_avx512) {
+    if (job.isa == Isa::avx512) return f(CoupledLaneSteps<T, Isa::avx512>{});
+  }
+  f(CoupledLaneSteps<T, Isa::avx2>{});
+}
+
+/// The coupled lane step of an integrator, where it has one.
+template <class Integrator>
+struct CoupledLaneForm {
+  static constexpr bool exists = false;
+};
+template <class M>
+struct CoupledLaneForm<ExplicitNewmarkLie<M>> {
+  static constexpr bool exists = LaneForm<ExplicitNewmarkLie<M>>::exists;
+  static void advance(const ExplicitNewmarkLie<M>& i, const JobOf<M>& job, typename M::Scalar h_previous) {
+    with_coupled_steps<M>(job, [&](auto steps) { steps.explicit_newmark_lie(i.settings, job, h_previous); });
+  }
+};
+template <class M, class F>
+struct CoupledLaneForm<RigidBodySplitting<M, F>> {
+  static constexpr bool exists = LaneForm<RigidBodySplitting<M, F>>::exists;
+  static void advance(const RigidBodySplitting<M, F>& i, const JobOf<M>& job, typename M::Scalar h_previous) {
+    constexpr Flow flow = std::is_same_v<F, NoSquishFlow> ? Flow::no_squish : Flow::symmetric;
+    with_coupled_steps<M>(job, [&](auto steps) { steps.splitting(flow, i.settings, job, h_previous); });
+  }
+};
+template <class M>
+struct CoupledLaneForm<ExactFreeSplitting<M>> {
+  static constexpr bool exists = LaneForm<ExactFreeSplitting<M>>::exists;
+  static void advance(const ExactFreeSplitting<M>& i, const JobOf<M>& job, typename M::Scalar h_previous) {
+    with_coupled_steps<M>(job, [&](auto steps) { steps.exact_free_splitting(i.settings, job, h_previous); });
+  }
+};
+
+}  // namespace quatstep::lanes
