@@ -1,7 +1,7 @@
 // CpuBatchStepper (host/cpu_batch_stepper.hpp), the coupled-step API on the CPU:
 // - it is the body-by-body witness (step_body_with_loads on each body's own state, the loads of the
 //   step as external loads) bit for bit, for splittings, explicit Newmark, Zupan3 and the HHT
-//   family, with both load timings, bodies stepped from their models or from inertia and mass alone,
+//   family, in double and in float (16 lanes in AVX-512), with both load timings, bodies stepped from their models or from inertia and mass alone,
 //   a change of h in the middle of the run, and any thread count; with SIMD lanes (cpu_lanes.hpp)
 //   in the widest instruction set the CPU has and again (avx2.*) in AVX2, the blocks whose bodies
 //   share their branches in lanes, a block with a body without torque alone;
@@ -34,8 +34,8 @@ using Body = FreeRigidBody<double>;
 
 template <class I>
 I second_order() {
-  if constexpr (std::is_constructible_v<I, SplittingSettings<double>>) {
-    SplittingSettings<double> settings;
+  if constexpr (std::is_constructible_v<I, SplittingSettings<typename I::Scalar>>) {
+    SplittingSettings<typename I::Scalar> settings;
     settings.order = 2;
     return I(settings);
   } else {
@@ -43,27 +43,36 @@ I second_order() {
   }
 }
 
-/// n bodies with rotated inertia tensors and masses; with `own_loads` gravity besides (the steps
-/// then read the whole models, else the inertia and mass alone: CoupledModels).
+/// n bodies with rotated inertia tensors and masses (computed in double, rounded to the model's
+/// precision); with `own_loads` gravity besides (the steps then read the whole models, else the
+/// inertia and mass alone: CoupledModels).
 template <class Model>
 std::vector<Model> bodies(int n, bool own_loads) {
+  using S = typename Model::Scalar;
   std::vector<Model> m;
   for (int i = 0; i < n; ++i) {
     const Mat3<double> r = rotation_matrix(quat_from_rotation_vector<double>(Vec3<double>(0.3 * i, -0.2, 0.1 * i)));
     const Vec3<double> moments(1.0 + 0.05 * i, 1.6, 2.2 - 0.03 * i);
-    Model b = Model::unloaded(r * moments.asDiagonal() * r.transpose(), 0.5 + 0.25 * i);
+    const Mat3<double> inertia = r * moments.asDiagonal() * r.transpose();
+    Model b = Model::unloaded(inertia.cast<S>(), S(0.5 + 0.25 * i));
+    const Vec3<S> gravity(0, 0, S(-9.81));
     if (own_loads) {
-      if constexpr (Model::translates) b.gravity = Vec3<double>(0, 0, -9.81);
-      else b.loads.mass = 0.5, b.loads.lever = Vec3<double>(0.1, 0.0, 0.2), b.loads.gravity = Vec3<double>(0, 0, -9.81);
+      if constexpr (Model::translates) b.gravity = gravity;
+      else b.loads.mass = S(0.5), b.loads.lever = Vec3<S>(S(0.1), 0, S(0.2)), b.loads.gravity = gravity;
     }
     m.push_back(b);
   }
   return m;
 }
 
-std::vector<RigidBodyKinematics<double>> starts(int n) {
-  std::vector<RigidBodyKinematics<double>> k;
-  for (int i = 0; i < n; ++i) k.push_back(quatstep::testing::shaken_body_start(i));
+template <class S = double>
+std::vector<RigidBodyKinematics<S>> starts(int n) {
+  std::vector<RigidBodyKinematics<S>> k;
+  for (int i = 0; i < n; ++i) {
+    const RigidBodyKinematics<double> d = quatstep::testing::shaken_body_start(i);
+    k.push_back(RigidBodyKinematics<S>::of(d.quaternion.cast<S>(), d.omega_body.cast<S>(), d.position.cast<S>(),
+                                           d.velocity.cast<S>()));
+  }
   return k;
 }
 
@@ -73,19 +82,21 @@ constexpr int unloaded_body = 1;
 bool unloaded_step(index_t k) { return k % 3 == 0; }
 
 /// The loads of step k as the caller's 3 × n arrays (component-major).
-std::vector<double> step_loads(int n, index_t k, double scale) {
-  std::vector<double> a(std::size_t(3 * n));
+template <class S = double>
+std::vector<S> step_loads(int n, index_t k, double scale) {
+  std::vector<S> a(std::size_t(3 * n));
   for (int i = 0; i < n; ++i) {
     const double s = i == unloaded_body && unloaded_step(k) ? 0.0 : scale;
-    a[i] = s * std::sin(0.1 * double(k) + i);
-    a[n + i] = s * std::cos(0.07 * double(k) - i);
-    a[2 * n + i] = 0.5 * s * std::sin(0.13 * double(k) + 2 * i);
+    a[i] = S(s * std::sin(0.1 * double(k) + i));
+    a[n + i] = S(s * std::cos(0.07 * double(k) - i));
+    a[2 * n + i] = S(0.5 * s * std::sin(0.13 * double(k) + 2 * i));
   }
   return a;
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+template <class S>
+bool same_bits(const std::vector<S>& a, const std::vector<S>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(S)) == 0;
 }
 
 /// The steps of the runs below: 64 of 1/256, then 64 of 1/512 (the clock's t_base + k·h).
@@ -94,51 +105,52 @@ constexpr index_t steps = 128;
 
 /// The kinematics (quaternion, then ω) and records of a CpuBatchStepper run with step_loads, and
 /// the bodies in lanes on each step.
+template <class S>
 struct Outcome {
-  std::vector<double> q, w;
+  std::vector<S> q, w;
   std::vector<Status> status;
   std::vector<index_t> iterations, failed;
   std::vector<index_t> in_lanes;
 };
 
-template <class I>
-Outcome batch_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
+template <class I, class S = typename I::Scalar>
+Outcome<S> batch_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
   using Model = typename I::ModelType;
   const int n = int(models.size());
-  CpuBatchStepper<I> batch(integrator, models, starts(n), 0.25, timing);
+  CpuBatchStepper<I> batch(integrator, models, starts<S>(n), S(0.25), timing);
   std::vector<index_t> o_lanes;
   for (index_t k = 0; k < steps; ++k) {
-    const std::vector<double> torque = step_loads(n, k, 2.0), force = step_loads(n, k + 7, 5.0);
-    batch.step(step_size(k), torque.data(), Model::translates ? force.data() : nullptr);
+    const std::vector<S> torque = step_loads<S>(n, k, 2.0), force = step_loads<S>(n, k + 7, 5.0);
+    batch.step(S(step_size(k)), torque.data(), Model::translates ? force.data() : nullptr);
     o_lanes.push_back(batch.bodies_in_lanes());
   }
   EXPECT_EQ(batch.steps_done(), steps);
-  EXPECT_EQ(batch.time(), 0.25 + 64.0 / 256 + 64.0 / 512);
-  Outcome o{std::vector<double>(4 * n), std::vector<double>(3 * n), batch.status(), batch.newton_iterations(),
-            batch.failed_step(), o_lanes};
+  EXPECT_EQ(batch.time(), S(0.25 + 64.0 / 256 + 64.0 / 512));
+  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), batch.status(), batch.newton_iterations(),
+               batch.failed_step(), o_lanes};
   batch.kinematics(o.q.data(), o.w.data(), nullptr, nullptr);
   return o;
 }
 
 /// The witness: each body's own state stepped by step_body_with_loads with the step's loads.
-template <class I>
-Outcome witness_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
+template <class I, class S = typename I::Scalar>
+Outcome<S> witness_run(const I& integrator, const std::vector<typename I::ModelType>& models, LoadTiming timing) {
   using Model = typename I::ModelType;
   const int n = int(models.size());
-  const auto initial = starts(n);
-  Outcome o{std::vector<double>(4 * n), std::vector<double>(3 * n), std::vector<Status>(n, Status::ok),
-            std::vector<index_t>(n, 0), std::vector<index_t>(n, -1)};
+  const auto initial = starts<S>(n);
+  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), std::vector<Status>(n, Status::ok),
+               std::vector<index_t>(n, 0), std::vector<index_t>(n, -1)};
   const BodyRecord rec{o.status.data(), o.iterations.data(), o.failed.data()};
   for (int i = 0; i < n; ++i) {
     typename I::State s;
-    double t = 0.25;
+    S t = S(0.25);
     for (index_t k = 0; k < steps; ++k) {
-      const std::vector<double> torque = step_loads(n, k, 2.0), force = step_loads(n, k + 7, 5.0);
-      const Vec3<double> tau(torque[i], torque[n + i], torque[2 * n + i]);
-      const Vec3<double> f = Model::translates ? Vec3<double>(force[i], force[n + i], force[2 * n + i]) : Vec3<double>::Zero();
+      const std::vector<S> torque = step_loads<S>(n, k, 2.0), force = step_loads<S>(n, k + 7, 5.0);
+      const Vec3<S> tau(torque[i], torque[n + i], torque[2 * n + i]);
+      const Vec3<S> f = Model::translates ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
       const Model loaded = with_external_load(models[i], tau, f);
       if (k == 0) EXPECT_EQ(integrator.initialize(loaded, initial[i], t, s), Status::ok);  // with the first loads
-      const double h = step_size(k), h_previous = timing == LoadTiming::at_start && k > 0 ? step_size(k - 1) : 0.0;
+      const S h = S(step_size(k)), h_previous = timing == LoadTiming::at_start && k > 0 ? S(step_size(k - 1)) : S(0);
       Status st = o.status[i];
       step_body_with_loads(integrator, loaded, s, st, o.iterations[i], rec, i, k, t, h, h_previous);
       o.status[i] = st;
@@ -156,24 +168,25 @@ Outcome witness_run(const I& integrator, const std::vector<typename I::ModelType
 template <class I>
 index_t expected_in_lanes(int n, index_t k) {
   if (!lanes::LaneForm<I>::exists || !lanes::available() || k == 0) return 0;
-  const int width = lanes::width<double>(lanes::best_isa());
+  const int width = lanes::width<typename I::Scalar>(lanes::best_isa());
   return width * (n / width - (unloaded_step(k) && unloaded_body < n / width * width));
 }
 
 template <class I>
 void expect_the_witness(const char* name, const I& integrator) {
-  const int n = 19;  // blocks of 4 and 8 with bodies left over
+  using S = typename I::Scalar;
+  const int n = 19;  // blocks of 4, 8 or 16 with bodies left over
   for (bool own_loads : {false, true}) {
     for (LoadTiming timing : {LoadTiming::at_start, LoadTiming::held}) {
       const auto models = bodies<typename I::ModelType>(n, own_loads);
-      const Outcome witness = witness_run(integrator, models, timing);
+      const Outcome<S> witness = witness_run(integrator, models, timing);
       omp_set_num_threads(1);
-      const Outcome one = batch_run(integrator, models, timing);
+      const Outcome<S> one = batch_run(integrator, models, timing);
       omp_set_num_threads(3);
-      const Outcome three = batch_run(integrator, models, timing);
+      const Outcome<S> three = batch_run(integrator, models, timing);
       const std::string what = std::string(name) + (own_loads ? ", own loads" : ", inertia and mass") +
                                (timing == LoadTiming::at_start ? ", at_start" : ", held");
-      for (const Outcome* o : {&one, &three}) {
+      for (const Outcome<S>* o : {&one, &three}) {
         EXPECT_TRUE(same_bits(o->q, witness.q)) << what;
         EXPECT_TRUE(same_bits(o->w, witness.w)) << what;
         EXPECT_EQ(o->status, witness.status) << what;
@@ -184,6 +197,8 @@ void expect_the_witness(const char* name, const I& integrator) {
       EXPECT_EQ(witness.status, std::vector<Status>(n, Status::ok)) << what;
       EXPECT_GT((Vec4<double>(witness.q[0], witness.q[n], witness.q[2 * n], witness.q[3 * n]) -
                  quatstep::testing::shaken_body_start(0).quaternion).norm(), 0.05) << what << ": the bodies turned";
+      if (lanes::LaneForm<I>::exists && lanes::available() && lanes::built_in<S>)
+        EXPECT_GT(one.in_lanes[steps - 1], 0) << what << ": a block took the lanes";
     }
   }
   omp_set_num_threads(omp_get_num_procs());
@@ -194,10 +209,23 @@ void expect_the_witness(const char* name, const I& integrator) {
 TEST(CpuBatchStepper, IsTheBodyByBodyWitnessBitForBit) {
   expect_the_witness("NoSquish order 2", second_order<NoSquish<Body>>());
   expect_the_witness("SymmetricSplitting order 2, top", second_order<SymmetricSplitting<Top>>());
+  expect_the_witness("ExactFreeSplitting order 2", second_order<ExactFreeSplitting<Body>>());
   expect_the_witness("ExplicitNewmarkLie, top", ExplicitNewmarkLie<Top>());
   expect_the_witness("Zupan3", Zupan3<Body>());
   expect_the_witness("ModifiedHht", ModifiedHht<Body>());
   expect_the_witness("ModifiedHht, top", ModifiedHht<Top>());
+}
+
+// In float the lanes are twice as wide (16 in AVX-512): the splittings and explicit Newmark take
+// this step's loads in them (cpu_coupled_lanes.hpp), as in double.
+TEST(CpuBatchStepper, IsTheBodyByBodyWitnessBitForBitInFloat) {
+  using BodyF = FreeRigidBody<float>;
+  using TopF = HeavyTop<float>;
+  expect_the_witness("float NoSquish order 2", second_order<NoSquish<BodyF>>());
+  expect_the_witness("float SymmetricSplitting order 2, top", second_order<SymmetricSplitting<TopF>>());
+  expect_the_witness("float ExplicitNewmarkLie", ExplicitNewmarkLie<BodyF>());
+  expect_the_witness("float Zupan3, top", Zupan3<TopF>());
+  expect_the_witness("float ModifiedHht", ModifiedHht<BodyF>());
 }
 
 namespace {
