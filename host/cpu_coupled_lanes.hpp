@@ -1,11 +1,12 @@
 // The coupled step (cpu_batch_stepper.hpp) of a block of bodies in SIMD lanes, for the integrators
 // with lanes whose state keeps the last step's loads (holds_loads, ensemble.hpp): Krysl's
 // ExplicitNewmarkLie and the splittings. Each lane takes its body's new loads (take_loads) and then
-// steps, as step_body_with_loads does for each body, bit for bit; the loads were taken body by body
-// before the block's lane step (≈ 15 % of the toy DEM example's time, examples/dem_coupling_cpu.cpp).
-// Zupan3 holds loads too, but its hold_loads branches on one body's singular inertia: its blocks take
-// them body by body. The entry points are defined in the lane units (cpu_lane_steps.cpp.in) beside
-// LaneSteps, and declared here, apart from cpu_lanes.hpp, for the coupled step alone.
+// steps, as step_body_with_loads does for each body, bit for bit. Taken body by body before the
+// block's lane step, the loads cost the float DEM bench 2.3× its time per step (bench/README.md,
+// "DEM coupling on the CPU"). Zupan3 holds loads too, but its hold_loads branches on one body's
+// singular inertia: its blocks take them body by body. The entry points are defined in the lane
+// units (cpu_lane_steps.cpp.in) beside LaneSteps, and declared here, apart from cpu_lanes.hpp, for
+// the coupled step alone.
 #pragma once
 
 #include <type_traits>
@@ -14,9 +15,9 @@
 
 namespace quatstep::lanes {
 
-/// The entry points: one step (job.steps = 1) of each body of the block whose status is ok, after
-/// take_loads at its start t = job.t0 + job.first_step · job.h with h_previous (the size of the last
-/// step where its end impulse is redone with the new loads, else 0).
+/// The entry points: one step (job.steps must be 1) of each body of the block whose status is ok,
+/// after take_loads at its start t = job.t0 + job.first_step · job.h with h_previous (the size of
+/// the last step where its end impulse is redone with the new loads, else 0).
 template <class T, Isa I>
 struct CoupledLaneSteps {
   static void explicit_newmark_lie(const LieGroupSettings<T>& settings, const BlockJob<T>& job, T h_previous);
