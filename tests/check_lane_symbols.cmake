@@ -2,9 +2,9 @@
 # could also define (weak: inline functions and template instantiations), only instantiations on their
 # own lane type — the AVX2 units on _VecBuiltin<32>, the AVX-512 units on _VecBltnBtmsk<64> — and
 # their entry points lanes::LaneSteps<T, I> and lanes::CoupledLaneSteps<T, I> (declared in
-# cpu_lanes.hpp and cpu_coupled_lanes.hpp, defined and explicitly instantiated there alone): a copy of a function that baseline units, or the units of the other
-# instruction set, also instantiate could be the one the linker keeps, and would then run on CPUs
-# without that instruction set. Usage:
+# cpu_lanes.hpp and cpu_coupled_lanes.hpp, defined and explicitly instantiated there alone): a copy
+# of a function that baseline units, or the units of the other instruction set, also instantiate
+# could be the one the linker keeps, and would then run on CPUs without that instruction set. Usage:
 #   cmake -DNM=nm -DARCHIVE=libquatstep_lanes.a -P check_lane_symbols.cmake
 execute_process(COMMAND ${NM} -C --defined-only ${ARCHIVE} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -1,10 +1,11 @@
 // CpuBatchStepper (host/cpu_batch_stepper.hpp), the coupled-step API on the CPU:
 // - it is the body-by-body witness (step_body_with_loads on each body's own state, the loads of the
 //   step as external loads) bit for bit, for splittings, explicit Newmark, Zupan3 and the HHT
-//   family, in double and in float (16 lanes in AVX-512), with both load timings, bodies stepped from their models or from inertia and mass alone,
-//   a change of h in the middle of the run, and any thread count; with SIMD lanes (cpu_lanes.hpp)
-//   in the widest instruction set the CPU has and again (avx2.*) in AVX2, the blocks whose bodies
-//   share their branches in lanes, a block with a body without torque alone;
+//   family, in double and in float (16 lanes in AVX-512), with both load timings, bodies stepped
+//   from their models or from inertia and mass alone, a change of h in the middle of the run, and
+//   any thread count; with SIMD lanes (cpu_lanes.hpp) in the widest instruction set the CPU has
+//   and again (avx2.*) in AVX2, the blocks whose bodies share their branches in lanes, a block with
+//   a body without torque alone;
 // - constant loads given every step are the model's own constant loads, bitwise (CpuEnsemble), for
 //   the HHT family and Simo–Vu-Quoc too: the first step initializes the bodies with its loads;
 // - a body whose loads are NaN fails alone, at that step, the others keep their bits, and the
