@@ -26,7 +26,7 @@ install(EXPORT quatstepTargets NAMESPACE quatstep:: DESTINATION ${quatstep_cmake
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/quatstep DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
 install(FILES ${quatstep_host}/cpu_ensemble.hpp ${quatstep_host}/cpu_lanes.hpp ${quatstep_host}/body_validation.hpp
               ${quatstep_host}/step_records.hpp ${quatstep_host}/coupled_batch.hpp ${quatstep_host}/cpu_batch_stepper.hpp
-              ${quatstep_host}/cpu_coupled_lanes.hpp
+              ${quatstep_host}/cpu_coupled_lanes.hpp ${quatstep_host}/cpu_coupled_blocks.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/quatstep/host COMPONENT devel)
 
 if(QUATSTEP_HAVE_CUDA)

@@ -15,16 +15,19 @@
 // any thread count. From the second step on, a block whose bodies, with this step's loads, take the
 // same branches (lane_branches: the same loads acting — a body with a zero torque among bodies with
 // torques steps alone) is stepped in SIMD lanes (cpu_lanes.hpp), bit for bit the scalar step of each
-// body. Where the state holds the last step's loads (holds_loads), they are evaluated anew first
-// (take_loads): in the lanes too (cpu_coupled_lanes.hpp), but Zupan3's body by body. The first step
-// initializes the bodies anew with its loads, body by body; every body steps alone where the lanes
-// are not there (lanes::available()).
+// body. The blocks' parameters stay packed for the lanes between steps, each step adding its loads
+// in place (cpu_coupled_blocks.hpp). Where the state holds the last step's loads (holds_loads),
+// they are evaluated anew first (take_loads): in the lanes too (cpu_coupled_lanes.hpp), but
+// Zupan3's body by body. The first step initializes the bodies anew with its loads, body by body;
+// every body steps alone where the lanes are not there (lanes::available()).
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "coupled_batch.hpp"
+#include "cpu_coupled_blocks.hpp"
 #include "cpu_coupled_lanes.hpp"
 #include "cpu_lanes.hpp"
 
@@ -115,6 +118,9 @@ class CpuBatchStepper {
     const bool in_lanes = Lanes::exists && k > 0 && lanes::available();
     const lanes::Isa isa = lanes::best_isa();
     const index_t width = in_lanes ? lanes::width<S>(isa) : 1, blocks = (n + width - 1) / width;
+    if constexpr (Lanes::exists) {
+      if (in_lanes && n >= width && !blocks_) blocks_.emplace(models, n, int(width));
+    }
     index_t laned = 0;
 #pragma omp parallel for schedule(static) reduction(+ : laned)
     for (index_t b = 0; b < blocks; ++b) {
@@ -140,30 +146,25 @@ class CpuBatchStepper {
       return false;
     } else {
       const int width = lanes::width<S>(isa);
-      Model loaded[lanes::max_width<S>];
-      for (int j = 0; j < width; ++j) loaded[j] = models.with_loads(first + j, soa.bodies, torque, force);
-      LaneBranches branches = lane_branches(loaded[0]);
-      for (int j = 1; j < width; ++j) branches.laneable &= lane_branches(loaded[j]) == branches;
+      const LaneBranches branches = blocks_->take_loads(models, first / width, torque, force);
       if (!branches.laneable) return false;
       const S h_taken = redoes_at_start<Integrator, Timing> ? h_previous : S(0);  // take_loads' h_previous
       using Coupled = lanes::CoupledLaneForm<Integrator>;
       bool was_ok[lanes::max_width<S>];
-      S parameters[lanes::Blocks<Model>::max_parameters_per_block];
       for (int j = 0; j < width; ++j) {
         const index_t i = first + j;
-        lanes::pack_parameters(loaded[j], j, width, parameters);
         was_ok[j] = rec.status[i] == Status::ok;
         if constexpr (holds_loads<Integrator>::value && !Coupled::exists) {
           if (!was_ok[j]) continue;
           State s;
           load_state(soa, i, s);
-          take_loads(integrator_, loaded[j], s, t, h_taken);
+          take_loads(integrator_, models.with_loads(i, soa.bodies, torque, force), s, t, h_taken);
           store_state(s, soa, i);
         }
       }
       // one step from t (t + 0·h: t's bits); a body that fails in it failed at step k
-      const lanes::BlockJob<S> job{isa, lanes::model_of<Model>, parameters, branches, soa.data, soa.bodies, first, rec,
-                                   t, h, 0, 1, {}};
+      const lanes::BlockJob<S> job{isa, lanes::model_of<Model>, blocks_->block_parameters(first / width),
+                                   branches, soa.data, soa.bodies, first, rec, t, h, 0, 1, {}};
       if constexpr (Coupled::exists) Coupled::advance(integrator_, job, h_taken);
       else Lanes::advance(integrator_, job);
       for (int j = 0; j < width; ++j)
@@ -183,6 +184,7 @@ class CpuBatchStepper {
   std::vector<index_t> iterations_, failed_step_;
   std::vector<Kinematics> initial_;  ///< the initial kinematics until the first step
   index_t bodies_in_lanes_ = 0;
+  std::optional<lanes::CoupledBlocks<Model>> blocks_;  ///< the full blocks' parameters, from the first step in lanes
 };
 
 }  // namespace quatstep

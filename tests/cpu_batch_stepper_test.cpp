@@ -44,9 +44,16 @@ I second_order() {
   }
 }
 
+/// The body whose loads are zero on every third step: its block of lanes then steps body by body
+/// (a body with no torque takes other branches than those with one).
+constexpr int unloaded_body = 1;
+bool unloaded_step(index_t k) { return k % 3 == 0; }
+
 /// n bodies with rotated inertia tensors and masses (computed in double, rounded to the model's
 /// precision); with `own_loads` gravity besides (the steps then read the whole models, else the
-/// inertia and mass alone: CoupledModels).
+/// inertia and mass alone: CoupledModels), and a constant spatial torque of unloaded_body's own,
+/// which the caller's torque cancels on its unloaded steps (step_loads): the branches follow the
+/// loads the model is left with, not the caller's alone.
 template <class Model>
 std::vector<Model> bodies(int n, bool own_loads) {
   using S = typename Model::Scalar;
@@ -60,6 +67,7 @@ std::vector<Model> bodies(int n, bool own_loads) {
     if (own_loads) {
       if constexpr (Model::translates) b.gravity = gravity;
       else b.loads.mass = S(0.5), b.loads.lever = Vec3<S>(S(0.1), 0, S(0.2)), b.loads.gravity = gravity;
+      if (i == unloaded_body) b.loads.spatial_torque.constant = Vec3<S>(S(0.3), S(-0.2), S(0.1));
     }
     m.push_back(b);
   }
@@ -77,22 +85,25 @@ std::vector<RigidBodyKinematics<S>> starts(int n) {
   return k;
 }
 
-/// The body whose loads are zero on every third step: its block of lanes then steps body by body
-/// (a body with no torque takes other branches than those with one).
-constexpr int unloaded_body = 1;
-bool unloaded_step(index_t k) { return k % 3 == 0; }
-
-/// The loads of step k as the caller's 3 × n arrays (component-major).
+/// The loads of step k as the caller's 3 × n arrays (component-major); unloaded_body's are −own on
+/// its unloaded steps.
 template <class S = double>
-std::vector<S> step_loads(int n, index_t k, double scale) {
+std::vector<S> step_loads(int n, index_t k, double scale, const Vec3<S>& own = Vec3<S>::Zero()) {
   std::vector<S> a(std::size_t(3 * n));
   for (int i = 0; i < n; ++i) {
     const double s = i == unloaded_body && unloaded_step(k) ? 0.0 : scale;
     a[i] = S(s * std::sin(0.1 * double(k) + i));
     a[n + i] = S(s * std::cos(0.07 * double(k) - i));
     a[2 * n + i] = S(0.5 * s * std::sin(0.13 * double(k) + 2 * i));
+    if (s == 0.0)
+      for (int c = 0; c < 3; ++c) a[c * n + i] = -own[c];
   }
   return a;
+}
+/// The torques of step k: unloaded_body's cancel its own (bodies).
+template <class Model, class S = typename Model::Scalar>
+std::vector<S> step_torques(const std::vector<Model>& models, index_t k) {
+  return step_loads<S>(int(models.size()), k, 2.0, models[unloaded_body].loads.spatial_torque.constant);
 }
 
 template <class S>
@@ -121,7 +132,7 @@ Outcome<S> batch_run(const I& integrator, const std::vector<typename I::ModelTyp
   CpuBatchStepper<I> batch(integrator, models, starts<S>(n), S(0.25), timing);
   std::vector<index_t> o_lanes;
   for (index_t k = 0; k < steps; ++k) {
-    const std::vector<S> torque = step_loads<S>(n, k, 2.0), force = step_loads<S>(n, k + 7, 5.0);
+    const std::vector<S> torque = step_torques(models, k), force = step_loads<S>(n, k + 7, 5.0);
     batch.step(S(step_size(k)), torque.data(), Model::translates ? force.data() : nullptr);
     o_lanes.push_back(batch.bodies_in_lanes());
   }
@@ -146,7 +157,7 @@ Outcome<S> witness_run(const I& integrator, const std::vector<typename I::ModelT
     typename I::State s;
     S t = S(0.25);
     for (index_t k = 0; k < steps; ++k) {
-      const std::vector<S> torque = step_loads<S>(n, k, 2.0), force = step_loads<S>(n, k + 7, 5.0);
+      const std::vector<S> torque = step_torques(models, k), force = step_loads<S>(n, k + 7, 5.0);
       const Vec3<S> tau(torque[i], torque[n + i], torque[2 * n + i]);
       const Vec3<S> f = Model::translates ? Vec3<S>(force[i], force[n + i], force[2 * n + i]) : Vec3<S>::Zero();
       const Model loaded = with_external_load(models[i], tau, f);
@@ -240,7 +251,7 @@ void expect_constant_loads_are_the_models_own(const char* name, const I& integra
   const int n = 5;
   const Vec3<double> tau(0.4, 0.2, -0.9), f(-2.0, 1.5, 19.0);
   std::vector<Body> bare = bodies<Body>(n, true), loaded = bare;
-  for (Body& b : loaded) b.loads.spatial_torque.constant = tau, b.force_profile.constant = f;
+  for (Body& b : loaded) b.loads.spatial_torque.constant += tau, b.force_profile.constant += f;  // body 1 has its own
   constexpr double h = 1.0 / 256;
   CpuEnsemble<I> ensemble(integrator, loaded, 0.0, h);
   ensemble.initialize(starts(n), SampleView<double>{});
