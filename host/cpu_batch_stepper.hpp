@@ -86,13 +86,27 @@ class CpuBatchStepper {
   }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
-  /// and velocity (3 × bodies each) into the caller's host arrays; null pointers are skipped.
+  /// and velocity (3 × bodies each) into the caller's host arrays; null pointers are skipped. In
+  /// SIMD lanes, block by block, once a step has packed the blocks (cpu_coupled_lanes.hpp), for the
+  /// integrators with a coupled lane step; the same bits.
   void kinematics(S* quaternion, S* omega_body, S* position, S* velocity) const {
     const index_t n = bodies();
     const SoaView<const S> soa{state_.data(), n};
+    using Coupled = lanes::CoupledLaneForm<Integrator>;
+    const index_t width = blocks_ ? blocks_->width() : 1, blocks = (n + width - 1) / width;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i)
-      write_body_kinematics(integrator_, models_[i], soa, i, quaternion, omega_body, position, velocity);
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first = b * width, end = std::min(n, first + width);
+      if constexpr (Coupled::exists) {
+        if (end - first == width && width > 1) {
+          Coupled::kinematics(integrator_, {lanes::best_isa(), lanes::model_of<Model>, blocks_->block_parameters(b),
+                                            state_.data(), n, first, quaternion, omega_body, position, velocity});
+          continue;
+        }
+      }
+      for (index_t i = first; i < end; ++i)
+        write_body_kinematics(integrator_, models_[i], soa, i, quaternion, omega_body, position, velocity);
+    }
   }
 
   /// Per body: ok until its step fails; a failed body keeps the state of its last good step and is

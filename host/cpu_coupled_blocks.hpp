@@ -48,7 +48,8 @@ class CoupledBlocks {
         pack_parameters(with_external_load(m, none, none), j, width, packed(b));
         S own[parameters];
         pack_parameters(m, 0, 1, own);
-        for (std::size_t s = 0; s < slots_.size(); ++s) own_[(b * slots_.size() + s) * width + j] = own[slots_[s].parameter];
+        for (std::size_t s = 0; s < slots_.size(); ++s)
+          own_[(b * slots_.size() + s) * width + j] = own[slots_[s].parameter];
       }
     }
   }
@@ -72,13 +73,15 @@ class CoupledBlocks {
     }
     Known& known = known_[b];
     if (!known.valid || known.zeros.bits != zeros.bits) {
-      known.branches = lane_branches(models.with_loads(first, bodies_, torque, force));
-      for (int j = 1; j < width_; ++j)
-        known.branches.laneable &= lane_branches(models.with_loads(first + j, bodies_, torque, force)) == known.branches;
+      const auto branches = [&](int j) { return lane_branches(models.with_loads(first + j, bodies_, torque, force)); };
+      known.branches = branches(0);
+      for (int j = 1; j < width_; ++j) known.branches.laneable &= branches(j) == known.branches;
       known.zeros = zeros, known.valid = true;
     }
     return known.branches;
   }
+  /// Bodies per block.
+  int width() const { return width_; }
   /// Block b's parameters, [parameter][lane], with the loads of its last take_loads.
   const S* block_parameters(index_t b) const { return &packed_[std::size_t(b) * width_ * parameters]; }
 

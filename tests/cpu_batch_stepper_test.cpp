@@ -115,11 +115,11 @@ bool same_bits(const std::vector<S>& a, const std::vector<S>& b) {
 double step_size(index_t k) { return k < 64 ? 1.0 / 256 : 1.0 / 512; }
 constexpr index_t steps = 128;
 
-/// The kinematics (quaternion, then ω) and records of a CpuBatchStepper run with step_loads, and
-/// the bodies in lanes on each step.
+/// The kinematics (quaternion, ω, position, velocity) and records of a CpuBatchStepper run with
+/// step_loads, and the bodies in lanes on each step.
 template <class S>
 struct Outcome {
-  std::vector<S> q, w;
+  std::vector<S> q, w, x, v;
   std::vector<Status> status;
   std::vector<index_t> iterations, failed;
   std::vector<index_t> in_lanes;
@@ -138,9 +138,9 @@ Outcome<S> batch_run(const I& integrator, const std::vector<typename I::ModelTyp
   }
   EXPECT_EQ(batch.steps_done(), steps);
   EXPECT_EQ(batch.time(), S(0.25 + 64.0 / 256 + 64.0 / 512));
-  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), batch.status(), batch.newton_iterations(),
-               batch.failed_step(), o_lanes};
-  batch.kinematics(o.q.data(), o.w.data(), nullptr, nullptr);
+  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), std::vector<S>(3 * n), std::vector<S>(3 * n),
+               batch.status(), batch.newton_iterations(), batch.failed_step(), o_lanes};
+  batch.kinematics(o.q.data(), o.w.data(), o.x.data(), o.v.data());
   return o;
 }
 
@@ -150,8 +150,8 @@ Outcome<S> witness_run(const I& integrator, const std::vector<typename I::ModelT
   using Model = typename I::ModelType;
   const int n = int(models.size());
   const auto initial = starts<S>(n);
-  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), std::vector<Status>(n, Status::ok),
-               std::vector<index_t>(n, 0), std::vector<index_t>(n, -1)};
+  Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), std::vector<S>(3 * n), std::vector<S>(3 * n),
+               std::vector<Status>(n, Status::ok), std::vector<index_t>(n, 0), std::vector<index_t>(n, -1)};
   const BodyRecord rec{o.status.data(), o.iterations.data(), o.failed.data()};
   for (int i = 0; i < n; ++i) {
     typename I::State s;
@@ -170,7 +170,8 @@ Outcome<S> witness_run(const I& integrator, const std::vector<typename I::ModelT
     }
     const auto k = integrator.kinematics(models[i], s);
     for (int c = 0; c < 4; ++c) o.q[c * n + i] = k.quaternion[c];
-    for (int c = 0; c < 3; ++c) o.w[c * n + i] = k.omega_body[c];
+    for (int c = 0; c < 3; ++c)
+      o.w[c * n + i] = k.omega_body[c], o.x[c * n + i] = k.position[c], o.v[c * n + i] = k.velocity[c];
   }
   return o;
 }
@@ -201,6 +202,10 @@ void expect_the_witness(const char* name, const I& integrator) {
       for (const Outcome<S>* o : {&one, &three}) {
         EXPECT_TRUE(same_bits(o->q, witness.q)) << what;
         EXPECT_TRUE(same_bits(o->w, witness.w)) << what;
+        if constexpr (I::ModelType::translates) {  // a top's position and velocity mean nothing
+          EXPECT_TRUE(same_bits(o->x, witness.x)) << what;
+          EXPECT_TRUE(same_bits(o->v, witness.v)) << what;
+        }
         EXPECT_EQ(o->status, witness.status) << what;
         EXPECT_EQ(o->iterations, witness.iterations) << what;
         for (index_t k = 0; k < steps; ++k)
