@@ -167,6 +167,8 @@ class CpuBatchStepper {
       bool was_ok[lanes::max_width<S>];
       for (int j = 0; j < width; ++j) {
         const index_t i = first + j;
+        if (rec.status[i] == Status::ok && !finite_loads(i, soa.bodies, torque, force))
+          rec.status[i] = Status::non_finite, rec.failed_step[i] = k;  // step_body_coupled's check
         was_ok[j] = rec.status[i] == Status::ok;
         if constexpr (holds_loads<Integrator>::value && !Coupled::exists) {
           if (!was_ok[j]) continue;

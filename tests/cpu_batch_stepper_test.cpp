@@ -8,9 +8,11 @@
 //   a body without torque alone;
 // - constant loads given every step are the model's own constant loads, bitwise (CpuEnsemble), for
 //   the HHT family and Simo–Vu-Quoc too: the first step initializes the bodies with its loads;
-// - a body whose loads are NaN fails alone, at that step, the others keep their bits, and the
-//   failed body's state is left alone after (for the HHT family, explicit Newmark and NoSquish: the
-//   latter two take the loads of each step in the lanes, a failed lane must not);
+// - a body whose loads are NaN or ±∞ fails alone with non_finite, at that step, the others keep
+//   their bits, and the failed body's state is left alone after (for the HHT family, explicit
+//   Newmark and NoSquish: the latter two take the loads of each step in the lanes, a failed lane
+//   must not); an infinite force fails the free body's HHT step too, whose orientation it never
+//   reaches;
 // - bad input is refused naming the body, the field or the key.
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -297,14 +299,14 @@ TEST(CpuBatchStepper, ConstantLoadsGivenEachStepAreTheModelsOwnBitwise) {
 
 namespace {
 
-/// Body `bad` gets a NaN load on step 17, body `bad_at_first` on the first step: each fails alone at
-/// that step, the others keep their bits. After the first step, bad's block of lanes steps in lanes
-/// with its NaN (lane_branches: the load acts) where the CPU has them. Free bodies are poisoned
-/// through the force: its NaN reaches the velocity alone, so Π (and ω) stay finite after the failure,
-/// and must stay the failed step's bits — the loads of the later steps are not taken by a failed
-/// body (a lane's take_loads would redo its end impulse with them).
+/// Body `bad` gets the load `poison` (NaN or ±∞) on step 17, body `bad_at_first` on the first step:
+/// each fails alone at that step with non_finite, before it moves, and the others keep their bits.
+/// After the first step, bad's block of lanes still steps in lanes (the others of it) where the CPU
+/// has them. Free bodies are poisoned through the force, which never reaches Π (and ω): they must
+/// stay the failed step's bits — the loads of the later steps are not taken by a failed body (a
+/// lane's take_loads would redo its end impulse with them).
 template <class I>
-void expect_nan_loads_fail_alone(const char* name, const I& integrator) {
+void expect_non_finite_loads_fail_alone(const std::string& name, const I& integrator, double poison_value) {
   using Model = typename I::ModelType;
   const int n = 20, bad = 2, bad_at_first = 4;
   const auto models = bodies<Model>(n, false);
@@ -315,8 +317,8 @@ void expect_nan_loads_fail_alone(const char* name, const I& integrator) {
     double* const f = Model::translates ? force.data() : nullptr;
     clean.step(1e-3, torque.data(), f);
     double* const poison = Model::translates ? f : torque.data();
-    if (k == 17) poison[n + bad] = NAN;
-    if (k == 0) poison[2 * n + bad_at_first] = NAN;
+    if (k == 17) poison[n + bad] = poison_value;
+    if (k == 0) poison[2 * n + bad_at_first] = poison_value;
     poisoned.step(1e-3, torque.data(), f);
     if (k == 17) {
       EXPECT_EQ(poisoned.bodies_in_lanes(), clean.bodies_in_lanes()) << name;
@@ -324,9 +326,9 @@ void expect_nan_loads_fail_alone(const char* name, const I& integrator) {
       poisoned.kinematics(nullptr, w_failed.data(), nullptr, nullptr);
     }
   }
-  EXPECT_NE(poisoned.status()[bad], Status::ok) << name;
+  EXPECT_EQ(poisoned.status()[bad], Status::non_finite) << name;
   EXPECT_EQ(poisoned.failed_step()[bad], 17) << name;
-  EXPECT_NE(poisoned.status()[bad_at_first], Status::ok) << name;
+  EXPECT_EQ(poisoned.status()[bad_at_first], Status::non_finite) << name;
   EXPECT_EQ(poisoned.failed_step()[bad_at_first], 0) << name;
   std::vector<double> q(4 * n), q_clean(4 * n);
   poisoned.kinematics(q.data(), w.data(), nullptr, nullptr);
@@ -353,10 +355,14 @@ void expect_nan_loads_fail_alone(const char* name, const I& integrator) {
 
 }  // namespace
 
-TEST(CpuBatchStepper, ABodyWithNanLoadsFailsAloneAtThatStep) {
-  expect_nan_loads_fail_alone("ModifiedHht, top", ModifiedHht<Top>());
-  expect_nan_loads_fail_alone("ExplicitNewmarkLie", ExplicitNewmarkLie<Body>());
-  expect_nan_loads_fail_alone("NoSquish order 2", second_order<NoSquish<Body>>());
+TEST(CpuBatchStepper, ABodyWithNonFiniteLoadsFailsAloneAtThatStep) {
+  for (const double poison : {double(NAN), double(INFINITY), -double(INFINITY)}) {
+    const std::string with = ", load " + std::to_string(poison);
+    expect_non_finite_loads_fail_alone("ModifiedHht, top" + with, ModifiedHht<Top>(), poison);
+    expect_non_finite_loads_fail_alone("ModifiedHht, free body" + with, ModifiedHht<Body>(), poison);
+    expect_non_finite_loads_fail_alone("ExplicitNewmarkLie" + with, ExplicitNewmarkLie<Body>(), poison);
+    expect_non_finite_loads_fail_alone("NoSquish order 2" + with, second_order<NoSquish<Body>>(), poison);
+  }
 }
 
 TEST(CpuBatchStepper, BadInputIsRefusedNamingTheBodyFieldOrKey) {

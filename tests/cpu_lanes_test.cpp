@@ -451,6 +451,32 @@ TEST_F(CpuLanes, FailingSplittingLanesStopLikeScalarBodies) {
   EXPECT_LE(*failed_steps.rbegin(), 20 + 7 * (index_t(m.size()) - 1) + 1);
 }
 
+/// Every body's force grows past what its mass of 1e-300 turns into a finite acceleration (F/m above
+/// the largest double) within a step of its own (20 + 7i): its velocity becomes +∞, never NaN, and
+/// the step fails there with non_finite, lane by lane as alone (±∞ passed the finite check before).
+TEST_F(CpuLanes, AnInfiniteStateFailsTheStepAsNaNDoes) {
+  std::vector<FreeRigidBody<double>> m = free_population();
+  for (index_t i = 0; i < index_t(m.size()); ++i) {
+    m[i].mass = 1e-300;
+    m[i].gravity = Vec3<double>::Zero();
+    m[i].force_profile = TimeProfile<double>{};
+    // F(t) = ramp · t reaches 1.8e8 · mass' inverse (≈ the largest double) at t = 1.8e8 / ramp
+    m[i].force_profile.ramp = Vec3<double>(1.8e8 / (step_size * (20.5 + 7.0 * double(i))), 0.0, 0.0);
+  }
+  const auto expect_failures = [&](const auto& integrator, const char* name) {
+    std::set<index_t> failed_steps;
+    expect_lanes_bitwise(integrator, 330, 0.001, &failed_steps, m);
+    const auto r = run(integrator, m, initial_states(), 330, false);
+    for (index_t i = 0; i < index_t(m.size()); ++i) {
+      ASSERT_EQ(r.status[i], Status::non_finite) << name << ", body " << i;
+      EXPECT_NEAR(double(r.failed_step[i]), 20.0 + 7.0 * double(i), 1.0) << name << ", body " << i;
+    }
+    EXPECT_GT(failed_steps.size(), 12u) << name;  // the bodies of a block fail apart
+  };
+  expect_failures(ModifiedHht<FreeRigidBody<double>>(hht(true)), "ModifiedHht");
+  expect_failures(ExplicitNewmarkLie<FreeRigidBody<double>>(), "ExplicitNewmarkLie");
+}
+
 /// Body 2 has a non-unit quaternion: with skip_invalid it is marked invalid_input and never steps;
 /// its lane in block 0 carries a zero state through every step of the others.
 template <class Integrator>

@@ -63,6 +63,20 @@ struct CoupledModels {
   }
 };
 
+/// Whether body i's caller's loads of a step (3 × bodies arrays, component-major, null for none) are
+/// finite, neither NaN nor ±∞. A body given any other fails with Status::non_finite at that step and
+/// keeps its state: an infinite force would otherwise leave a finite orientation beside an infinite
+/// position, and a NaN torque would reach an implicit scheme's Newton matrix as a singular pivot.
+template <class S>
+QS_HD bool finite_loads(index_t i, index_t bodies, const S* torque, const S* force) {
+  bool finite = true;
+  QS_UNROLL for (int c = 0; c < 3; ++c) {
+    if (torque) finite = finite && Eigen::numext::abs(torque[c * bodies + i]) < S(INFINITY);
+    if (force) finite = finite && Eigen::numext::abs(force[c * bodies + i]) < S(INFINITY);
+  }
+  return finite;
+}
+
 /// What the loads a caller gives a coupled step stand for.
 ///   at_start: the loads at the state and time the step starts from, as a DEM code computes its
 ///     contacts from the positions it has. They also complete the last step: its end impulse, which
@@ -84,7 +98,8 @@ inline constexpr bool redoes_at_start = redoes_end_impulse<Integrator>::value &&
 
 /// Step k (from t to t + h) of body i with the spatial torque and force of this step, 3 × bodies
 /// arrays (component-major; null for none), given as Timing says (h_previous: the size of step
-/// k − 1; 0 on the first step). A body whose status is not ok is left untouched. Timing is a
+/// k − 1; 0 on the first step). A body whose status is not ok is left untouched; one whose loads are
+/// not finite (finite_loads) fails with Status::non_finite, its state untouched. Timing is a
 /// template parameter so that a held step's code has no trace of the other: the loads of the held
 /// components, which only at_start reads, are then dead and never issued.
 /// `initial` (the first step of a batch only, else null): the bodies' initial kinematics, from
@@ -106,6 +121,11 @@ QS_HD void step_body_coupled(const Integrator& integrator,
   static_assert(carried_components<State> == stepped_components<State> || holds_loads<Integrator>::value,
                 "a State with held loads belongs to an integrator that evaluates them anew (hold_loads)");
   if (record.status[i] != Status::ok) return;
+  if (!finite_loads(i, state_soa.bodies, torque, force)) {
+    record.status[i] = Status::non_finite;
+    record.failed_step[i] = k;
+    return;
+  }
   const typename Integrator::ModelType model = models.with_loads(i, state_soa.bodies, torque, force);
   constexpr bool at_start = redoes_at_start<Integrator, Timing>;
   with_body_state<State, carried_components<State>>(state_soa, record, i, [&](auto& s, Status& status, index_t& iterations) {

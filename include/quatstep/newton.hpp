@@ -177,7 +177,7 @@ QS_HD NewtonOutcome newton_solve(const System& sys, Vec<S, K>& x, const NewtonSe
     const Vec<S, K> dx = lu.solve(-r);
     x += dx;
     const S d = sys.correction_norm(dx, x);
-    if (!(d <= S(INFINITY))) return {Status::non_finite, k};
+    if (!(d < S(INFINITY))) return {Status::non_finite, k};  // NaN or ±∞
     if (k == 1) first = d;
     if (newton_converged(sys, x, k, d, previous, settings.tolerance)) return {Status::ok, k};
     previous = d;

@@ -19,12 +19,12 @@
 
 namespace quatstep {
 
-/// Whether every component of s is finite (the per-step check of every integrator).
+/// Whether every component of s is finite, neither NaN nor ±∞ (the per-step check of every integrator).
 template <class State>
 QS_HD bool all_finite(const State& s) {
   using S = std::decay_t<decltype(s[0])>;
   bool finite = true;
-  QS_UNROLL for (int c = 0; c < State::size; ++c) finite = finite && Eigen::numext::abs(s[c]) <= S(INFINITY);
+  QS_UNROLL for (int c = 0; c < State::size; ++c) finite = finite && Eigen::numext::abs(s[c]) < S(INFINITY);
   return finite;
 }
 

@@ -59,7 +59,7 @@ LaneOutcome<L> lane_newton(const System& sys, Vec<L, K>& x, const NewtonSettings
     const Vec<L, K> dx = f.solve(-r);
     for (int i = 0; i < K; ++i) x[i] = select(done, x[i], x[i] + dx[i]);
     const L d = sys.correction_norm(dx, x);
-    finish(!(d.v <= INFINITY), Status::non_finite, k);
+    finish(!(d.v < INFINITY), Status::non_finite, k);
     if (k == 1) first = d;
     finish(newton_converged(sys, x, k, d, previous, settings.tolerance).holds, Status::ok, k);
     previous = d;

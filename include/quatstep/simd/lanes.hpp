@@ -105,7 +105,7 @@ inline typename V::mask_type lanes_where(const V& a, int k) {
   return a == typename V::value_type(k);
 }
 /// The lanes whose value is finite (neither ±∞ nor NaN).
-QS_LANES inline typename Lanes<T, W, A>::Mask is_finite(const Lanes<T, W, A>& a) { return stdx::abs(a.v) <= INFINITY; }
+QS_LANES inline typename Lanes<T, W, A>::Mask is_finite(const Lanes<T, W, A>& a) { return stdx::abs(a.v) < INFINITY; }
 
 QS_LANES inline Lanes<T, W, A> abs(const Lanes<T, W, A>& a) { return Lanes<T, W, A>(stdx::abs(a.v)); }  // clears the sign bit
 QS_LANES inline Lanes<T, W, A> max(const Lanes<T, W, A>& a, const Lanes<T, W, A>& b) { return select(a.v < b.v, b, a); }
