@@ -101,6 +101,7 @@ void check_same_run(const UsableShard& a, const UsableShard& b, const std::vecto
   };
   if (a.run.scenario != b.run.scenario) differ("the scenario (TOML text)");
   if (!(a.run.t_end == b.run.t_end)) differ("t_end");
+  if (a.run.stride != b.run.stride) differ("the stride of the samples");
   if (a.run.precision != b.run.precision) differ("the precision");
   if (a.run.ensemble_bodies != b.run.ensemble_bodies) differ("the ensemble size");
   if (a.run.version != b.run.version) differ("the quatstep version");
@@ -245,7 +246,8 @@ struct MergedRun {
 MergedRun merged_run(const StoredRun& reference, const std::string& source) {
   ScenarioOverrides o;
   o.t_end = reference.t_end;
-  o.backend = Backend::cpu;  // nothing runs: no device probed
+  o.stride = reference.stride;  // a --stride the shards ran with (their samples are at it)
+  o.backend = Backend::cpu;     // nothing runs: no device probed
   MergedRun m;
   if (is_mechanism_text(reference.scenario, source)) {
     const MechanismScenario sc = parse_mechanism_scenario(reference.scenario, source, o);

@@ -132,6 +132,23 @@ TEST(Shards, OneTwoThreeShardsMergedAreTheSingleRunBitForBit) {
   }
 }
 
+// Shards run with a --stride other than the file's merge at it: the merged file is the single run's
+// with that stride (it took the file's before, and labelled the shards' samples with its times).
+TEST(Shards, ShardsWithAnotherStrideMergeAtIt) {
+  ScratchDirectory dir;
+  ScenarioOverrides o;
+  o.backend = Backend::cpu;
+  o.stride = 10;  // the file's is 5
+  const Scenario sc = parse_scenario(study, "study.toml", o);
+  ASSERT_EQ(sc.stride, 10);
+  run(sc, dir.file("single.h5"));
+  const std::string merged = dir.file("merged.h5");
+  const MergeResult r = merge_shards(merged, run_shards(sc, 2, dir));
+  EXPECT_TRUE(r.missing.empty());
+  expect_same_file(dir.file("single.h5"), merged);
+  EXPECT_EQ(read_dataset(merged, "time").values.size(), 6u);  // t = 0, 0.02, …, 0.1
+}
+
 // `quatstep merge` (and mpirun) names the histogram ranges that missed values of the merged
 // statistics, as the single run's summary does: the same worst sample and counts (the study's
 // ranges: body 5's energy above, before it fails; nutation binned over [0, 0.3]: most tops above).
@@ -275,6 +292,10 @@ TEST(Shards, ShardsOfOtherRunsAndOverlapsAreRefused) {
   o.t_end = 0.05;
   run(shard_scenario(parse_scenario(study, "study.toml", o), shard_range(301, 1, 2)), other);
   refused({halves[0], other}, "t_end differs");
+  o.t_end.reset();
+  o.stride = 10;  // the file's is 5
+  run(shard_scenario(parse_scenario(study, "study.toml", o), shard_range(301, 1, 2)), other);
+  refused({halves[0], other}, "the stride of the samples differs");
   std::string reseeded = study;
   reseeded.replace(reseeded.find("seed = 3"), 8, "seed = 4");
   run(shard_scenario(scenario(reseeded), shard_range(301, 1, 2)), other);
