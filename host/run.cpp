@@ -356,16 +356,25 @@ TrajectorySelection select_trajectories(const TrajectoryChoice& choice, index_t 
       break;
     case Trajectories::automatic: {
       const double all = bytes(n);
-      const index_t k = std::max<index_t>(1, index_t(std::ceil(all / choice.max_bytes)));
-      every(k);
-      if (k == 1) {
+      if (all <= choice.max_bytes) {
+        every(1);
         t.description = "all " + std::to_string(n) + " " + nouns + size();
-      } else {
-        while (!t.rows.empty() && bytes(index_t(t.rows.size())) > choice.max_bytes) t.rows.pop_back();
-        t.description = "every " + ordinal(k) + " " + noun + ": " + std::to_string(t.rows.size()) + " of " +
-                        std::to_string(n) + size() + "; all would take " + bytes_text(all) + " > max_trajectory_bytes " +
-                        bytes_text(choice.max_bytes);
+        break;
       }
+      const std::string limit = " > max_trajectory_bytes " + bytes_text(choice.max_bytes);
+      // the most rows that fit (the bytes grow with the rows in proportion), then the smallest k whose
+      // every k-th row from row 0, ⌈n/k⌉ rows, are no more than those
+      index_t fit = index_t(std::floor(choice.max_bytes / bytes(1)));
+      while (fit > 0 && bytes(fit) > choice.max_bytes) --fit;
+      if (fit == 0) {
+        t.description = "none: one " + noun + "'s alone would take " + bytes_text(bytes(1)) + limit +
+                        " (raise it, or choose trajectories = \"list\")";
+        break;
+      }
+      const index_t k = (n + fit - 1) / fit;
+      every(k);
+      t.description = "every " + ordinal(k) + " " + noun + ": " + std::to_string(t.rows.size()) + " of " +
+                      std::to_string(n) + size() + "; all would take " + bytes_text(all) + limit;
       break;
     }
   }

@@ -304,8 +304,8 @@ struct OutputSpec {
     k("trajectories", trajectories,
       "which bodies' trajectories are written: \"all\", \"none\" (statistics only), \"list\" (trajectory_bodies), "
       "\"every\" (every trajectory_every-th body from body 0), \"auto\": all when they take at most "
-      "max_trajectory_bytes, else every k-th body with the smallest k that fits (the summary and the file's "
-      "`trajectories` attribute say which)",
+      "max_trajectory_bytes, else every k-th body with the smallest k that fits, or none where one body's alone "
+      "would not (the summary and the file's `trajectories` attribute say which, and why)",
       keys::Choices<Trajectories>(trajectory_names));
     k("trajectory_bodies", trajectory_bodies, "trajectories = \"list\": the ensemble indices of the bodies");
     k("trajectory_every", trajectory_every, "trajectories = \"every\": the step between bodies", keys::between(1, 1e15, ">= 1"));

@@ -441,6 +441,15 @@ TEST(RunTrajectories, ListEveryAndAutoWriteTheirBodies) {
   EXPECT_NE(automatic.trajectories.find("all would take 42.2 kB > max_trajectory_bytes 10 kB"), std::string::npos)
       << automatic.trajectories;
   EXPECT_EQ(read_string_attribute(dir.file("auto.h5"), "trajectories"), automatic.trajectories);
+  // room for 3.9 bodies: every 14th, 3 rows (it took every 11th, 0 … 33, then dropped body 33 and
+  // still said every 11th); room for less than one: none, and why
+  const RunResult tight = run(scenario(text + "max_trajectory_bytes = 4118.4\n"), dir.file("tight.h5"));
+  rows_of(dir.file("tight.h5"), {0, 14, 28});
+  EXPECT_EQ(tight.trajectories.rfind("every 14th body: 3 of 40", 0), 0u) << tight.trajectories;
+  const RunResult no_room = run(scenario(text + "max_trajectory_bytes = 1000\n"), dir.file("no_room.h5"));
+  EXPECT_FALSE(has_dataset(dir.file("no_room.h5"), "/quaternion"));
+  EXPECT_EQ(no_room.trajectories.rfind("none: one body's alone would take 1.06 kB > max_trajectory_bytes 1 kB", 0), 0u)
+      << no_room.trajectories;
   const RunResult all = run(scenario(text), dir.file("default.h5"));
   EXPECT_EQ(all.trajectories, "all 40 bodies (42.2 kB)");
   EXPECT_FALSE(has_dataset(dir.file("default.h5"), "/trajectory_bodies"));

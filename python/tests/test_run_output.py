@@ -73,10 +73,9 @@ SELECTIONS = {
 
 
 def auto_selection(bytes_per_body, bodies, limit):
-    """[output] trajectories = "auto" as docs/scenario.md words it."""
-    k = int(np.ceil(bodies * bytes_per_body / limit))
-    chosen = list(range(0, bodies, k))
-    return chosen[:int(limit // bytes_per_body)]
+    """[output] trajectories = "auto" as docs/scenario.md words it: every k-th body, the smallest k that fits."""
+    k = next(k for k in range(1, bodies + 1) if len(range(0, bodies, k)) * bytes_per_body <= limit)
+    return list(range(0, bodies, k))
 
 
 @pytest.mark.parametrize("selection", sorted(SELECTIONS))
