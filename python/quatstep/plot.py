@@ -300,18 +300,28 @@ def describe_labels(labels, shown=8):
     return head + (f" … ({len(labels)} in all)" if len(labels) > shown else "")
 
 
+def missing_trajectories(f, bodies):
+    """Why `bodies` (ensemble indices) cannot all be drawn from f ("" when they can): a body without a
+    trajectory in the file, named with those that have one."""
+    if not ("energy" in f and "quaternion" in f):
+        return "this file has no trajectories (statistics only)"
+    tr = Trajectories(f)
+    labels = [int(b) for b in tr.labels]
+    missing = [b for b in bodies if b not in labels]
+    if not missing:
+        return ""
+    many = "bodies" if tr.unit == "body" else "mechanisms"
+    return (f"no trajectory of {tr.unit if len(missing) == 1 else many} {', '.join(map(str, missing))} in this file "
+            f"({many} with trajectories: {describe_labels(labels)})")
+
+
 def trajectory_plots(f, out, bodies, wanted):
-    """`bodies`: ensemble indices to draw (those with trajectories; default the first three rows)."""
+    """`bodies`: ensemble indices to draw, each with a trajectory (missing_trajectories); default the
+    first three rows."""
     tr = Trajectories(f)
     unit = tr.unit
     label_of_row = [int(b) for b in tr.labels]
-    missing = [b for b in bodies if b not in label_of_row]
-    if missing:
-        many = "bodies" if unit == "body" else "mechanisms"
-        print(f"plot.py: no trajectory of {unit if len(missing) == 1 else many} {', '.join(map(str, missing))} "
-              f"in this file ({many} with trajectories: {describe_labels(label_of_row)})", file=sys.stderr)
-    rows = sorted({label_of_row.index(b) for b in bodies if b in label_of_row}) if bodies else []
-    rows = rows or list(range(min(3, tr.n)))
+    rows = sorted({label_of_row.index(b) for b in bodies}) if bodies else list(range(min(3, tr.n)))
     t = tr.time
     note = interrupted_note(f)
     written = []
@@ -555,6 +565,9 @@ def main(argv=None):
         if unknown:
             print(f"plot.py: {args.result}: no observable {', '.join(unknown)} in this file (it has: "
                   f"{', '.join(sorted(available)) or 'none'})", file=sys.stderr)
+            return 1
+        if bodies and (why := missing_trajectories(f, bodies)):
+            print(f"plot.py: {args.result}: --bodies {args.bodies}: {why}", file=sys.stderr)
             return 1
         if note := interrupted_note(f):
             print(f"plot.py: {args.result}: {note}: its plots end there (`quatstep run --resume {args.result}` "

@@ -104,6 +104,9 @@ def test_statistics_layout(tmp_path, capsys):
     assert names == ["histogram_nutation.png", "statistics_angular_momentum_drift.png", "statistics_drift.png",
                      "statistics_energy_drift.png", "statistics_nutation.png"]
     expect_real_images(written)
+    # chosen bodies from a file without trajectories: an error, not ignored
+    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--bodies", "3"]) == 1
+    assert "--bodies 3: this file has no trajectories (statistics only)" in capsys.readouterr().err
 
 
 def test_trajectory_layout(tmp_path, capsys):
@@ -238,8 +241,9 @@ def test_mechanism_layout(tmp_path, capsys, monkeypatch):
                      "ensemble_position_residual.png", "final_histogram.png", "trajectories.png"]
     expect_real_images(written)
     assert counted == ["mechanisms"] * 3
-    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--bodies", "7"]) == 0
-    assert "no trajectory of mechanism 7 in this file (mechanisms with trajectories: 0, 1, 2, 3)" in capsys.readouterr().err
+    assert plot.main([str(path), "--out", str(tmp_path / "png"), "--bodies", "7"]) == 1  # no other drawn instead
+    assert "--bodies 7: no trajectory of mechanism 7 in this file (mechanisms with trajectories: 0, 1, 2, 3)" in \
+        capsys.readouterr().err
     assert plot.main([str(path), "--out", str(tmp_path / "png"), "--observables", "nutation"]) == 1
     assert "(it has: angular_momentum_drift, energy_drift, position_residual)" in capsys.readouterr().err
 
@@ -321,11 +325,15 @@ def test_a_monte_carlo_run_through_quatstep_plot(tmp_path):
     names = sorted(os.path.basename(p) for p in written)
     assert "statistics_energy_drift.png" in names and "histogram_nutation.png" in names and "trajectories.png" in names
     expect_real_images(written)
-    # Chosen bodies and observables through the command: body 8 has no trajectory and is named.
+    # Chosen bodies and observables through the command; body 8 has no trajectory: named, nothing drawn.
     chosen = tmp_path / "chosen"
     done = subprocess.run([os.environ["QUATSTEP_EXE"], "plot", str(result), "--out", str(chosen), "--bodies", "41,8",
+                           "--observables", "energy_drift"], capture_output=True, text=True)
+    assert done.returncode == 1 and not done.stdout, (done.returncode, done.stdout)
+    assert "--bodies 41,8: no trajectory of body 8 in this file (bodies with trajectories: 7, 30, 41)" in done.stderr, \
+        done.stderr
+    done = subprocess.run([os.environ["QUATSTEP_EXE"], "plot", str(result), "--out", str(chosen), "--bodies", "41",
                            "--observables", "energy_drift"], check=True, capture_output=True, text=True)
     names = sorted(os.path.basename(p) for p in done.stdout.split())
     assert "trajectories.png" in names and "statistics_energy_drift.png" in names, names
     assert "histogram_nutation.png" not in names, names
-    assert "no trajectory of body 8 in this file (bodies with trajectories: 7, 30, 41)" in done.stderr, done.stderr
