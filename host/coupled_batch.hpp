@@ -50,7 +50,8 @@ template <class S>
 class CoupledClock {
  public:
   explicit CoupledClock(S t0) : t_base_(t0) {
-    if (!(std::abs(t0) < S(INFINITY))) throw std::invalid_argument("t0: " + std::to_string(t0) + ", must be finite");
+    if (!(std::abs(t0) < S(INFINITY)))
+      throw std::invalid_argument("t0: " + validation::format(double(t0)) + ", must be finite");
   }
   S time() const { return t_base_ + S(k_same_) * h_same_; }
   index_t steps_done() const { return steps_; }
@@ -61,7 +62,8 @@ class CoupledClock {
   template <class StepAll>
   void take(S h, const char* who, StepAll&& step_all) {
     if (!(h > S(0) && h < S(INFINITY)))
-      throw std::invalid_argument(std::string(who) + ": h = " + std::to_string(h) + ", must be finite and > 0");
+      throw std::invalid_argument(std::string(who) + ": h = " + validation::format(double(h)) +
+                                  ", must be finite and > 0");
     if (h != h_same_) t_base_ = time(), h_same_ = h, k_same_ = 0;
     step_all(steps_, time(), h_previous_);
     ++k_same_;

@@ -300,9 +300,10 @@ class CpuEnsemble {
                                   " for " + std::to_string(out.samples) + " samples (stride >= 1 and a buffer needed)");
   }
   static void check_time(S t0, S h) {
-    if (!(std::abs(t0) < S(INFINITY))) throw std::invalid_argument("t0: " + std::to_string(t0) + ", must be finite");
+    if (!(std::abs(t0) < S(INFINITY)))
+      throw std::invalid_argument("t0: " + validation::format(double(t0)) + ", must be finite");
     if (!(h > S(0) && h < S(INFINITY)))
-      throw std::invalid_argument("h: " + std::to_string(h) + ", must be finite and > 0");
+      throw std::invalid_argument("h: " + validation::format(double(h)) + ", must be finite and > 0");
   }
 
   Integrator integrator_;

@@ -3,7 +3,9 @@
 // docs/scenario.md and README.md's table are this output).
 #include "docs.hpp"
 
+#include <iomanip>
 #include <sstream>
+#include <string>
 
 #include "scenario.hpp"
 
@@ -12,7 +14,15 @@ namespace {
 
 std::string number(double x) { return validation::format(x); }
 
-/// A table cell: '|' escaped.
+/// A float default, held as a double, at float's 7 digits (0.001, not its 0.001000000047).
+std::vector<double> as_float(std::vector<double> v) {
+  for (double& x : v) {
+    std::ostringstream os;
+    os << std::setprecision(7) << x;
+    x = std::stod(os.str());
+  }
+  return v;
+}
 
 std::string list(const std::vector<double>& v) {
   std::string s = "[";
@@ -61,7 +71,8 @@ void key_table(std::ostream& os, const std::vector<KeyInfo>& keys, const std::st
     const KeyInfo& key = keys[k];
     const std::string name = key.name.compare(0, strip.size(), strip) == 0 ? key.name.substr(strip.size()) : key.name;
     std::string def = default_of(key, key.value);
-    if (float_defaults && (*float_defaults)[k] != key.value) def += " (float: " + default_of(key, (*float_defaults)[k]) + ")";
+    if (float_defaults && (*float_defaults)[k] != key.value)
+      def += " (float: " + default_of(key, as_float((*float_defaults)[k])) + ")";
     os << "| `" << name << "` | " << def << " | " << allowed(key) << " | " << cell(key.doc) << " |\n";
   }
 }

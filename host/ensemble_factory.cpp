@@ -52,8 +52,16 @@ static void require_cpu_precision(const Scenario& sc) {
                              "scripts/setup.sh --tests)");
 }
 
+BackendChoice choose_backend(Backend requested, const std::string& source) {
+  try {
+    return choose_backend(requested);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(source + ": key 'run.backend' (or --backend): " + e.what());
+  }
+}
+
 BackendChoice choose_backend(const Scenario& sc) {
-  const BackendChoice choice = choose_backend(sc.backend);
+  const BackendChoice choice = choose_backend(sc.backend, sc.source);
   if (choice.backend == Backend::cpu) require_cpu_precision(sc);
   return choice;
 }

@@ -129,6 +129,8 @@ std::string select_cuda_device(int ordinal);
 /// "auto" → CUDA when this build has it and a device is usable, else the CPU (saying why);
 /// "cuda" without a usable device → std::runtime_error with the reason.
 BackendChoice choose_backend(Backend requested);
+/// The same for a scenario's [run] backend: the error names `source` and the key.
+BackendChoice choose_backend(Backend requested, const std::string& source);
 /// The scenario's [run] backend (adaptive steps too: both backends run them, bit for bit alike in
 /// strict mode, tests/gpu/adaptive_agreement_test.cu).
 BackendChoice choose_backend(const Scenario& scenario);

@@ -4,7 +4,9 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
+#include <string>
 #include <utility>
 #include <stdexcept>
 
@@ -14,6 +16,21 @@
 
 namespace quatstep {
 namespace {
+
+/// Why HDF5 could not create (or open) the file at `path`, in words, for its message.
+std::string file_problem(const std::string& path, bool create) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) return "it is a directory";
+  if (create) {
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) return "its directory " + dir.string() + " does not exist";
+    return "not writable there (permissions, or the disk)";
+  }
+  if (!fs::exists(p, ec)) return "no such file";
+  return "not an HDF5 file, or a truncated one";
+}
 
 /// One sampled dataset: a channel written, `size` scalars from scalar `offset` of a sample.
 struct SampledDataset {
@@ -198,10 +215,12 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   m.resuming = mode == Mode::resume;
   if (m.resuming) {
     m.file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-    if (!m.file.valid()) throw std::runtime_error(path + ": cannot open the file to resume");
+    if (!m.file.valid())
+      throw std::runtime_error(path + ": cannot open the file to resume: " + file_problem(path, false));
   } else {
     m.file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!m.file.valid()) throw std::runtime_error(path + ": cannot create the output file");
+    if (!m.file.valid())
+      throw std::runtime_error(path + ": cannot create the output file: " + file_problem(path, true));
   }
 
   const hsize_t nt = layout.samples, rows = layout.trajectory_rows.size();
@@ -580,7 +599,7 @@ std::int64_t Hdf5Output::read_integer_attribute(const std::string& name) const {
 StoredRun read_stored_run(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) throw std::runtime_error(path + ": cannot open (not an HDF5 file?)");
+  if (!file.valid()) throw std::runtime_error(path + ": cannot open: " + file_problem(path, false));
   const auto fail = [&](const std::string& what) -> void {
     throw std::runtime_error(path + ": not a quatstep result file (" + what + ")");
   };

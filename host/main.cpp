@@ -30,6 +30,8 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "companion.hpp"
 #include "docs.hpp"
@@ -75,6 +77,22 @@ extern "C" void request_stop(int signal_number) {
   }
 }
 
+/// A count option's check (--stride, --threads): a whole number ≥ 1, said so when it is not
+/// (CLI::PositiveNumber's message named a range up to the largest double).
+const CLI::Validator whole_number_at_least_one(
+    [](std::string& text) {
+      std::size_t used = 0;
+      long long value = 0;
+      try {
+        value = std::stoll(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      const bool whole = used == text.size() && used > 0 && value >= 1;
+      return whole ? std::string() : "'" + text + "': must be a whole number >= 1";
+    },
+    "N >= 1");
+
 void stop_on_signals() {
   struct sigaction action {};
   action.sa_handler = request_stop;
@@ -103,14 +121,14 @@ int main(int argc, char** argv) {
       run->add_option("--resume", resume, "Continue the interrupted run of this result file (exit status 3 marked it)");
   scenario_option->excludes(resume_option);
   run->add_option("-j,--threads", options.threads, "OpenMP threads (default: OpenMP's choice)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least_one);
   run->add_option("-o,--output", options.output, "Output file (overrides [output] file)");
   run->add_flag("-q,--quiet", quiet, "No progress bar and no summary");
   run->add_flag("--progress", progress, "Show the progress bar even when stderr is not a terminal");
   CLI::Option* t_end = run->add_option("--t-end", overrides.t_end, "Replace [time] t_end (e.g. for a short trial run)");
   CLI::Option* stride_option =
       run->add_option("--stride", overrides.stride, "Replace [output] stride (it must divide the steps: e.g. with --t-end)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_number_at_least_one);
   run->add_option("--backend", backend, "Replace [run] backend: auto (GPU if usable), cuda, cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   CLI::Option* precision_option = run->add_option("--precision", precision, "Replace [run] precision: double, float")
@@ -154,7 +172,23 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"scenario", "methods"}));
 
-  CLI11_PARSE(app, argc, argv);
+  if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
+    std::string commands;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->check_name(argv[1]);
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "quatstep: unknown command '" << argv[1] << "' (the commands: " << commands << "; --help)\n";
+      return 1;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // --help, --version: 0; a usage error: 1, as every other error
+  }
   if (docs->parsed()) {
     if (topic == "scenario") quatstep::print_scenario_format(std::cout);
     else quatstep::print_method_table(std::cout);

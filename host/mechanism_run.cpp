@@ -87,11 +87,13 @@ template <class Cap>
 std::string rejection(const BuiltMechanism<Cap>& built, const AssemblyReport<double>& r,
                       const AssemblySettings<double>& s) {
   const std::string accepts = "; assemble = \"reject\" accepts at most assembly_tolerance = " + validation::format(s.tolerance);
-  if (r.status != Status::ok) return built.builder.assembly_problem(built.mech, r, s);
+  // the violation first: a projection that fails (a correction above max_correction, a key of
+  // assemble = "project") says nothing to a run that projects nothing
   if (r.position_violation > s.tolerance)
     return "assembly: " + built.builder.row_label(built.mech, r.worst_row) + " is violated by " +
            validation::format(r.position_violation) + " (lengths relative to the mechanism size " +
            validation::format(built.mech.length_scale) + ")" + accepts;
+  if (r.status != Status::ok) return built.builder.assembly_problem(built.mech, r, s);
   if (r.velocity_violation > s.tolerance)
     return "assembly: the velocity constraint of " + built.builder.row_label(built.mech, r.worst_velocity_row) +
            " is violated by " + validation::format(r.velocity_violation) + " (relative to the largest speed)" + accepts;
@@ -730,7 +732,7 @@ MechanismOutput mechanism_output(const MechanismScenario& sc, const std::string&
   return o;
 }
 
-BackendChoice mechanism_backend(const MechanismScenario& sc) { return choose_backend(sc.backend); }
+BackendChoice mechanism_backend(const MechanismScenario& sc) { return choose_backend(sc.backend, sc.source); }
 
 index_t MechanismRunResult::failures() const {
   return index_t(std::count_if(status.begin(), status.end(), [](Status s) { return s != Status::ok; }));

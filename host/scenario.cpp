@@ -197,7 +197,9 @@ class Reader {
       if (const int k = find_key(keys, full); k >= 0) {
         value(keys[k], node, key, out, std::size_t(k));
       } else if (continues_below(keys, full)) {
-        if (!node.is_table()) fail(key, std::string("expected a table, got ") + type_name(node));
+        if (!node.is_table())
+          fail(key, std::string("expected a table, got ") + type_name(node) + " (its keys: " +
+                        below(keys, full, lookup) + ")");
         read(*node.as_table(), full, key, keys, out, {}, unknown);
       } else {
         const std::string why = unknown ? unknown(full) : std::string();
@@ -255,6 +257,15 @@ class Reader {
       }
     names.insert(names.end(), skip.begin(), skip.end());
     return names;
+  }
+  /// The first keys below `prefix`, as the table at `lookup` names them: "'body.bob.mass', …".
+  static std::string below(const std::vector<KeyInfo>& keys, const std::string& prefix, const std::string& lookup) {
+    std::string text;
+    int shown = 0;
+    for (const KeyInfo& k : keys)
+      if (k.name.compare(0, prefix.size() + 1, prefix + ".") == 0 && shown++ < 3)
+        text += (text.empty() ? "'" : ", '") + tail(k.name, lookup) + "'";
+    return shown > 3 ? text + ", …" : text;
   }
   static std::string tail(const std::string& name, const std::string& lookup) {
     return lookup.empty() ? name : name.substr(lookup.size() + 1);

@@ -25,7 +25,7 @@ struct VerifyOptions {
 
 inline void add_verify_options(CLI::App& app, VerifyOptions& o) {
   app.add_option("--out", o.out, "Folder for verify.md, verify.csv, the curves and the plots")->capture_default_str();
-  app.add_flag("--fast", o.fast, "Fewer steps in the convergence study (seconds instead of a minute)");
+  app.add_flag("--fast", o.fast, "Fewer steps in the heavy-top convergence study and a coarser four-bar reference");
 }
 
 }  // namespace quatstep

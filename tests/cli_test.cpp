@@ -431,19 +431,43 @@ TEST(Cli, ErrorsExitNonZeroWithAMessageOnStderr) {
     EXPECT_NE(o.exit_code, 0);
     EXPECT_NE(o.err.find("missing.toml: cannot open"), std::string::npos) << o.err;
   }
-  {
-    const Outcome o = run_cli("run " + example("heavy_top.toml") + " --threads 0", dir);
-    EXPECT_NE(o.exit_code, 0) << "--threads must be positive";
-    EXPECT_FALSE(o.err.empty());
+  for (const char* count : {"--threads 0", "--stride 0", "--stride 2.5"}) {  // usage errors: status 1, as any other
+    const Outcome o = run_cli("run " + example("heavy_top.toml") + " " + count, dir);
+    EXPECT_EQ(o.exit_code, 1) << count;
+    EXPECT_NE(o.err.find("must be a whole number >= 1"), std::string::npos) << o.err;
   }
   {
     const Outcome o = run_cli("", dir);
-    EXPECT_NE(o.exit_code, 0) << "a subcommand is required";
+    EXPECT_EQ(o.exit_code, 1) << "a subcommand is required";
+  }
+  {
+    const Outcome o = run_cli("frob", dir);
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_NE(o.err.find("unknown command 'frob' (the commands: run, "), std::string::npos) << o.err;
   }
   {
     const Outcome o = run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --output /nonexistent/x.h5", dir);
     EXPECT_NE(o.exit_code, 0);
-    EXPECT_NE(o.err.find("/nonexistent/x.h5: cannot create"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("/nonexistent/x.h5: cannot create the output file: its directory /nonexistent does not exist"),
+              std::string::npos)
+        << o.err;
+  }
+  {  // --backend cuda without a usable GPU: the file and the key named (where one is usable, it runs)
+    const Outcome o =
+        run_cli("run " + example("heavy_top.toml") + " --t-end 0.01 --backend cuda --output " + dir.file("c.h5"), dir);
+    if (o.exit_code != 0)
+      EXPECT_NE(o.err.find("heavy_top.toml: key 'run.backend' (or --backend): backend \"cuda\" requested, but "),
+                std::string::npos)
+          << o.err;
+  }
+  {  // a result file to resume that is not there, or not HDF5: said which
+    const Outcome missing = run_cli("run --resume '" + dir.file("gone.h5") + "'", dir);
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_NE(missing.err.find("gone.h5: cannot open: no such file"), std::string::npos) << missing.err;
+    std::ofstream(dir.file("text.h5")) << "not HDF5\n";
+    const Outcome text = run_cli("run --resume '" + dir.file("text.h5") + "'", dir);
+    EXPECT_EQ(text.exit_code, 1);
+    EXPECT_NE(text.err.find("text.h5: cannot open: not an HDF5 file, or a truncated one"), std::string::npos) << text.err;
   }
   {  // the scenario as its own output: refused, the TOML left as it was (HDF5 was written over it)
     const std::string text = "[model]\ntype = 'heavy_top'\ninertia = [1, 1, 0.5]\n"

@@ -824,6 +824,19 @@ TEST(MechanismScenario, AssemblyProjectsOrRejectsNamingTheJoint) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find("assemble = \"reject\""), std::string::npos) << e.what();
   }
+  // 30 cm off, beyond what "project" would move (max_correction 0.1): "reject" names the violation,
+  // not the projection's limit.
+  std::string far = crooked_pendulum("reject");
+  far.replace(far.find("position = [0.0, 0.01, -1.0]"), 28, "position = [0.0, 0.3, -1.0]");
+  try {
+    run(parse_mechanism_scenario(far, "f.toml"), dir.file("f.h5"));
+    FAIL() << "not rejected";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.toml: assembly: joints[0] 'pivot' (spherical) row 1 is violated by 0.3"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(std::string(e.what()).find("max_correction"), std::string::npos) << e.what();
+  }
   // On its pivot but moving along the rod: the velocity row is named as the position row is.
   std::string moving = crooked_pendulum("reject");
   moving.replace(moving.find("position = [0.0, 0.01, -1.0]"), 28, "position = [0.0, 0.0, -1.0]\nvelocity = [0.0, 0.0, 0.5]");
@@ -858,7 +871,7 @@ TEST(MechanismScenario, BadInputNamesTheFileTheElementAndTheKey) {
   EXPECT_EQ(problem("[mechanism]\n" + good_body + joint_to + "\"rod\"\n" + good_rest),
             "bad.toml: key 'mechanism.joint[0].body_j': 'rod' is not a body (the bodies: 'bob'; or \"ground\")");
   EXPECT_EQ(problem("[mechanism]\n" + good_body + "quaternion = [1.0, 0.1, 0.0, 0.0]\n" + good_rest),
-            "bad.toml: key 'mechanism.body[0].quaternion': not a unit quaternion (norm 1.00499)");
+            "bad.toml: key 'mechanism.body[0].quaternion': not a unit quaternion (norm 1.004987562, must be 1 to 1e-06)");
   EXPECT_EQ(problem("[mechanism]\n[[mechanism.body]]\nname = \"bob\"\nmass = 1.0\ninertia = [1.0, 1.0, 3.0]\n" + good_rest),
             "bad.toml: key 'mechanism.body[0].inertia': moments (1, 1, 3) violate the triangle inequality I1 + I2 >= "
             "I3 (no real body has them)");

@@ -307,7 +307,7 @@ TEST(ScenarioRejects, WrongTypes) {
   EXPECT_REJECTED(valid + "[model.body_torque_profile]\nramp = 'up'\n", "model.body_torque_profile.ramp",
                   "expected an array of 3 numbers, got a string");
   EXPECT_REJECTED(edit(valid, "inertia", "body_torque_profile = 1\ninertia"), "model.body_torque_profile",
-                  "expected a table, got an integer");
+                  "expected a table, got an integer (its keys: 'body_torque_profile.");
   EXPECT_REJECTED(valid + "[output]\nfile = 3\n", "output.file", "expected a string, got an integer");
   EXPECT_REJECTED(valid + "[ensemble]\nsize = 2\nsweep = 1\n", "ensemble.sweep", "expected an array of tables");
 }
@@ -324,8 +324,8 @@ TEST(ScenarioRejects, NanAndInfAnywhere) {
 }
 
 TEST(ScenarioRejects, NonUnitQuaternion) {
-  EXPECT_REJECTED(valid + "[initial]\nquaternion = [1.2, 0, 0, 0]\n", "initial.quaternion", "not a unit quaternion (norm 1.2)");
-  EXPECT_REJECTED(valid + "[initial]\nquaternion = [0, 0, 0, 0]\n", "initial.quaternion", "not a unit quaternion (norm 0)");
+  EXPECT_REJECTED(valid + "[initial]\nquaternion = [1.2, 0, 0, 0]\n", "initial.quaternion", "not a unit quaternion (norm 1.2, must be 1 to 1e-06)");
+  EXPECT_REJECTED(valid + "[initial]\nquaternion = [0, 0, 0, 0]\n", "initial.quaternion", "not a unit quaternion (norm 0, must be 1 to 1e-06)");
 }
 
 TEST(ScenarioRejects, ImpossibleInertia) {
@@ -466,7 +466,7 @@ TEST(ScenarioRejects, PerBodyProblemsNameTheBody) {
   EXPECT_NE(message.find("bad.toml: body 2: key 'model.inertia': component 2 is 0, must be > 0"), std::string::npos)
       << message;
   const std::string over = valid + "[ensemble]\nsize = 20\n[[ensemble.override]]\nbody = 17\ninitial.quaternion = [0, 2, 0, 0]\n";
-  EXPECT_NE(error_of(over).find("bad.toml: body 17: key 'initial.quaternion': not a unit quaternion (norm 2)"),
+  EXPECT_NE(error_of(over).find("bad.toml: body 17: key 'initial.quaternion': not a unit quaternion (norm 2, must be 1 to 1e-06)"),
             std::string::npos)
       << error_of(over);
   EXPECT_EQ(error_of(over).find("uniform_rotation"), std::string::npos) << "an override is no law: no hint";

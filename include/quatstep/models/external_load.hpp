@@ -24,7 +24,8 @@ QS_HD void add_held_load(TimeProfile<S>& profile, const Vec3<S>& load) {
 template <class S>
 std::string held_load_problem(const TimeProfile<S>& profile, const char* field) {
   if (profile.is_zero() || (profile.begin == S(-INFINITY) && profile.end == S(INFINITY))) return "";
-  return std::string(field) + ": a window [" + std::to_string(profile.begin) + ", " + std::to_string(profile.end) +
+  return std::string(field) + ": a window [" + validation::format(double(profile.begin)) + ", " +
+         validation::format(double(profile.end)) +
          ") of its own, outside which the caller's loads, added to it, would not act (put the window's load into "
          "the caller's loads instead)";
 }
