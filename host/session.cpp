@@ -13,9 +13,9 @@ namespace quatstep {
 namespace {
 
 // ---------------------------------------------------------------- checks with the parser's messages
-constexpr const char* source = "quatstep.Ensemble";
-
-[[noreturn]] void fail(const std::string& key, const std::string& problem) { fail_key(source, key, problem); }
+[[noreturn]] void fail(const BodyEnsembleSpec& spec, const std::string& key, const std::string& problem) {
+  fail_key(spec.source, key, problem);
+}
 
 const char* type_name(const SettingValue& v) {
   switch (v.kind) {
@@ -26,8 +26,11 @@ const char* type_name(const SettingValue& v) {
 }
 
 /// One [integrator] setting from a value given by key, checked as Reader::value checks a file's.
-std::vector<double> setting(const KeyInfo& k, const SettingValue& v, const std::string& shown) {
-  const auto expect = [&](const char* what) { fail(shown, std::string("expected ") + what + ", got " + type_name(v)); };
+std::vector<double> setting(const BodyEnsembleSpec& spec, const KeyInfo& k, const SettingValue& v,
+                            const std::string& shown) {
+  const auto expect = [&](const char* what) {
+    fail(spec, shown, std::string("expected ") + what + ", got " + type_name(v));
+  };
   switch (k.kind) {
     case KeyInfo::Kind::boolean:
       if (v.kind != SettingValue::Kind::boolean) expect("a boolean");
@@ -37,37 +40,38 @@ std::vector<double> setting(const KeyInfo& k, const SettingValue& v, const std::
       try {
         return {double(index_of(k.choices, v.text))};
       } catch (const std::invalid_argument& e) {
-        fail(shown, e.what());
+        fail(spec, shown, e.what());
       }
     case KeyInfo::Kind::integer:
       if (v.kind != SettingValue::Kind::numbers || v.numbers.size() != 1 || v.numbers[0] != std::floor(v.numbers[0]))
         expect("an integer");
-      if (!k.range.contains(v.numbers[0])) fail(shown, validation::format(v.numbers[0]) + ", must be " + k.range.text);
+      if (!k.range.contains(v.numbers[0]))
+        fail(spec, shown, validation::format(v.numbers[0]) + ", must be " + k.range.text);
       return v.numbers;
     case KeyInfo::Kind::number:
       if (v.kind != SettingValue::Kind::numbers || int(v.numbers.size()) != k.size)
         expect(k.size == 1 ? "a number" : ("an array of " + std::to_string(k.size) + " numbers").c_str());
-      if (auto p = range_problem(k, v.numbers.data(), k.size)) fail(shown, *p);
+      if (auto p = range_problem(k, v.numbers.data(), k.size)) fail(spec, shown, *p);
       return v.numbers;
     default:
-      fail(shown, "not a setting");
+      fail(spec, shown, "not a setting");
   }
 }
 
 /// The [integrator] of a spec, checked as parse_integrator checks a file's.
 IntegratorSpec integrator_spec(const BodyEnsembleSpec& spec, int model) {
   const std::optional<std::string> variant = spec.variant.empty() ? std::nullopt : std::optional(spec.variant);
-  IntegratorSpec in = integrator_named(source, model, spec.method, variant, spec.precision);
+  IntegratorSpec in = integrator_named(spec.source, model, spec.method, variant, spec.precision);
   const MethodView& view = in.view();
   for (const auto& [name, value] : spec.settings) {
     const int k = find_key(view.keys, name);
     if (k < 0) {
       const std::string why = unused_setting(spec.method, name);
-      fail("integrator." + name, why.empty() ? unknown_key_problem(name, key_names(view.keys)) : why);
+      fail(spec, "integrator." + name, why.empty() ? unknown_key_problem(name, key_names(view.keys)) : why);
     }
-    in.settings[k] = setting(view.keys[k], value, "integrator." + name);
+    in.settings[k] = setting(spec, view.keys[k], value, "integrator." + name);
   }
-  check_settings(source, in);
+  check_settings(spec.source, in);
   return in;
 }
 
@@ -78,8 +82,8 @@ AdaptiveSettings<double> step_control(const BodyEnsembleSpec& spec) {
   for (const KeyInfo& k : keys) numbers.push_back(k.value);
   for (const auto& [name, value] : spec.step_control) {
     const int k = find_key(keys, name);
-    if (k < 0) fail("time." + name, unknown_key_problem(name, key_names(keys)));
-    numbers[std::size_t(k)] = setting(keys[std::size_t(k)], value, "time." + name);
+    if (k < 0) fail(spec, "time." + name, unknown_key_problem(name, key_names(keys)));
+    numbers[std::size_t(k)] = setting(spec, keys[std::size_t(k)], value, "time." + name);
   }
   AdaptiveSettings<double> control;
   KeyAssigner assign(numbers);
@@ -96,14 +100,14 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
   for (const KeyInfo& k : view.keys) names.push_back(k.name.substr(k.name.find('.') + 1));
   for (const std::string& key : spec.given)
     if (find_key(view.keys, key) < 0) {
-      fail(key, "not a key of a " + std::string(view.info.name) + " model" + did_you_mean_clause(key, names));
+      fail(spec, key, "not a key of a " + std::string(view.info.name) + " model" + did_you_mean_clause(key, names));
     }
   for (const KeyInfo& k : view.keys)
     if (k.required && std::find(spec.given.begin(), spec.given.end(), k.name) == spec.given.end())
-      fail(k.name, "missing (required)");
+      fail(spec, k.name, "missing (required)");
   for (index_t i = 0; i < spec.bodies; ++i)
     if (auto problem = body_problem(view, {spec.parameters.begin() + i * p, spec.parameters.begin() + (i + 1) * p}))
-      throw ScenarioError(std::string(source) + ": body " + std::to_string(i) + ": key '" + problem->key + "': " +
+      throw ScenarioError(spec.source + ": body " + std::to_string(i) + ": key '" + problem->key + "': " +
                           problem->message);
 }
 
@@ -112,7 +116,7 @@ void check_bodies(const BodyEnsembleSpec& spec, const ModelView& view) {
 /// its bodies as given (Scenario::rows: nothing is drawn).
 Scenario scenario_of(const BodyEnsembleSpec& spec, const CheckedSpec& c) {
   Scenario sc;
-  sc.source = source;
+  sc.source = spec.source;
   sc.model = c.model;
   sc.base = sc.model_view().defaults;
   sc.integrator = c.integrator;
@@ -300,16 +304,17 @@ CheckedSpec check_spec(const BodyEnsembleSpec& spec) {
   try {
     c.model = index_of(names_of(model_views()), spec.model);
   } catch (const std::invalid_argument& e) {
-    fail("model.type", e.what());
+    fail(spec, "model.type", e.what());
   }
   c.integrator = integrator_spec(spec, c.model);
-  if (!keys::positive.contains(spec.dt)) fail("time.dt", validation::format(spec.dt) + ", must be > 0");
-  if (!std::isfinite(spec.t_start)) fail("time.t_start", "not finite");
+  if (!keys::positive.contains(spec.dt)) fail(spec, "time.dt", validation::format(spec.dt) + ", must be > 0");
+  if (!std::isfinite(spec.t_start)) fail(spec, "time.t_start", "not finite");
   if (spec.adaptive) {
     c.step_control = step_control(spec);
-    if (auto problem = adaptive_steps_problem(c.step_control, c.integrator.method)) fail(problem->key, problem->message);
+    if (auto problem = adaptive_steps_problem(c.step_control, c.integrator.method))
+      fail(spec, problem->key, problem->message);
   } else if (!spec.step_control.empty()) {
-    fail("time." + spec.step_control.front().first, "read only with adaptive = true");
+    fail(spec, "time." + spec.step_control.front().first, "read only with adaptive = true");
   }
   check_bodies(spec, model_views().at(c.model));
   return c;

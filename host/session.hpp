@@ -103,6 +103,7 @@ struct SettingValue {
 /// (ModelView::keys give each key's offset; a row starts as ModelView::defaults); `given` names the
 /// keys the caller set (a required key left out is an error, as in a scenario).
 struct BodyEnsembleSpec {
+  std::string source = "quatstep.Ensemble";  ///< who asks, as the errors name it (a scenario's file)
   std::string model, method, variant;  ///< registry names; variant "" is the method's default
   std::vector<std::pair<std::string, SettingValue>> settings;  ///< [integrator] keys, the rest default
   Precision precision = Precision::double_precision;

@@ -31,7 +31,9 @@ e.g. ``<dict>: key 'integrator.alpha': 0.5, must be in [-1/3, 0]``.
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 import warnings
 from collections.abc import Mapping
 from pkgutil import extend_path
@@ -78,6 +80,19 @@ def _require_core():
     return _core
 
 
+def _one_call_at_a_time(method):
+    """`method` under the object's lock (``self._calls``): Python threads may share an ensemble or a
+    stepper, whose calls release the GIL while they step, and two calls at once would step one state
+    from two threads (a crash or wrong numbers); they now run one after the other."""
+
+    @functools.wraps(method)
+    def serialized(self, *args, **kwargs):
+        with self._calls:
+            return method(self, *args, **kwargs)
+
+    return serialized
+
+
 _registry = None
 
 
@@ -104,8 +119,9 @@ def methods() -> list[str]:
 # ---------------------------------------------------------------- scenarios
 def load(scenario, *, t_end: float | None = None, backend: str | None = None,
          precision: str | None = None, stride: int | None = None) -> "Scenario | MechanismScenario":
-    """Parse and validate a scenario: a path (str ending in .toml, or any existing file, or os.PathLike),
-    a TOML string, or a dict of tables (written as TOML first). ``t_end``, ``backend``, ``precision`` and
+    """Parse and validate a scenario: a path (str ending in .toml, any existing file, a line with neither
+    ``=`` nor ``[``, or os.PathLike: a path that does not exist is then an error saying so), a TOML
+    string, or a dict of tables (written as TOML first). ``t_end``, ``backend``, ``precision`` and
     ``stride`` replace the file's values as the command's options do (a stride must divide the steps:
     with a shorter ``t_end``, pass one that does). A scenario with a ``[mechanism]`` table gives
     a :class:`MechanismScenario`, any other a :class:`Scenario`, as ``quatstep run`` tells them apart.
@@ -115,7 +131,7 @@ def load(scenario, *, t_end: float | None = None, backend: str | None = None,
     core = _require_core()
     if isinstance(scenario, os.PathLike) or (
             isinstance(scenario, str) and "\n" not in scenario
-            and (scenario.endswith(".toml") or os.path.isfile(scenario))):
+            and (scenario.endswith(".toml") or os.path.isfile(scenario) or not any(c in scenario for c in "=["))):
         path = os.fspath(scenario)
         read = core.load_mechanism_scenario if core.is_mechanism_scenario(path) else core.load_scenario
         return _warned(read(path, t_end, backend, precision, stride))
@@ -360,8 +376,10 @@ class _Stepped:
     """What :class:`Ensemble` and :class:`MechanismEnsemble` share: their rows (bodies, mechanisms) stepped
     by the compiled ensemble ``self._core``, and the per-row records as read-only views of its storage."""
 
+    @_one_call_at_a_time
     def advance(self, steps: int, stride: int | None = None) -> Result | None:
-        """Advance every row by ``steps`` steps (the GIL is released meanwhile). With ``stride``, every
+        """Advance every row by ``steps`` steps (the GIL is released meanwhile; calls from several threads
+        run one after the other). With ``stride``, every
         stride-th state's channels come back as a :class:`Result` (time and channels, the file's shapes);
         ``steps`` and the steps done so far must then be multiples of ``stride``."""
         steps = _count("advance", "steps", steps)
@@ -436,6 +454,7 @@ class Ensemble(_Stepped):
                  bodies: int | None = None, variant: str | None = None, precision: str = "double",
                  backend: str = "cpu", t_start: float = 0.0, adaptive: bool = False,
                  step_control: Mapping | None = None, **settings):
+        self._calls = threading.RLock()
         if bodies is not None:
             bodies = _count("quatstep.Ensemble", "bodies", bodies)
         flat, given = _parameters("quatstep.Ensemble", model, parameters, bodies)
@@ -444,10 +463,12 @@ class Ensemble(_Stepped):
                                                    dict(step_control or {}))
         self.model, self.method = model, method
 
+    @_one_call_at_a_time
     def observe(self) -> dict:
         """The channels of the current state, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies)."""
         return self._core.observe()
 
+    @_one_call_at_a_time
     def kinematics(self) -> dict:
         """Quaternion (bodies, 4), omega_body (bodies, 3) and for free bodies position and velocity, computed
         from the state in double: copies."""
@@ -468,6 +489,7 @@ class Ensemble(_Stepped):
         records = ("status", "newton_iterations", "failed_step") if self.device < 0 else ()
         return ("state",) + records + stored
 
+    @_one_call_at_a_time
     def _kinematic(self, name, size):
         first = self._core.layout[name]
         if first >= 0:
@@ -575,6 +597,7 @@ class MechanismEnsemble(_Stepped):
 
     def __init__(self, scenario, *, parameters: Mapping | None = None, mechanisms: int | None = None,
                  backend: str = "cpu"):
+        self._calls = threading.RLock()
         core = _require_core()
         sc = scenario if isinstance(scenario, MechanismScenario) else load(scenario)
         if not isinstance(sc, MechanismScenario):
@@ -587,6 +610,7 @@ class MechanismEnsemble(_Stepped):
         self._core = core.make_mechanism_ensemble(sc, rows, keys, values, backend)
         self.scenario = sc
 
+    @_one_call_at_a_time
     def step(self, force=None, body_torque=None, spatial_torque=None) -> None:
         """One step of every mechanism with a coupled code's loads held over it (zero-order hold), added to
         the scenario's own: ``force`` at each body's centre of mass and ``spatial_torque`` in spatial
@@ -604,6 +628,7 @@ class MechanismEnsemble(_Stepped):
         check for values that are not finite included."""
         self._core.step(*self._loads("step", force, body_torque, spatial_torque))
 
+    @_one_call_at_a_time
     def initialize(self, force=None, body_torque=None, spatial_torque=None) -> None:
         """Before the first step: make the initial accelerations and Lagrange multipliers consistent with
         these loads acting at ``t_start`` besides the scenario's (arrays as for :meth:`step`). The HHT
@@ -633,12 +658,14 @@ class MechanismEnsemble(_Stepped):
 
         return [rows(name, a) for name, a in zip(("force", "body_torque", "spatial_torque"), arrays)]
 
+    @_one_call_at_a_time
     def observe(self) -> dict:
         """The channels of the current state, as a sample of the run's file: ``{name: (mechanisms,) or
         (mechanisms, k)}``, the per-body ones with every body's components in turn, NaN for failed
         mechanisms; ``sample_newton_iterations`` are those of the latest :meth:`advance`."""
         return self._core.observe()
 
+    @_one_call_at_a_time
     def kinematics(self) -> dict:
         """Quaternion (mechanisms, bodies, 4), position, omega_body and velocity (mechanisms, bodies, 3)
         of every body, in the ``[[mechanism.body]]`` order (:attr:`body_names`): copies."""
@@ -662,6 +689,7 @@ class MechanismEnsemble(_Stepped):
         """What assembly changed each mechanism's velocities, a read-only view."""
         return self._core.assembly_corrections()[1]
 
+    @_one_call_at_a_time
     def use_lanes(self, on: bool = True):
         """Turn the CPU's SIMD lanes off for :meth:`advance` and :meth:`step` (every mechanism its scalar
         step) or back on where this build, CPU and method have them; the same bits either way."""
@@ -743,7 +771,9 @@ class BatchStepper:
 
     The first :meth:`step` initializes every body anew with its loads, so the initial accelerations
     of the HHT family and Simo–Vu-Quoc include them (a constant load given every step is that load in
-    the model, bit for bit); before it, :meth:`kinematics` reads the initial state.
+    the model, bit for bit); before it, :meth:`kinematics` reads the initial state. A body given a
+    load that is not finite (NaN, ±∞) fails alone with status ``non_finite`` and keeps its last state.
+    Calls from several Python threads run one after the other.
     """
 
     def __init__(self, model: str, method: str, *, parameters: Mapping | None = None, bodies: int | None = None,
@@ -753,17 +783,33 @@ class BatchStepper:
             warnings.warn(f"BatchStepper: {method} at order {settings.get('order', 4)} is first order in loads given at "
                           "the step's start (its inner stages need the loads there); order=2 is velocity Verlet, "
                           "second order (README, GPU)", UserWarning, stacklevel=2)
+        self._calls = threading.RLock()
+        if bodies is not None:
+            bodies = _count("quatstep.BatchStepper", "bodies", bodies)
         flat, given = _parameters("quatstep.BatchStepper", model, parameters, bodies)
         self._core, self.backend = _require_core().make_batch_stepper(model, method, variant or "", settings, precision,
                                                                       backend, float(t_start), flat, given,
                                                                       _stream_handle(stream), loads)
 
+    @_one_call_at_a_time
     def step(self, h: float, torque=None, force=None, stream=None) -> None:
-        """One step of size h with the torques and forces of this step (as ``loads`` says)."""
+        """One step of size h with the torques and forces of this step (as ``loads`` says): ``(3, bodies)``
+        arrays or None; read, never written (read-only arrays are fine; other layouts are copied on the
+        CPU)."""
         self._core.step(float(h), torque, force, _stream_handle(stream))
 
+    @_one_call_at_a_time
     def kinematics(self, quaternion=None, omega_body=None, position=None, velocity=None, stream=None) -> None:
-        """Write orientation, body angular velocity (and position, velocity) into the given arrays."""
+        """Write orientation ``(4, bodies)``, body angular velocity (and position, velocity of free bodies)
+        ``(3, bodies)`` into the given arrays, in place: each writable, C-contiguous, in the stepper's
+        precision and memory, no two overlapping; None skips one."""
+        outputs = {"quaternion": quaternion, "omega_body": omega_body, "position": position, "velocity": velocity}
+        for name, a in outputs.items():
+            if isinstance(a, np.ndarray) and not a.flags.writeable:
+                raise ValueError(f"kinematics(): {name}: a read-only array (it is written in place)")
+            if a is not None and not (a.flags.c_contiguous if isinstance(a, np.ndarray) else _c_contiguous(a)):
+                raise ValueError(f"kinematics(): {name}: not C-contiguous (it is written in place; "
+                                 "np.ascontiguousarray would write a copy)")
         self._core.kinematics(quaternion, omega_body, position, velocity, _stream_handle(stream))
 
     def status(self):
@@ -772,12 +818,18 @@ class BatchStepper:
         return self._core.status()
 
     def failed_step(self):
+        """Per-body step at which each body failed (−1: none), int64, no copy, as :meth:`status`."""
         return self._core.failed_step()
 
     def newton_iterations(self):
+        """Per-body Newton iterations over all steps, int64, no copy, as :meth:`status`."""
         return self._core.newton_iterations()
 
-    bodies = property(lambda self: self._core.bodies)
-    steps_done = property(lambda self: self._core.steps_done)
-    time = property(lambda self: self._core.time)
-    precision = property(lambda self: self._core.precision)
+    bodies = property(lambda self: self._core.bodies, doc="Number of bodies.")
+    steps_done = property(lambda self: self._core.steps_done, doc="Steps taken.")
+    time = property(lambda self: self._core.time, doc="t_start plus the steps taken.")
+    precision = property(lambda self: self._core.precision, doc='"double" or "float".')
+
+    def __repr__(self):
+        return (f"BatchStepper({self.bodies} bodies, {self.precision}, step {self.steps_done}, "
+                f"t = {self.time:.17g}; {self.backend})")

@@ -10,7 +10,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "bindings.hpp"
@@ -23,7 +25,8 @@ using namespace nb::literals;
 namespace quatstep::python {
 namespace {
 
-using Array = nb::ndarray<nb::c_contig>;
+using Array = nb::ndarray<nb::c_contig>;        ///< written: the kinematics
+using Loads = nb::ndarray<nb::ro, nb::c_contig>;  ///< read: the loads, read-only arrays welcome
 
 /// Where the stepper's arrays live, in the words of an error message.
 std::string memory_of(const CoupledStepper& s) {
@@ -32,7 +35,9 @@ std::string memory_of(const CoupledStepper& s) {
 
 /// The data pointer of `a` after checking it is a (rows, bodies) array of the stepper's precision in
 /// the stepper's memory (the host's, or its CUDA device's); null for None.
-void* data_pointer(const CoupledStepper& s, const std::optional<Array>& a, std::size_t rows, const char* name) {
+template <class A>
+auto data_pointer(const CoupledStepper& s, const std::optional<A>& a, std::size_t rows, const char* name)
+    -> decltype(a->data()) {
   if (!a) return nullptr;
   const bool single = s.precision() == Precision::single_precision;
   const std::string shape = "(" + std::to_string(rows) + ", " + std::to_string(s.bodies()) + ")";
@@ -47,6 +52,27 @@ void* data_pointer(const CoupledStepper& s, const std::optional<Array>& a, std::
     throw std::invalid_argument(std::string(name) + ": expected " + (single ? "float32" : "float64") +
                                 " (the stepper's precision)");
   return a->data();
+}
+
+/// An output array of kinematics(): its data (null: none), rows and name.
+struct Output {
+  const void* data;
+  std::size_t rows;
+  const char* name;
+};
+
+/// std::invalid_argument naming two outputs whose memory overlaps (each would overwrite the other).
+void check_apart(const CoupledStepper& s, std::initializer_list<Output> outputs) {
+  const std::size_t scalar = s.precision() == Precision::single_precision ? sizeof(float) : sizeof(double);
+  for (auto a = outputs.begin(); a != outputs.end(); ++a)
+    for (auto b = a + 1; b != outputs.end(); ++b) {
+      if (!a->data || !b->data) continue;
+      const auto begin = [](const Output& o) { return reinterpret_cast<std::uintptr_t>(o.data); };
+      const auto end = [&](const Output& o) { return begin(o) + o.rows * std::size_t(s.bodies()) * scalar; };
+      if (begin(*a) < end(*b) && begin(*b) < end(*a))
+        throw std::invalid_argument(std::string("kinematics: ") + a->name + " and " + b->name +
+                                    " share memory (each is written in full)");
+    }
 }
 
 /// The stepper's records in its memory, read-only and without a copy, kept alive by `owner`: a NumPy
@@ -82,7 +108,7 @@ void bind_batch_stepper(nb::module_& m) {
       .def_prop_ro("precision", [](const CoupledStepper& s) { return std::string(to_string(s.precision())); })
       .def(
           "step",
-          [](CoupledStepper& s, double h, std::optional<Array> torque, std::optional<Array> force,
+          [](CoupledStepper& s, double h, std::optional<Loads> torque, std::optional<Loads> force,
              std::uintptr_t stream) {
             const void* t = data_pointer(s, torque, 3, "torque");
             const void* f = data_pointer(s, force, 3, "force");
@@ -102,6 +128,7 @@ void bind_batch_stepper(nb::module_& m) {
             void* w = data_pointer(s, omega_body, 3, "omega_body");
             void* x = data_pointer(s, position, 3, "position");
             void* v = data_pointer(s, velocity, 3, "velocity");
+            check_apart(s, {{q, 4, "quaternion"}, {w, 3, "omega_body"}, {x, 3, "position"}, {v, 3, "velocity"}});
             nb::gil_scoped_release release;
             s.kinematics(q, w, x, v, stream);
           },
@@ -135,8 +162,9 @@ void bind_batch_stepper(nb::module_& m) {
         const LoadTiming timing = load_timing_named(loads);
         const BackendChoice choice = choose_backend(parse_backend(backend));
         // dt is not the stepper's (each step gives its h); 1 passes the spec's check.
-        const BodyEnsembleSpec spec = ensemble_spec(model, method, variant, settings, precision, backend, 1.0, t_start,
-                                                    parameters, std::move(given));
+        BodyEnsembleSpec spec = ensemble_spec(model, method, variant, settings, precision, backend, 1.0, t_start,
+                                              parameters, std::move(given));
+        spec.source = "quatstep.BatchStepper";
         nb::gil_scoped_release release;
         std::unique_ptr<CoupledStepper> stepper;
 #ifdef QUATSTEP_PYTHON_CUDA

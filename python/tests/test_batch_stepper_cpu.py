@@ -2,7 +2,10 @@
 arrays in place; constant loads are the CPU ensemble's model loads bit for bit (the HHT family's initial
 accelerations include the first step's loads); a caller's gravity torque
 from the kinematics each step starts from is the top with gravity in the model (at_start), to round-off;
-a body with NaN loads fails alone; wrong arrays and choices are refused with messages that say why."""
+a body with NaN or infinite loads fails alone; wrong arrays and choices are refused with messages that
+say why; threads sharing a stepper take their steps one after the other."""
+
+import threading
 
 import numpy as np
 import pytest
@@ -90,20 +93,24 @@ def test_the_hht_family_starts_from_the_callers_first_loads():
         np.testing.assert_array_equal(velocity.T, cpu.velocity, err_msg=method)
 
 
-def test_a_body_with_nan_loads_fails_alone():
+@pytest.mark.parametrize("load", ["torque", "force"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_a_body_with_non_finite_loads_fails_alone(load, value):
+    """Status non_finite at that step, whatever the load: an infinite force used to leave the HHT
+    body's position infinite with status ok, a NaN torque to read as a singular Newton matrix."""
     n = 4
     params = {"inertia": [[1, 2, 3]] * n, "omega_body": [[0.3, -1.0, 2.0]] * n}
     clean = cpu_stepper("free_rigid_body", "modified_hht", parameters=params)
     poisoned = cpu_stepper("free_rigid_body", "modified_hht", parameters=params)
     rng = np.random.default_rng(3)
     for k in range(30):
-        torque = rng.normal(size=(3, n))
-        clean.step(1e-3, torque)
+        loads = {"torque": rng.normal(size=(3, n)), "force": rng.normal(size=(3, n))}
+        clean.step(1e-3, **loads)
         if k == 11:
-            torque[1, 2] = np.nan
-        poisoned.step(1e-3, torque)
+            loads[load][1, 2] = value
+        poisoned.step(1e-3, **loads)
     status = poisoned.status()
-    assert status[2] != 0 and poisoned.failed_step()[2] == 11
+    assert quatstep.STATUS[status[2]] == "non_finite" and poisoned.failed_step()[2] == 11
     assert np.all(np.delete(status, 2) == 0) and np.all(np.delete(poisoned.failed_step(), 2) == -1)
     q, q_clean = np.empty((4, n)), np.empty((4, n))
     poisoned.kinematics(q)
@@ -136,13 +143,71 @@ def test_wrong_arrays_and_choices_are_refused():
         batch.step(1e-3, None, np.zeros((3, 3)))
     with pytest.raises(ValueError, match="h = "):
         batch.step(float("nan"), np.zeros((3, 3)))
-    with pytest.raises(TypeError):  # written in place: a strided array is not swapped for a copy
+    with pytest.raises(ValueError, match=r"h = -1e-12, must be finite and > 0"):  # not -0.000000
+        batch.step(-1e-12)
+    # written in place: a strided, Fortran-ordered or read-only array is not swapped for a copy
+    with pytest.raises(ValueError, match="quaternion: not C-contiguous"):
         batch.kinematics(np.empty((4, 6))[:, ::2])
+    with pytest.raises(ValueError, match="omega_body: not C-contiguous"):
+        batch.kinematics(None, np.empty((3, 3), order="F"))
+    frozen = np.empty((4, 3))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="quaternion: a read-only array"):
+        batch.kinematics(frozen)
+    shared = np.empty((4, 3))
+    with pytest.raises(ValueError, match="quaternion and omega_body share memory"):
+        batch.kinematics(shared, shared[1:])
     assert batch.steps_done == 0
     with pytest.raises(ValueError, match="loads"):
         cpu_stepper("heavy_top", "modified_hht", parameters=PARAMETERS, loads="later")
-    with pytest.raises(ValueError, match="inertia"):
+    with pytest.raises(ValueError, match="^quatstep.BatchStepper: body 0: key 'model.inertia'"):
         cpu_stepper("heavy_top", "modified_hht", parameters=dict(PARAMETERS, inertia=[[1, 1, 3]] * 3))
+    for bodies, error in ((2.5, TypeError), (True, TypeError), ("3", TypeError), (-1, ValueError)):
+        with pytest.raises(error, match="quatstep.BatchStepper: bodies = "):
+            cpu_stepper("heavy_top", "modified_hht", bodies=bodies)
+
+
+def test_read_only_loads_are_read():
+    """The loads are only read: a frozen array or a broadcast view steps as a writable copy does."""
+    writable = cpu_stepper("heavy_top", "modified_hht", parameters=PARAMETERS)
+    read_only = cpu_stepper("heavy_top", "modified_hht", parameters=PARAMETERS)
+    torque = np.array([0.1, -0.3, 0.2])
+    frozen = np.repeat(torque[:, None], 3, axis=1)
+    frozen.flags.writeable = False
+    for k in range(20):
+        writable.step(1e-3, np.repeat(torque[:, None], 3, axis=1))
+        read_only.step(1e-3, frozen if k % 2 else np.broadcast_to(torque[:, None], (3, 3)))
+    q, q_read_only = np.empty((4, 3)), np.empty((4, 3))
+    writable.kinematics(q)
+    read_only.kinematics(q_read_only)
+    np.testing.assert_array_equal(q, q_read_only)
+
+
+def test_threads_sharing_a_stepper_step_one_after_the_other():
+    """Two threads, 60 steps each, on one stepper of 2000 bodies: 120 steps, the bits of 120 in a row
+    (two steps at once crashed the interpreter: the binding releases the GIL while it steps)."""
+    n, h = 2000, 1e-3
+    params = {"inertia": [[1, 2, 3]] * n, "omega_body": np.linspace(0.1, 5, 3 * n).reshape(n, 3)}
+    shared = cpu_stepper("free_rigid_body", "no_squish", parameters=params, order=2)
+    alone = cpu_stepper("free_rigid_body", "no_squish", parameters=params, order=2)
+    torque = np.full((3, n), 0.2)
+
+    def steps():
+        for _ in range(60):
+            shared.step(h, torque)
+
+    threads = [threading.Thread(target=steps) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for _ in range(120):
+        alone.step(h, torque)
+    assert shared.steps_done == 120
+    q, q_alone = np.empty((4, n)), np.empty((4, n))
+    shared.kinematics(q)
+    alone.kinematics(q_alone)
+    np.testing.assert_array_equal(q, q_alone)
 
 
 def test_the_backend_says_what_steps_the_bodies():

@@ -140,6 +140,10 @@ def test_bad_scenarios_raise_the_commands_message(tmp_path, case):
 def test_missing_file():
     with pytest.raises(ValueError, match="nowhere.toml: cannot open the scenario file"):
         quatstep.run("nowhere.toml")
+    # a mistyped path is a path, not TOML text: a line with neither '=' nor '['
+    for typo in ("examples/heavy_top.tml", "examples/heavy_top"):
+        with pytest.raises(ValueError, match=f"{typo}: cannot open the scenario file"):
+            quatstep.run(typo)
 
 
 def test_run_is_the_cpp_api_bit_for_bit(tmp_path):
