@@ -4,10 +4,12 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 #include <stdexcept>
 
 #include "hdf5_handle.hpp"
@@ -653,6 +655,10 @@ StoredRun read_stored_run(const std::string& path) {
 
 void Hdf5Output::mark_progress(bool complete, index_t samples_written) {
   Impl& m = *impl_;
+  if (!complete && samples_written < m.samples) {  // the samples not written have no time: NaN, not 0
+    const std::vector<double> none(std::size_t(m.samples - samples_written), std::nan(""));
+    m.write(m.time, H5T_NATIVE_DOUBLE, none.data(), {hsize_t(samples_written)}, {hsize_t(none.size())}, "time");
+  }
   m.integer_attribute(m.file.get(), "complete", complete ? 1 : 0);
   m.integer_attribute(m.file.get(), "samples_written", samples_written);
   if (complete && H5Lexists(m.file.get(), "checkpoint", H5P_DEFAULT) > 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -149,6 +150,11 @@ TEST(Interrupt, SigintLeavesAValidFileAndResumeEndsBitIdentical) {
   EXPECT_GT(written, 1);
   EXPECT_LT(written, 241);
   EXPECT_TRUE(quatstep::testing::has_dataset(file, "/checkpoint/state"));
+  const std::vector<double> times = quatstep::testing::read_dataset(file, "time").values;
+  ASSERT_EQ(times.size(), 241u);
+  EXPECT_TRUE(std::isfinite(times[std::size_t(written) - 1]));
+  for (std::size_t j = std::size_t(written); j < times.size(); ++j)
+    ASSERT_TRUE(std::isnan(times[j])) << "sample " << j << " was not written: its time must read NaN, not " << times[j];
   if (std::system("python3 -c 'import h5py' 2>/dev/null") == 0) {
     const std::string check = "python3 -c \"import h5py, sys; f = h5py.File(sys.argv[1], 'r'); "
                               "assert f.attrs['complete'] == 0 and f['statistics/energy/mean'].shape == (241,)\" '" +
