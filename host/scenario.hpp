@@ -360,7 +360,7 @@ struct ObservableTable {
       "relative_drift (channel: (x - x0)/|x0| for a scalar, |x - x0|/|x0| for a vector: the norm of the "
       "difference) | nutation (body_axis, spatial_axis: the angle between the body axis carried to space and the "
       "spatial axis) | newton_iterations (per step since the previous sample; adaptive steps: per step attempted, "
-      "accepted or rejected)",
+      "accepted or rejected; at the first sample no step was taken: NaN, counted in nonfinite)",
       keys::Choices<ObservableKind>(observable_kind_names));
     k("channel", channel, "component, norm, relative_drift: a sampled channel of the model or the method");
     k("component", component, "component: the channel's component (0 first)", keys::non_negative);
