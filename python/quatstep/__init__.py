@@ -436,9 +436,9 @@ class Ensemble(_Stepped):
 
     No copy: :attr:`state` (the integrator's state, ``(state_size, bodies)``), :attr:`status`,
     :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
-    (:attr:`zero_copy` lists them: the quaternion but for the principal-axes splittings NO_SQUISH and
-    symmetric splitting, which store q_body ∘ c, ``omega_body`` for Simo–Vu-Quoc and Zupan3,
-    position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
+    (:attr:`zero_copy` lists them: the quaternion but for the principal-axes splittings NO_SQUISH,
+    the symmetric splitting and the exact free-flow splitting, which store q_body ∘ c, ``omega_body``
+    for Simo–Vu-Quoc and Zupan3, position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
     precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
     Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and
     :meth:`kinematics` and :meth:`observe` are computed copies.
@@ -533,7 +533,8 @@ class Ensemble(_Stepped):
         lambda self: self._core.bodies_in_lanes,
         doc="The bodies the CPU steps together in SIMD lanes, bit for bit the scalar step "
             "(host/cpu_lanes.hpp): blocks of consecutive bodies — one register: AVX2 four in double, eight in float, AVX-512 twice that — whose loads take "
-            "the same branches, with fixed steps; 0 on the GPU, with adaptive steps, and where "
+            "the same branches, with fixed steps; with adaptive steps (the HHT family) blocks of bodies without "
+            "load windows, sorted by their next step size; 0 on the GPU and where "
             "``quatstep._quatstep.simd_lanes`` is False (a build without them, a CPU without AVX2, or "
             "``QUATSTEP_SIMD=off``).")
 
