@@ -200,15 +200,11 @@ QS_HD void initialize_body(const Integrator& integrator, const typename Integrat
                            const BodyRecord& record, index_t i, typename Integrator::Scalar t0,
                            const SampleView<typename Integrator::Scalar>& out) {
   using State = typename Integrator::State;
-  using S = typename Integrator::Scalar;
   State s{};
   // A body rejected before the start (record.status already set) keeps its status, never advances
-  // and holds NaN (not what the stack held: another body's state).
-  Status status = record.status[i];
-  if (status == Status::ok)
-    status = integrator.initialize(model, initial, t0, s);
-  else
-    QS_UNROLL for (int c = 0; c < State::size; ++c) s[c] = S(NAN);
+  // and holds NaN, as one whose start fails (not what the stack held: another body's state).
+  const Status status = record.status[i] == Status::ok ? integrator.initialize(model, initial, t0, s)
+                                                       : failed_start(s, record.status[i]);
   store_state(s, state_soa, i);
   record.status[i] = status;
   record.newton_iterations[i] = 0;

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "quatstep/config.hpp"
+#include "quatstep/status.hpp"
 
 namespace quatstep {
 
@@ -26,6 +27,15 @@ QS_HD bool all_finite(const State& s) {
   bool finite = true;
   QS_UNROLL for (int c = 0; c < State::size; ++c) finite = finite && Eigen::numext::abs(s[c]) < S(INFINITY);
   return finite;
+}
+
+/// Every component of s NaN, and returns `why`: how a start that fails leaves its state (set, never
+/// what the stack held: the ensembles store it as the failed body's, and the first step refuses it).
+template <class State>
+QS_HD Status failed_start(State& s, Status why) {
+  using S = std::decay_t<decltype(s[0])>;
+  QS_UNROLL for (int c = 0; c < State::size; ++c) s[c] = S(NAN);
+  return why;
 }
 
 namespace detail {

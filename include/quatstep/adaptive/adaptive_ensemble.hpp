@@ -29,8 +29,10 @@ QS_HD void initialize_body_adaptive(const Stepper& stepper, const typename Stepp
                                     typename Stepper::Scalar t0, const SampleView<typename Stepper::Scalar>& out) {
   using S = typename Stepper::Scalar;
   typename Stepper::State st{};
-  // A body rejected before the start (record.status already set) keeps its status and never advances.
-  const Status status = record.status[i] != Status::ok ? record.status[i] : stepper.initialize(model, initial, t0, st);
+  // A body rejected before the start (record.status already set) keeps its status, never advances
+  // and holds NaN, as one whose start fails (ensemble.hpp initialize_body).
+  const Status status = record.status[i] == Status::ok ? stepper.initialize(model, initial, t0, st)
+                                                       : failed_start(st, record.status[i]);
   store_state(st, state_soa, i);
   record.status[i] = status;
   record.newton_iterations[i] = 0;

@@ -106,7 +106,7 @@ class ExplicitNewmarkLie {
 
   QS_HD explicit ExplicitNewmarkLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
-    if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
+    if (Lu<S, 3>(model.inertia).singular) return failed_start(s, Status::singular_jacobian);
     s.e = k.quaternion;
     s.Pi = model.inertia * k.omega_body;
     s.r = k.position;

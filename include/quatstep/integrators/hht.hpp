@@ -81,7 +81,8 @@ class HhtFamily {
 
   /// Consistent initial state: q̈₀, λ₀ from Sherif eq. (57), M q̈ + C_qᵀλ = Q, and eq. (58)
   /// differentiated twice, C_q q̈ = −(C_q q̇)_q q̇; a free body's
-  /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU.
+  /// translation rows (m r̈ = F, decoupled as in the step) directly, the rest with one LU
+  /// (a singular one: failed_start).
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     model.dae_from_kinematics(k, s.q, s.v);
     Vec<S, K> b;
@@ -89,7 +90,7 @@ class HhtFamily {
     b.template head<nr>() = Q.template tail<nr>();
     b.template tail<m>() = model.constraint_acceleration_rhs(s.q, s.v);
     const Lu<S, K> lu(constrained_mass(model, s.q));
-    if (lu.singular) return Status::singular_jacobian;
+    if (lu.singular) return failed_start(s, Status::singular_jacobian);
     const Vec<S, K> x = lu.solve(b);
     if constexpr (nt > 0) s.a.template head<nt>() = Q.template head<nt>() / model.mass;
     s.a.template tail<nr>() = x.template head<nr>();

@@ -32,7 +32,7 @@ class MidpointLie {
 
   QS_HD explicit MidpointLie(const LieGroupSettings<S>& s = {}) : settings(s) {}
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S, State& s) const {
-    if (Lu<S, 3>(model.inertia).singular) return Status::singular_jacobian;
+    if (Lu<S, 3>(model.inertia).singular) return failed_start(s, Status::singular_jacobian);
     s.e = k.quaternion;
     s.Pi = model.inertia * k.omega_body;
     s.r = k.position;

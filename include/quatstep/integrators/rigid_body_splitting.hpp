@@ -137,7 +137,7 @@ class RigidBodySplitting {
   QS_HD Status initialize(const Model& model, const RigidBodyKinematics<S>& k, S t, State& s) const {
     const PrincipalAxes<S> axes = principal_axes(model.inertia);
     if (!((axes.moments.array() > S(0)).all() && (axes.moments.array() < S(INFINITY)).all()))  // false for NaN
-      return Status::invalid_input;
+      return failed_start(s, Status::invalid_input);
     const Vec3<S> momentum = model.inertia * k.omega_body;  // body axes
     int order[3];
     FreeFlow::order_axes(axes.moments, Vec3<S>(axes.axes.transpose() * momentum), order);

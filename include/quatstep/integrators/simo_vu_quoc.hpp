@@ -62,7 +62,7 @@ class SimoVuQuoc {
     s.a = Vec3<S>::Zero();
     const Mat3<S> J = model.inertia;
     const Lu<S, 3> lu(J);
-    if (lu.singular) return Status::singular_jacobian;
+    if (lu.singular) return failed_start(s, Status::singular_jacobian);
     s.wd = lu.solve(Vec3<S>(model.body_torque(s.e, t) - s.w.cross(J * s.w)));
     if constexpr (Model::translates) s.a = model.translational_force(t) / model.mass;
     return Status::ok;

@@ -144,7 +144,7 @@ class Zupan3 {
     s.r = k.position;
     s.v = k.velocity;
     s.a = Vec3<S>::Zero();
-    return hold_loads(model, s, t) ? Status::ok : Status::singular_jacobian;
+    return hold_loads(model, s, t) ? Status::ok : failed_start(s, Status::singular_jacobian);
   }
 
   /// The accelerations the next step starts with, α(e, Ω, t) and F(t)/m: initialize and every step

@@ -43,7 +43,8 @@ QS_HD void fill_mass_system(const Mech& m, const typename Mech::Bodies& bodies, 
   }
 }
 
-/// q̈ and λ at (q, q̇, t), the loads of t.
+/// q̈ and λ at (q, q̇, t), the loads of t; NaN where the matrix is singular (a start that fails sets
+/// every component, state_components.hpp failed_start).
 template <class Mech>
 QS_HD Status solve_accelerations(const Mech& m, const typename Dae<Mech>::VecN& q, const typename Dae<Mech>::VecN& v,
                                  typename Mech::Scalar t, typename Dae<Mech>::VecN& a,
@@ -66,7 +67,11 @@ QS_HD Status solve_accelerations(const Mech& m, const typename Dae<Mech>::VecN& 
     for (int r = 0; r < js.rows(); ++r) rhs[Kkt::joint_index() + m.joints[k].offset + r] = -js.curvature(r);
   }
   kkt.factorize(m);
-  if (kkt.singular) return Status::singular_jacobian;
+  if (kkt.singular) {
+    a.setConstant(S(NAN));
+    lambda.setConstant(S(NAN));
+    return Status::singular_jacobian;
+  }
   const typename Kkt::Rhs x = kkt.solve(rhs);
   a.setZero();
   lambda.setZero();
