@@ -483,6 +483,7 @@ BuiltMechanism<Cap> build_mechanism(const MechanismDescription& d, const std::st
   using mechanism::JointFrame;
   BuiltMechanism<Cap> out;
   mechanism::MechanismBuilder<double>& b = out.builder;
+  b.name_elements_by_scenario_keys(true);  // its messages say "mechanism.joint[0] 'pivot'", as the file's keys
   const auto vec3 = [](const std::array<double, 3>& a) { return Vec3<double>(a[0], a[1], a[2]); };
   std::vector<RigidBodyKinematics<double>> poses;
   for (const MechanismBodySpec& body : d.bodies) {
@@ -530,7 +531,7 @@ BuiltMechanism<Cap> build_mechanism(const MechanismDescription& d, const std::st
   try {
     out.mech = b.template build<Cap>();
   } catch (const std::invalid_argument& e) {
-    throw ScenarioError(where + "mechanism: " + e.what());
+    throw ScenarioError(where + e.what());
   }
   for (std::size_t k = 0; k < poses.size(); ++k) out.initial.body[k] = poses[k];
   return out;

@@ -109,7 +109,7 @@ TEST(LibraryInput, LoadsFromOutsideNeedModelsWithoutAWindowOfTheirOwn) {
   pulse.loads.spatial_torque.begin = 0.0, pulse.loads.spatial_torque.end = 0.1;
   const FreeRigidBody<double> plain = FreeRigidBody<double>::unloaded(Mat3<double>::Identity(), 1.0);
   const std::string m = message_of<std::invalid_argument>([&] { check_external_loads(std::vector{plain, pulse}); });
-  EXPECT_NE(m.find("body 1: spatial_torque: a window [0, 0.1)"), std::string::npos) << m;
+  EXPECT_NE(m.find("body 1: loads.spatial_torque: a window [0, 0.1)"), std::string::npos) << m;
   FreeRigidBody<double> forced = plain;
   forced.force_profile.constant = {1, 0, 0};
   forced.force_profile.end = 2.0;
@@ -133,19 +133,26 @@ TEST(LibraryInput, ModelsBuiltInCodeAreCheckedLikeAScenariosBodies) {
   };
   std::vector<HeavyTop<double>> bad = tops(4);
   bad[3].loads.spatial_torque.constant[0] = NAN;  // failed at step 0 as singular_jacobian, no field named
-  EXPECT_EQ(error(bad), "body 3: spatial_torque: not finite");
+  EXPECT_EQ(error(bad), "body 3: loads.spatial_torque: not finite");
   bad = tops(4);
   bad[3].loads.body_torque.frequency = NAN;
-  EXPECT_EQ(error(bad), "body 3: body_torque: not finite");
+  EXPECT_EQ(error(bad), "body 3: loads.body_torque: not finite");
   bad = tops(4);
   bad[3].loads.body_torque.begin = 1.0, bad[3].loads.body_torque.end = 0.5;  // silently never acted
-  EXPECT_EQ(error(bad), "body 3: body_torque: window [1, 0.5): end before begin");
+  EXPECT_EQ(error(bad), "body 3: loads.body_torque: window [1, 0.5): end before begin");
   bad = tops(4);
   bad[3].inertia(0, 1) += 0.3;  // integrated silently (the eigensolver reads one triangle)
   EXPECT_EQ(error(bad), "body 3: inertia: not symmetric");
   bad = tops(4);
+  bad[3].inertia = Vec3<double>(1, 1, 3).asDiagonal();  // about the apex as about any point: no real body
+  EXPECT_EQ(error(bad), "body 3: inertia: moments (1, 1, 3) violate the triangle inequality I1 + I2 >= I3 (no real "
+                        "body has them)");
+  bad = tops(4);
+  bad[3].inertia = Vec3<double>(2, -1, 3).asDiagonal();  // the moments in order, not the field's index
+  EXPECT_EQ(error(bad), "body 3: inertia: not positive definite (principal moments -1, 2, 3)");
+  bad = tops(4);
   bad[3].loads.mass = 0;  // gravity silently vanished
-  EXPECT_EQ(error(bad), "body 3: mass: 0 with a centre of mass off the fixed point: gravity would not act");
+  EXPECT_EQ(error(bad), "body 3: loads.mass: 0 with the centre of mass (loads.lever) off the fixed point: gravity would not act");
   FreeRigidBody<double> body = FreeRigidBody<double>::unloaded(Mat3<double>::Identity(), 1.0);
   body.force_profile.ramp[2] = INFINITY;
   EXPECT_EQ(model_problem(body), "force_profile: not finite");

@@ -112,7 +112,10 @@ TEST(MechanismAssembly, RedundantJointsAreReported) {
   EXPECT_NE(message.find("redundant joints"), std::string::npos) << message;
   MechanismModifiedHht<Mech> integrator;
   MechanismModifiedHht<Mech>::State s;
+  s.a.setConstant(7.0), s.lambda.setConstant(7.0);  // what the stack may hold
   EXPECT_EQ(integrator.initialize(t.mech, t.initial, 0.0, s), Status::singular_jacobian);
+  EXPECT_TRUE(s.a.array().isNaN().all()) << "accelerations left unset: " << s.a.transpose();
+  EXPECT_TRUE(s.lambda.array().isNaN().all()) << "multipliers left unset: " << s.lambda.transpose();
 }
 
 /// The message of building b, or "" when it builds.
@@ -148,6 +151,11 @@ TEST(MechanismBuilder, RefusesBadDescriptionsNamingTheField) {
     MechanismBuilder<double> b;
     b.add_body("plate", 1.0, Vec3<double>(1, 1, 3));
     cases.push_back({"impossible inertia", b, "bodies[0] 'plate': inertia: moments (1, 1, 3) violate the triangle inequality"});
+  }
+  {
+    MechanismBuilder<double> b;
+    b.add_body("plate", 1.0, Vec3<double>(2, -1, 3));  // named by its own index, not the sorted moment's
+    cases.push_back({"negative inertia", b, "bodies[0] 'plate': inertia: component 1 is -1, must be > 0"});
   }
   {
     auto b = two_bodies();

@@ -819,7 +819,8 @@ TEST(MechanismScenario, AssemblyProjectsOrRejectsNamingTheJoint) {
     run(parse_mechanism_scenario(crooked_pendulum("reject"), "p.toml"), dir.file("r.h5"));
     FAIL() << "not rejected";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("p.toml: assembly: joints[0] 'pivot' (spherical) row 1 is violated by 0.01"),
+    EXPECT_NE(std::string(e.what()).find("p.toml: assembly: mechanism.joint[0] 'pivot' (spherical) row 1 is violated "
+                                         "by 0.01"),
               std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("assemble = \"reject\""), std::string::npos) << e.what();
@@ -832,7 +833,8 @@ TEST(MechanismScenario, AssemblyProjectsOrRejectsNamingTheJoint) {
     run(parse_mechanism_scenario(far, "f.toml"), dir.file("f.h5"));
     FAIL() << "not rejected";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("f.toml: assembly: joints[0] 'pivot' (spherical) row 1 is violated by 0.3"),
+    EXPECT_NE(std::string(e.what()).find("f.toml: assembly: mechanism.joint[0] 'pivot' (spherical) row 1 is violated "
+                                         "by 0.3"),
               std::string::npos)
         << e.what();
     EXPECT_EQ(std::string(e.what()).find("max_correction"), std::string::npos) << e.what();
@@ -844,8 +846,8 @@ TEST(MechanismScenario, AssemblyProjectsOrRejectsNamingTheJoint) {
     run(parse_mechanism_scenario(moving, "v.toml"), dir.file("v.h5"));
     FAIL() << "not rejected";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("v.toml: assembly: the velocity constraint of joints[0] 'pivot' (spherical) row 2 "
-                                         "is violated by 1"),
+    EXPECT_NE(std::string(e.what()).find("v.toml: assembly: the velocity constraint of mechanism.joint[0] 'pivot' "
+                                         "(spherical) row 2 is violated by 1"),
               std::string::npos)
         << e.what();
   }

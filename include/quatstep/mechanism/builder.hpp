@@ -121,16 +121,23 @@ class MechanismBuilder {
   const std::vector<JointSpec>& joints() const { return joints_; }
   const std::vector<SpringSpec>& springs() const { return springs_; }
 
+  /// Messages name the elements "bodies[b]", "joints[k]", "springs[k]", "loads[l]" by default (the
+  /// order of the add_ calls); with `scenario_keys` as a scenario's keys do: "mechanism.body[b]",
+  /// "mechanism.joint[k]", "mechanism.spring[k]", "mechanism.load[l]".
+  void name_elements_by_scenario_keys(bool scenario_keys) { scenario_keys_ = scenario_keys; }
+
   /// "joints[k] 'name' (type)", for messages.
   std::string joint_label(int k) const {
-    return "joints[" + std::to_string(k) + "] '" + joints_[k].name + "' (" + to_string(joints_[k].joint.type) + ")";
+    return element("joints", "joint", k) + " '" + joints_[k].name + "' (" + to_string(joints_[k].joint.type) + ")";
   }
+  /// "bodies[b] 'name'", for messages.
+  std::string body_label(int b) const { return element("bodies", "body", b) + " '" + bodies_[b].name + "'"; }
 
   /// The constraint row `row` of a mechanism this builder built (AssemblyReport::worst_row), for
   /// messages: "joints[1] 'crank pin' (spherical) row 0", "bodies[0] 'crank': quaternion norm² − 1".
   template <class Cap>
   std::string row_label(const Mechanism<S, Cap>& m, int row) const {
-    if (row < Cap::bodies) return "bodies[" + std::to_string(row) + "] '" + bodies_[row].name + "': quaternion norm² − 1";
+    if (row < Cap::bodies) return body_label(row) + ": quaternion norm² − 1";
     int local;
     const int k = joint_of_row(m, row, local);
     return joint_label(k) + " row " + std::to_string(local);
@@ -204,6 +211,10 @@ class MechanismBuilder {
   }
 
  private:
+  std::string element(const char* plural, const char* table, int i) const {
+    return (scenario_keys_ ? "mechanism." + std::string(table) : std::string(plural)) + "[" + std::to_string(i) + "]";
+  }
+
   template <class Cap>
   void check() const {
     const int nb = static_cast<int>(bodies_.size());
@@ -218,11 +229,10 @@ class MechanismBuilder {
     count("joints", joints_.size(), Cap::joints);
     count("springs", springs_.size(), Cap::springs);
     count("loads", loads_.size(), Cap::loads);
-    const auto body_label = [&](int b) { return "bodies[" + std::to_string(b) + "] '" + bodies_[b].name + "'"; };
     const auto finite = [](const auto& v) { return validation::all_finite(v); };
     for (int b = 0; b < nb; ++b) {
       if (!(bodies_[b].mass > S(0)) || !std::isfinite(bodies_[b].mass)) fail(body_label(b) + ": mass must be finite and > 0");
-      const std::string p = validation::inertia_problem(Mat3<S>(bodies_[b].inertia.asDiagonal()));
+      const std::string p = validation::principal_moments_problem(bodies_[b].inertia);
       if (!p.empty()) fail(body_label(b) + ": inertia: " + p);
     }
     const auto side_problem = [&](int b) -> std::string {
@@ -256,7 +266,7 @@ class MechanismBuilder {
            std::to_string(Cap::rows) + ")");
     for (int k = 0; k < static_cast<int>(springs_.size()); ++k) {
       const SpringDamper<S>& s = springs_[k].spring;
-      const std::string label = "springs[" + std::to_string(k) + "] '" + springs_[k].name + "'";
+      const std::string label = element("springs", "spring", k) + " '" + springs_[k].name + "'";
       for (int e = 0; e < 2; ++e) {
         const std::string p = side_problem(s.body[e]);
         if (!p.empty()) fail(label + ": body_" + (e == 0 ? "i" : "j") + " = " + std::to_string(s.body[e]) + " " + p);
@@ -269,7 +279,7 @@ class MechanismBuilder {
     }
     for (int l = 0; l < static_cast<int>(loads_.size()); ++l) {
       const TimedLoad<S>& load = loads_[l];
-      const std::string label = "loads[" + std::to_string(l) + "]";
+      const std::string label = element("loads", "load", l);
       if (load.body < 0 || load.body >= nb) fail(label + ": body = " + std::to_string(load.body) + " is not a body");
       if (!(load.profile.begin <= load.profile.end)) fail(label + ": begin > end");
     }
@@ -311,6 +321,7 @@ class MechanismBuilder {
   std::vector<JointSpec> joints_;
   std::vector<SpringSpec> springs_;
   std::vector<TimedLoad<S>> loads_;
+  bool scenario_keys_ = false;
   Vec3<S> gravity_ = Vec3<S>::Zero();
 };
 

@@ -48,11 +48,11 @@ QS_HD FreeRigidBody<S> with_external_load(FreeRigidBody<S> m, const Vec3<S>& spa
 /// Why a model cannot take loads from outside ("" when it can).
 template <class S>
 std::string external_load_problem(const HeavyTop<S>& m) {
-  return detail::held_load_problem(m.loads.spatial_torque, "spatial_torque");
+  return detail::held_load_problem(m.loads.spatial_torque, "loads.spatial_torque");
 }
 template <class S>
 std::string external_load_problem(const FreeRigidBody<S>& m) {
-  std::string p = detail::held_load_problem(m.loads.spatial_torque, "spatial_torque");
+  std::string p = detail::held_load_problem(m.loads.spatial_torque, "loads.spatial_torque");
   return p.empty() ? detail::held_load_problem(m.force_profile, "force_profile") : p;
 }
 

@@ -184,8 +184,8 @@ std::string model_problem(const FreeRigidBody<S>& m) {
   if (!(m.mass > S(0)) || !std::isfinite(double(m.mass))) return "mass: must be finite and > 0";
   if (!validation::all_finite(m.gravity)) return "gravity: not finite";
   if (std::string p = validation::inertia_problem(m.inertia); !p.empty()) return "inertia: " + p;
-  if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "body_torque: " + p;
-  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "spatial_torque: " + p;
+  if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "loads.body_torque: " + p;
+  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "loads.spatial_torque: " + p;
   if (std::string p = validation::profile_problem(m.force_profile); !p.empty()) return "force_profile: " + p;
   return {};
 }

@@ -143,18 +143,18 @@ struct HeavyTop {
   }
 };
 
-/// The library-path check of a top built in code (host/body_validation.hpp): "field: problem" or "".
+/// The library-path check of a top built in code (host/body_validation.hpp): "field: problem" or "",
+/// the field as the C++ member (loads.lever, the scenario's center_of_mass).
 template <class S>
 std::string model_problem(const HeavyTop<S>& m) {
-  if (!(m.loads.mass >= S(0)) || !std::isfinite(double(m.loads.mass))) return "mass: must be finite and >= 0";
-  if (!validation::all_finite(m.loads.lever)) return "center_of_mass: not finite";
-  if (!validation::all_finite(m.loads.gravity)) return "gravity: not finite";
+  if (!(m.loads.mass >= S(0)) || !std::isfinite(double(m.loads.mass))) return "loads.mass: must be finite and >= 0";
+  if (!validation::all_finite(m.loads.lever)) return "loads.lever (the centre of mass): not finite";
+  if (!validation::all_finite(m.loads.gravity)) return "loads.gravity: not finite";
   if (m.loads.mass == S(0) && m.loads.lever != Vec3<S>::Zero() && m.loads.gravity != Vec3<S>::Zero())
-    return "mass: 0 with a centre of mass off the fixed point: gravity would not act";
-  if (std::string p = validation::positive_definite_problem(m.inertia); !p.empty()) return "inertia: " + p;
-  if (!m.inertia.isApprox(m.inertia.transpose(), S(1e-12))) return "inertia: not symmetric";
-  if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "body_torque: " + p;
-  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "spatial_torque: " + p;
+    return "loads.mass: 0 with the centre of mass (loads.lever) off the fixed point: gravity would not act";
+  if (std::string p = validation::inertia_problem(m.inertia); !p.empty()) return "inertia: " + p;
+  if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "loads.body_torque: " + p;
+  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "loads.spatial_torque: " + p;
   return {};
 }
 

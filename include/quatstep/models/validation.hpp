@@ -37,8 +37,9 @@ inline std::string format(double x) {
   return os.str();
 }
 
-/// Principal moments of inertia of a real body: each > 0 and I1 + I2 ≥ I3 for every ordering
-/// (relative slack 1e-12 for round-off).
+/// Principal moments of inertia of a real body, about its centre of mass or any other point: each > 0
+/// and I1 + I2 ≥ I3 for every ordering (relative slack 1e-12 for round-off). The inequality holds
+/// about every point, as I1 + I2 − I3 = 2∫r3² dm in the principal axes there.
 template <class V>
 std::string principal_moments_problem(const V& I) {
   for (int c = 0; c < 3; ++c)
@@ -50,23 +51,17 @@ std::string principal_moments_problem(const V& I) {
   return {};
 }
 
-/// An inertia tensor about the centre of mass: finite, symmetric, and principal moments of a real
-/// body.
+/// An inertia tensor, about the centre of mass or a fixed point: finite, symmetric, positive definite
+/// (its smallest eigenvalue above 1e-12 of its largest), and its eigenvalues principal moments of a
+/// real body.
 template <class S>
 std::string inertia_problem(const Mat3<S>& J) {
   if (!all_finite(J)) return "not finite";
   if (!J.isApprox(J.transpose(), S(1e-12))) return "not symmetric";
-  return principal_moments_problem(Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues());
-}
-
-/// An inertia tensor about a fixed point: finite and positive definite (the parallel-axis term may
-/// break the triangle inequality there).
-template <class S>
-std::string positive_definite_problem(const Mat3<S>& J) {
-  if (!all_finite(J)) return "not finite";
-  const Vec3<S> ev = Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues();
-  if (!(ev[0] > S(1e-12) * ev[2])) return "not positive definite";
-  return {};
+  const Vec3<S> I = Eigen::SelfAdjointEigenSolver<Mat3<S>>(J, Eigen::EigenvaluesOnly).eigenvalues();  // ascending
+  if (!(I[0] > S(1e-12) * I[2]))
+    return "not positive definite (principal moments " + format(I[0]) + ", " + format(I[1]) + ", " + format(I[2]) + ")";
+  return principal_moments_problem(I);
 }
 
 /// A load's time profile (models/torque_profile.hpp): finite values, and a window with begin <= end
