@@ -85,4 +85,22 @@ void check_coupled_force(const void* force, const char* who) {
     throw std::invalid_argument(std::string(who) + ": force given, but this model does not translate (pass none)");
 }
 
+/// A position or velocity asked of bodies that do not translate is a mistake of the caller's (the
+/// array would be overwritten with zeros): std::invalid_argument.
+template <class Model>
+void check_coupled_kinematics(const void* position, const void* velocity, const char* who) {
+  if ((position || velocity) && !Model::translates)
+    throw std::invalid_argument(std::string(who) + ": " + (position ? "position" : "velocity") +
+                                " asked for, but this model does not translate (pass none: the array would be "
+                                "overwritten with zeros)");
+}
+
+/// `timing` where it is one of LoadTiming's values, else std::invalid_argument (an integer cast to it).
+inline LoadTiming checked_timing(LoadTiming timing) {
+  if (timing != LoadTiming::at_start && timing != LoadTiming::held)
+    throw std::invalid_argument("timing: " + std::to_string(int(timing)) +
+                                ", must be LoadTiming::at_start or LoadTiming::held");
+  return timing;
+}
+
 }  // namespace quatstep

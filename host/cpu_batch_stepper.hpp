@@ -4,7 +4,9 @@
 // same clock). A DEM code without a GPU links it as it would the GPU's; one with a GPU checks its
 // coupling against it.
 //
-//   quatstep::CpuBatchStepper<quatstep::NoSquish<quatstep::HeavyTop<double>>> batch(integrator, models, initial, t0);
+//   using Integrator = quatstep::NoSquish<quatstep::HeavyTop<double>>;
+//   const Integrator integrator(quatstep::SplittingSettings<double>{2});  // order 2 with loads at the start
+//   quatstep::CpuBatchStepper<Integrator> batch(integrator, models, initial, t0);
 //   for (each DEM step) {
 //     compute_contacts(…, torque, force);        // 3 × N host arrays, component-major
 //     batch.step(h, torque, force);
@@ -50,7 +52,7 @@ class CpuBatchStepper {
         models_(std::move(models)),
         inertial_(coupled_inertial(models_)),
         clock_(t0),
-        timing_(timing),
+        timing_(checked_timing(timing)),
         state_(State::size * models_.size()),
         status_(models_.size(), Status::ok),
         iterations_(models_.size(), 0),
@@ -86,10 +88,11 @@ class CpuBatchStepper {
   }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
-  /// and velocity (3 × bodies each) into the caller's host arrays; null pointers are skipped. In
+  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's host arrays; null pointers are skipped. In
   /// SIMD lanes, block by block, once a step has packed the blocks (cpu_coupled_lanes.hpp), for the
   /// integrators with a coupled lane step; the same bits.
   void kinematics(S* quaternion, S* omega_body, S* position, S* velocity) const {
+    check_coupled_kinematics<Model>(position, velocity, "CpuBatchStepper::kinematics");
     const index_t n = bodies();
     const SoaView<const S> soa{state_.data(), n};
     using Coupled = lanes::CoupledLaneForm<Integrator>;

@@ -60,7 +60,7 @@ class BatchStepper {
       : integrator_(checked_coupled_batch(integrator, models, initial)),
         n_(static_cast<index_t>(models.size())),
         clock_(t0),
-        timing_(timing),
+        timing_(checked_timing(timing)),
         models_(models),
         inertial_(coupled_inertial(models)),
         state_(State::size * models.size()),
@@ -112,8 +112,9 @@ class BatchStepper {
   LoadTiming load_timing() const { return timing_; }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
-  /// and velocity (3 × bodies each) into the caller's device arrays; null pointers are skipped.
+  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's device arrays; null pointers are skipped.
   void kinematics(S* quaternion, S* omega_body, S* position, S* velocity, cudaStream_t stream = nullptr) const {
+    check_coupled_kinematics<Model>(position, velocity, "BatchStepper::kinematics");
     if (!n_) return;
     write_kinematics<<<blocks_for(n_), block_size, 0, stream>>>(integrator_, models_.data(), soa(), quaternion,
                                                                 omega_body, position, velocity);

@@ -142,7 +142,8 @@ Outcome<S> batch_run(const I& integrator, const std::vector<typename I::ModelTyp
   EXPECT_EQ(batch.time(), S(0.25 + 64.0 / 256 + 64.0 / 512));
   Outcome<S> o{std::vector<S>(4 * n), std::vector<S>(3 * n), std::vector<S>(3 * n), std::vector<S>(3 * n),
                batch.status(), batch.newton_iterations(), batch.failed_step(), o_lanes};
-  batch.kinematics(o.q.data(), o.w.data(), o.x.data(), o.v.data());
+  batch.kinematics(o.q.data(), o.w.data(), Model::translates ? o.x.data() : nullptr,
+                   Model::translates ? o.v.data() : nullptr);  // a top's: refused (BadInputIsRefused…)
   return o;
 }
 
@@ -387,7 +388,16 @@ TEST(CpuBatchStepper, BadInputIsRefusedNamingTheBodyFieldOrKey) {
   odd.order = 3;
   EXPECT_NE(message([&] { CpuBatchStepper<I>(I(odd), models, starts(4), 0.0); }).find("order"), std::string::npos);
   EXPECT_NE(message([&] { CpuBatchStepper<I>(I(), models, starts(4), INFINITY); }).find("t0: "), std::string::npos);
+  EXPECT_NE(message([&] { CpuBatchStepper<I>(I(), models, starts(4), 0.0, static_cast<LoadTiming>(7)); })
+                .find("timing: 7, must be LoadTiming::at_start or LoadTiming::held"),
+            std::string::npos)
+      << "stepped as held before";
   CpuBatchStepper<I> batch(I(), models, starts(4), 0.0);
+  std::vector<double> positions(12, 7.0);  // a DEM code's own, which a top's zeros overwrote before
+  EXPECT_NE(message([&] { batch.kinematics(nullptr, nullptr, positions.data(), nullptr); })
+                .find("CpuBatchStepper::kinematics: position asked for, but this model does not translate"),
+            std::string::npos);
+  EXPECT_EQ(positions, std::vector<double>(12, 7.0));
   std::vector<double> loads(12, 0.0);
   EXPECT_NE(message([&] { batch.step(1e-3, nullptr, loads.data()); }).find("does not translate"), std::string::npos);
   for (double h : {0.0, -1e-3, double(NAN), double(INFINITY)})
