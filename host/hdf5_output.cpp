@@ -227,6 +227,7 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
 
   const hsize_t nt = layout.samples, rows = layout.trajectory_rows.size();
   m.time = m.dataset("time", H5T_IEEE_F64LE, {nt}, {chunk_elements});
+  m.string_attribute(m.time.get(), "description", "model time of each sample [s]; NaN where a run stopped before it");
   for (const Channel& c : layout.channels) {
     if (rows > 0 && std::find(layout.written.begin(), layout.written.end(), c.name) != layout.written.end()) {
       std::vector<hsize_t> dims = {nt, rows};

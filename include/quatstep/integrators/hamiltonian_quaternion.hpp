@@ -196,7 +196,7 @@ class HamiltonianQuaternion {
   }
 
   static constexpr std::array channels{
-      Channel{"generalized_energy", 1, "the scheme's Hamiltonian H, Kinon eqs. (138)-(139)", false}};
+      Channel{"generalized_energy", 1, "the scheme's Hamiltonian H, Kinon eqs. (138)-(139) [J]", false}};
   template <class W>
   QS_HD void observe(const Model& model, const State& s, W& w) const {
     w(generalized_energy(model, s));

@@ -189,11 +189,12 @@ class LivensIntegrator {
   /// scheme conserves where the model's /angular_momentum (from the end-point velocities, which
   /// Remark 4.8 leaves free to oscillate step by step) does not.
   static constexpr auto channels = [] {
-    constexpr Channel energy{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74)", false};
+    constexpr Channel energy{"generalized_energy", 1, "the scheme's discrete generalized energy, Kinon eq. (74) [J]",
+                              false};
     if constexpr (rigid_body)
       return std::array{energy, Channel{"momentum_map", 3,
                                         "spatial angular momentum of the scheme's momenta p, E(q)p/2 (+ m r x v_r), "
-                                        "Kinon eq. (64): what EML conserves without torque",
+                                        "Kinon eq. (64): what EML conserves without torque [kg m^2/s]",
                                         false}};
     else
       return std::array{energy};
