@@ -1,14 +1,13 @@
 // A granular (DEM) code's time loop coupled to quatstep through the coupled-step API
 // (kernels/batch_stepper.cuh): the bodies' orientations live on the GPU, the DEM code computes its
 // torques and forces there each step (here a toy contact model: rolling friction against a floor
-// plus a pair of opposing spin-up torques), hands them over as device arrays on its own stream, and
+// plus a spin-up drive about z on the even bodies), hands them over as device arrays on its own stream, and
 // reads the new orientations and angular velocities back into its own device arrays. Nothing is
 // copied to the host inside the loop.
 //
 // Build: part of the CMake project (target example_dem_coupling, CUDA builds only).
 // Run:   build/examples/example_dem_coupling [bodies] [steps]   (exit 77: no usable GPU, skipped)
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "kernels/batch_stepper.cuh"
@@ -26,8 +25,8 @@ __global__ void contact_loads(const double* quaternion, const double* omega_body
 }
 
 int main(int argc, char** argv) {
-  const long n = argc > 1 ? std::atol(argv[1]) : 100000;
-  const long steps = argc > 2 ? std::atol(argv[2]) : 1000;
+  long n, steps;
+  if (!toy_arguments(argc, argv, n, steps)) return 2;
   const double h = 1e-4;
   if (const std::string reason = quatstep::cuda::device_unusable_reason(); !reason.empty()) {
     std::printf("dem_coupling: skipped, %s\n", reason.c_str());
@@ -53,6 +52,7 @@ int main(int argc, char** argv) {
     batch.step(h, torque.data(), force.data(), stream);
   }
   batch.kinematics(quaternion.data(), omega.data(), nullptr, nullptr, stream);
+  quatstep::cuda::check(cudaGetLastError(), "contact_loads launch");
   cudaEventRecord(stop, stream);
   quatstep::cuda::check(cudaStreamSynchronize(stream), "DEM loop");
   float ms = 0;

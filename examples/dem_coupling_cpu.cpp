@@ -8,7 +8,6 @@
 // Run:   build/examples/example_dem_coupling_cpu [bodies] [steps]
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "cpu_batch_stepper.hpp"
@@ -25,8 +24,8 @@ void contact_loads(const std::vector<double>& quaternion, const std::vector<doub
 }
 
 int main(int argc, char** argv) {
-  const long n = argc > 1 ? std::atol(argv[1]) : 100000;
-  const long steps = argc > 2 ? std::atol(argv[2]) : 1000;
+  long n, steps;
+  if (!toy_arguments(argc, argv, n, steps)) return 2;
   const double h = 1e-4;
   std::vector<quatstep::FreeRigidBody<double>> models;
   std::vector<quatstep::RigidBodyKinematics<double>> initial;

@@ -20,7 +20,7 @@ int main() {
   s.inertia_shift = true;
   using Integrator = ModifiedHht<HeavyTop<double>>;
   CpuEnsemble<Integrator> ens(Integrator(s), tops, 0.0, 1e-4);
-  constexpr int scalars = sample_scalars<Integrator>();  // the model's channels (channels.hpp)
+  constexpr int scalars = sample_scalars<Integrator>();  // the model's channels, then the method's (channels.hpp)
   std::vector<double> samples(2 * scalars * n);          // [sample][scalar][body]
   const SampleView<double> out{samples.data(), n, 0, 2, 10000, scalars};  // samples 0 and 1 (after 10^4 steps)
   ens.initialize(init, out);  // throws std::invalid_argument naming bad bodies and fields

@@ -2,12 +2,28 @@
 // its contact model (a CUDA kernel calls it there, an OpenMP loop here).
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "quatstep/models/free_rigid_body.hpp"
 
-/// n unit-mass grains, spheres-ish (inertia 0.4, 0.4, 0.4) and slightly flattened ones, under
-/// gravity, spinning.
+/// The examples' arguments [bodies] [steps] (defaults 100000 and 1000): false, after a usage line,
+/// unless bodies is a whole number >= 1 and steps one >= 0.
+inline bool toy_arguments(int argc, char** argv, long& n, long& steps) {
+  const auto whole = [](const char* text, long least, long& value) {
+    char* end = nullptr;
+    value = std::strtol(text, &end, 10);
+    return end != text && *end == '\0' && value >= least;
+  };
+  n = 100000, steps = 1000;
+  if (argc <= 3 && (argc < 2 || whole(argv[1], 1, n)) && (argc < 3 || whole(argv[2], 0, steps))) return true;
+  std::fprintf(stderr, "usage: %s [bodies >= 1] [steps >= 0]\n", argv[0]);
+  return false;
+}
+
+/// n unit-mass axisymmetric grains, inertia (0.4, 0.4, 0.30 … 0.39): slightly elongated along body z
+/// (I_z < I_x = I_y), under gravity, spinning.
 inline void toy_grains(long n, std::vector<quatstep::FreeRigidBody<double>>& models,
                        std::vector<quatstep::RigidBodyKinematics<double>>& initial) {
   models.assign(n, {});

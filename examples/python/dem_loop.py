@@ -17,7 +17,7 @@ import quatstep
 
 def cupy_on_a_gpu():
     """CuPy where this quatstep has CUDA and a GPU is usable, else None and why not."""
-    if not quatstep._core.has_cuda:
+    if not quatstep._quatstep.has_cuda:
         return None, "this quatstep was built without CUDA"
     try:
         import cupy
@@ -34,10 +34,11 @@ n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 h = 1e-4
 grains = np.stack([np.full(n, 0.4), np.full(n, 0.4), 0.3 + 0.1 * (np.arange(n) % 7) / 7], axis=1)
+spins = np.stack([0.1 * (np.arange(n) % 11), np.full(n, -0.2), np.ones(n)], axis=1)  # toy_dem.hpp's grains
 stream = cp.cuda.Stream(non_blocking=True) if cp is not None else None
 batch = quatstep.BatchStepper("free_rigid_body", "explicit_newmark_lie", backend="cuda" if cp is not None else "cpu",
                               stream=stream, parameters={"inertia": grains, "gravity": [0, 0, -9.81],
-                                                         "omega_body": [0.0, -0.2, 1.0]})
+                                                         "omega_body": spins})
 
 quaternion, omega = xp.empty((4, n)), xp.empty((3, n))  # the DEM code's own arrays, component-major
 torque, force = xp.zeros((3, n)), xp.zeros((3, n))
