@@ -59,7 +59,7 @@ struct AdaptiveSettings {
     k("rotation_rtol", rotation_rtol, "relative tolerance on the Euler parameters", keys::non_negative);
     k("translation_atol", translation_atol, "absolute tolerance on positions [m]", keys::non_negative);
     k("translation_rtol", translation_rtol, "relative tolerance on positions", keys::non_negative);
-    k("h_initial", h_initial, "first step tried [s]", keys::positive);
+    k("h_initial", h_initial, "first step tried [s], in [h_min, h_max]", keys::positive);
     k("h_min", h_min, "a body whose error test fails at this step fails with step_size_too_small [s]", keys::positive);
     k("h_max", h_max, "largest step [s]", keys::positive);
     k("safety", safety, "safety factor of the step-size rule (Negrut eq. 37b)",

@@ -204,15 +204,15 @@ struct FreeRigidBodyParameters {
 
   template <class Keys>
   void describe(Keys& k) {
-    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes",
+    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes [kg m^2]",
                keys::positive);
-    k("model.mass", mass, "mass", keys::positive);
-    k("model.force", force, "constant spatial force at the centre of mass (the constant of its profile)");
+    k("model.mass", mass, "mass [kg]", keys::positive);
+    k("model.force", force, "constant spatial force at the centre of mass [N] (the constant of its profile)");
     force_profile.describe(k, "model.force_profile");
     loads.describe(k);
     initial.describe(k);
-    k("initial.position", position, "centre of mass, spatial axes");
-    k("initial.velocity", velocity, "velocity of the centre of mass, spatial axes");
+    k("initial.position", position, "centre of mass, spatial axes [m]");
+    k("initial.velocity", velocity, "velocity of the centre of mass, spatial axes [m/s]");
   }
 };
 

@@ -169,10 +169,10 @@ struct HeavyTopParameters {
 
   template <class Keys>
   void describe(Keys& k) {
-    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes",
+    k.required("model.inertia", inertia, "principal moments of inertia about the centre of mass, body axes [kg m^2]",
                keys::positive);
-    k("model.mass", mass, "mass; > 0 when center_of_mass is not zero", keys::non_negative);
-    k("model.center_of_mass", center_of_mass, "fixed point -> centre of mass, body axes");
+    k("model.mass", mass, "mass [kg]; > 0 when center_of_mass is not zero", keys::non_negative);
+    k("model.center_of_mass", center_of_mass, "fixed point -> centre of mass, body axes [m]");
     loads.describe(k);
     initial.describe(k);
   }

@@ -63,9 +63,9 @@ struct RotationLoadParameters {
 
   template <class Keys>
   void describe(Keys& k) {
-    k("model.gravity", gravity, "acceleration of gravity, spatial axes");
-    k("model.body_torque", body_torque, "constant torque in body axes (the constant of its profile)");
-    k("model.spatial_torque", spatial_torque, "constant torque in spatial axes (the constant of its profile)");
+    k("model.gravity", gravity, "acceleration of gravity, spatial axes [m/s^2]");
+    k("model.body_torque", body_torque, "constant torque in body axes [N m] (the constant of its profile)");
+    k("model.spatial_torque", spatial_torque, "constant torque in spatial axes [N m] (the constant of its profile)");
     body_torque_profile.describe(k, "model.body_torque_profile");
     spatial_torque_profile.describe(k, "model.spatial_torque_profile");
   }
