@@ -158,6 +158,8 @@ class CpuEnsemble {
   }
   const Model& model(index_t i) const { return models_[i]; }
   const Integrator& integrator() const { return integrator_; }
+  /// Sample k's time, t0 + k·h (adaptive steps: where advance() samples each body by dense output).
+  S sample_time(index_t k) const { return t0_ + S(k) * h_; }
 
   /// Adaptive: every body's step records (empty for fixed steps), and back from a checkpoint.
   StepRecords step_records() const {

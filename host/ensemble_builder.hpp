@@ -189,7 +189,9 @@ class BackendAdapter final : public Ensemble {
   BackendAdapter(const std::vector<double>& table, index_t bodies, Backend backend) : backend_(std::move(backend)) {
     initial_.reserve(bodies);
     for (index_t i = 0; i < bodies; ++i) initial_.push_back(ModelEntry::template initial<S>(parameters<ModelEntry>(table, i)));
-    if (bodies > 0) layout_ = probe_layout(backend_.integrator(), backend_.model(0));
+    // Adaptive steps store each body at its own time: no view of the state is the ensemble's.
+    if (bodies > 0 && !Backend::adaptive)
+      layout_ = probe_layout(backend_.integrator(), backend_.model(0));
   }
   void initialize(const SampleView<double>& out) override {
     complete_all();
@@ -277,7 +279,8 @@ class BackendAdapter final : public Ensemble {
     const index_t n = backend_.bodies(), k = backend_.steps_done();
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i)
-      write_sample(w, k, i, backend_.integrator(), backend_.model(i), body_state(state, i), status[i] == Status::ok);
+      write_sample(w, k, i, backend_.integrator(), backend_.model(i), observed_state(state, status, i),
+                   status[i] == Status::ok);
     widening_.widen();
   }
   void kinematics(double* quaternion, double* omega_body, double* position, double* velocity) const override {
@@ -286,10 +289,11 @@ class BackendAdapter final : public Ensemble {
                                   " model is not one rigid body (its channels are observe()'s)");
     } else {
       const auto& state = backend_.state_data();
+      const std::vector<Status>& status = backend_.status();
       const index_t n = backend_.bodies();
 #pragma omp parallel for schedule(static)
       for (index_t i = 0; i < n; ++i) {
-        const Kinematics k = backend_.integrator().kinematics(backend_.model(i), body_state(state, i));
+        const Kinematics k = backend_.integrator().kinematics(backend_.model(i), observed_state(state, status, i));
         for (int c = 0; c < 4 && quaternion; ++c) quaternion[4 * i + c] = double(k.quaternion[c]);
         for (int c = 0; c < 3 && omega_body; ++c) omega_body[3 * i + c] = double(k.omega_body[c]);
         for (int c = 0; c < 3 && position; ++c) position[3 * i + c] = double(k.position[c]);
@@ -303,6 +307,16 @@ class BackendAdapter final : public Ensemble {
   State body_state(const std::vector<S>& state, index_t i) const {
     State s;
     for (int c = 0; c < State::size; ++c) s[c] = state[std::size_t(c) * std::size_t(backend_.bodies()) + std::size_t(i)];
+    return s;
+  }
+  /// Body i's state as observe() and kinematics() see it: as stored, or with adaptive steps (each
+  /// body stored at its own time, at or past the ensemble's) a healthy body's dense output at the
+  /// ensemble's time, the bits of advance()'s sample there; a failed body's last good state.
+  State observed_state(const std::vector<S>& state, const std::vector<Status>& status, index_t i) const {
+    State s = body_state(state, i);
+    if constexpr (Backend::adaptive)
+      if (status[i] == Status::ok)
+        s.now = backend_.integrator().sample(backend_.model(i), s, backend_.sample_time(backend_.steps_done()));
     return s;
   }
 

@@ -147,6 +147,8 @@ class CudaEnsemble {
   const std::vector<index_t>& failed_step() const { return fetch_records(), failed_step_host_; }
   const Model& model(index_t i) const { return models_host_[i]; }
   const Integrator& integrator() const { return integrator_; }
+  /// Sample k's time, t0 + k·h (adaptive steps: where advance() samples each body by dense output).
+  S sample_time(index_t k) const { return t0_ + S(k) * h_; }
   /// Every body's state in device memory, [component][body] (no copy), on CUDA device device().
   const S* device_state() const { return state_.data(); }
   int device() const { return device_; }

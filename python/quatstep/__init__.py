@@ -465,20 +465,23 @@ class Ensemble(_Stepped):
 
     @_one_call_at_a_time
     def observe(self) -> dict:
-        """The channels of the current state, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies)."""
+        """The channels at :attr:`time`, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies); with
+        adaptive steps by each body's dense output there, the bits of :meth:`advance`'s sample."""
         return self._core.observe()
 
     @_one_call_at_a_time
     def kinematics(self) -> dict:
-        """Quaternion (bodies, 4), omega_body (bodies, 3) and for free bodies position and velocity, computed
-        from the state in double: copies."""
+        """Quaternion (bodies, 4), omega_body (bodies, 3) and for free bodies position and velocity at
+        :attr:`time` (adaptive steps: dense output, as :meth:`observe`), computed in double: copies."""
         return self._core.kinematics()
 
     # -- the state
     @property
     def state(self) -> np.ndarray:
         """The integrator's state as stored, ``(state_size, bodies)``, read-only view (no copy; on the GPU a
-        DLPack array in device memory). The meaning of its rows is the method's (e.g. HHT: q, q̇, q̈, λ)."""
+        DLPack array in device memory). The meaning of its rows is the method's (e.g. HHT: q, q̇, q̈, λ).
+        With adaptive steps each body's state is at its own time, at or past :attr:`time` (a row holds it);
+        :meth:`observe`, :meth:`kinematics` and ``quaternion``, ``omega_body``, … give them at :attr:`time`."""
         return self._core.state()
 
     @property
