@@ -297,6 +297,7 @@ class CpuEnsemble {
     if (out.bodies != bodies())
       throw std::invalid_argument("SampleView holds " + std::to_string(out.bodies) + " bodies per sample, the ensemble has " +
                                   std::to_string(bodies()));
+    if (out.bodies == 0) return;  // an empty shard's: nothing to write
     if (out.stride < 1 || out.data == nullptr)
       throw std::invalid_argument("SampleView: stride " + std::to_string(out.stride) + (out.data ? "" : " and no data") +
                                   " for " + std::to_string(out.samples) + " samples (stride >= 1 and a buffer needed)");

@@ -300,9 +300,9 @@ Hdf5Output::Hdf5Output(const std::string& path, const OutputLayout& layout, cons
   }
 
   m.status = m.per_body("status", H5T_STD_I32LE);
-  std::string meaning;  // "0 ok, 1 newton_not_converged, …" from status.hpp
+  std::string meaning = "-1 missing (a merge without its shard)";  // then "0 ok, 1 newton_not_converged, …"
   for (std::int32_t c = 0; std::string(to_string(static_cast<Status>(c))) != "unknown"; ++c)
-    meaning += (c ? ", " : "") + std::to_string(c) + " " + to_string(static_cast<Status>(c));
+    meaning += ", " + std::to_string(c) + " " + to_string(static_cast<Status>(c));
   m.string_attribute(m.status.get(), "codes", meaning);
   m.newton_iterations = m.per_body("newton_iterations", H5T_STD_I64LE);
   m.failed_step = m.per_body("failed_step", H5T_STD_I64LE);

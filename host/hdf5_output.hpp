@@ -27,7 +27,8 @@
 //   interrupted run) and samples_written (samples 0 … samples_written − 1 are in the file)
 //   /checkpoint/…                   an interrupted run's state (Checkpoint), removed when it completes
 // A shard file (`--shard i/K`, an MPI rank; shard.hpp) is the result file of its bodies (N = its
-// range, /bodies their ensemble indices) plus what merging needs to give the single run's bits:
+// range [shard_first, shard_end); /trajectory_bodies, when not all are kept, in ensemble indices)
+// plus what merging needs to give the single run's bits:
 //   root attributes shard_index, shard_count (i, K), shard_first, shard_end (its bodies
 //     [first, end) of the ensemble) and ensemble_bodies (the ensemble's size)
 //   /shard/statistics/<observable>/  the rest of the accumulators whose summaries /statistics holds
@@ -39,8 +40,9 @@
 //                                           finite values of sample j (the rest unused)
 // A merged file (merge.hpp) is the single run's file; with bodies missing (a shard absent or
 // incomplete) it also has /missing_bodies (m × 2, int64: [first, end) ranges) and the root and
-// /statistics attribute missing_bodies (their count): their /status is −1, their parameters,
-// trajectories and failed_step NaN / −1, their step records −1 (counts) and NaN (steps), their other
+// /statistics attribute missing_bodies (their count): their /status is −1, their parameters and
+// trajectories NaN, newton_iterations and failed_step −1, their step records −1 (counts) and NaN
+// (steps), their other
 // per-body values (a mechanism's assembly corrections) NaN, and the statistics count only the bodies
 // present.
 // An interrupted file is a valid HDF5 file: its body results are those at the interruption, the

@@ -127,11 +127,11 @@ void copy_bodies(Hdf5Output& out, const OutputLayout& layout, const UsableShard&
 }
 
 /// The per-body rows of missing bodies [first, end): status −1, parameters, step sizes and other
-/// values NaN, step counts −1 (hdf5_output.hpp).
+/// values NaN, Newton iterations and step counts −1 (hdf5_output.hpp).
 void mark_missing(Hdf5Output& out, const OutputLayout& layout, index_t first, index_t end) {
   for (index_t b = first; b < end; b += block_bodies) {
     const std::size_t count = std::size_t(std::min(block_bodies, end - b));
-    out.write_body_results(b, std::vector<std::int32_t>(count, -1), std::vector<index_t>(count, 0),
+    out.write_body_results(b, std::vector<std::int32_t>(count, -1), std::vector<index_t>(count, -1),
                            std::vector<index_t>(count, -1));
     for (std::size_t p = 0; p < layout.parameters.size(); ++p)
       out.write_parameters(int(p), b, index_t(count), std::vector<double>(count * std::size_t(layout.parameters[p].size), nan).data());

@@ -683,6 +683,7 @@ TEST(RunScenario, FileCarriesTheScenarioAndTheStatusCodes) {
   EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "model"), "heavy_top");
   EXPECT_EQ(read_string_attribute(dir.file("out.h5"), "dt"), std::to_string(1e-3));
   const std::string codes = read_string_attribute(dir.file("out.h5"), "codes", "status");
+  EXPECT_EQ(codes.rfind("-1 missing (a merge without its shard), 0 ok, ", 0), 0u) << codes;
   for (int c = 0; c <= static_cast<int>(Status::invalid_input); ++c)
     EXPECT_NE(codes.find(std::to_string(c) + " " + to_string(static_cast<Status>(c))), std::string::npos) << codes;
   const Dataset it = read_dataset(dir.file("out.h5"), "newton_iterations");
