@@ -88,9 +88,9 @@ class CpuBatchStepper {
   }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
-  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's host arrays; null pointers are skipped. In
-  /// SIMD lanes, block by block, once a step has packed the blocks (cpu_coupled_lanes.hpp), for the
-  /// integrators with a coupled lane step; the same bits.
+  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's host
+  /// arrays; null pointers are skipped. In SIMD lanes, block by block, once a step has packed the
+  /// blocks (cpu_coupled_lanes.hpp), for the integrators with a coupled lane step; the same bits.
   void kinematics(S* quaternion, S* omega_body, S* position, S* velocity) const {
     check_coupled_kinematics<Model>(position, velocity, "CpuBatchStepper::kinematics");
     const index_t n = bodies();

@@ -179,8 +179,9 @@ void print_scenario_format(std::ostream& os) {
   spec_table<OutputSpec>(os);
   os << "\nThe channels are the model's (above) followed by the method's own.\n";
   os << "\n### [output.statistics]\n\nPer sample (every `stride` steps), over the bodies healthy at that sample "
-        "(status ok, or failed at a later step) whose value is finite: count, mean, standard deviation (divisor count − 1, "
-        "NumPy's ddof=1; NaN below 2 values), min, max, quantiles and optional histograms, written to /statistics/<observable>/ (host/statistics.hpp). Bitwise "
+        "(status ok, or failed at a later step) whose value is finite: count, mean, standard deviation "
+        "(divisor count − 1, NumPy's ddof=1; NaN below 2 values), min, max, quantiles and optional histograms, "
+        "written to /statistics/<observable>/ (host/statistics.hpp). Bitwise "
         "reproducible for any thread count, chunking or backend: exact sums, exact order statistics.\n\n";
   spec_table<StatisticsTable>(os);
   os << "\nStandard observables (the model's channels decide which a run has; newton_iterations needs an implicit "

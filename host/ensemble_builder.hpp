@@ -311,7 +311,8 @@ class BackendAdapter final : public Ensemble {
   }
   /// Body i's state as observe() and kinematics() see it: as stored, or with adaptive steps (each
   /// body stored at its own time, at or past the ensemble's) a healthy body's dense output at the
-  /// ensemble's time, the bits of advance()'s sample there; a failed body's last good state.
+  /// ensemble's time, the bits of advance()'s sample there (the GPU's in a strict-FP build); a failed
+  /// body's last good state.
   State observed_state(const std::vector<S>& state, const std::vector<Status>& status, index_t i) const {
     State s = body_state(state, i);
     if constexpr (Backend::adaptive)

@@ -38,7 +38,8 @@ template <class S>
 struct is_rigid_body_kinematics<RigidBodyKinematics<S>> : std::true_type {};
 
 /// Where a kinematic quantity lies verbatim in an integrator's state: the first of its consecutive
-/// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)).
+/// components, or −1 when kinematics() computes it (e.g. the HHT family's ω from (e, ė)) and for
+/// adaptive steps, whose bodies are each stored at its own time.
 struct StateLayout {
   int quaternion = -1, omega_body = -1, position = -1, velocity = -1;
 };

@@ -112,7 +112,8 @@ class BatchStepper {
   LoadTiming load_timing() const { return timing_; }
 
   /// Orientation (4 × bodies), body angular velocity (3 × bodies) and, for free bodies, position
-  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's device arrays; null pointers are skipped.
+  /// and velocity (3 × bodies each; asked of a top: std::invalid_argument) into the caller's device
+  /// arrays; null pointers are skipped.
   void kinematics(S* quaternion, S* omega_body, S* position, S* velocity, cudaStream_t stream = nullptr) const {
     check_coupled_kinematics<Model>(position, velocity, "BatchStepper::kinematics");
     if (!n_) return;

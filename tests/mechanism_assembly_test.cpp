@@ -158,6 +158,11 @@ TEST(MechanismBuilder, RefusesBadDescriptionsNamingTheField) {
     cases.push_back({"negative inertia", b, "bodies[0] 'plate': inertia: component 1 is -1, must be > 0"});
   }
   {
+    MechanismBuilder<double> b;
+    b.add_body("plate", 1.0, Vec3<double>(INFINITY, INFINITY, 1));  // passed every comparison
+    cases.push_back({"infinite inertia", b, "bodies[0] 'plate': inertia: component 0 is inf, must be finite"});
+  }
+  {
     auto b = two_bodies();
     b.add_joint("hinge", JointType::revolute, 0, origin, 7, origin);
     cases.push_back({"unknown body", b, "joints[0] 'hinge' (revolute): body_j = 7 is not a body (2 bodies)"});

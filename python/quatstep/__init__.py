@@ -438,7 +438,8 @@ class Ensemble(_Stepped):
     :attr:`newton_iterations`, :attr:`failed_step`, and each kinematic quantity the method stores as is
     (:attr:`zero_copy` lists them: the quaternion but for the principal-axes splittings NO_SQUISH,
     the symmetric splitting and the exact free-flow splitting, which store q_body ∘ c, ``omega_body``
-    for Simo–Vu-Quoc and Zupan3, position and velocity of free bodies) are read-only NumPy views of the ensemble's storage, in its
+    for Simo–Vu-Quoc and Zupan3, position and velocity of free bodies; none with adaptive steps, which
+    store each body at its own time) are read-only NumPy views of the ensemble's storage, in its
     precision, that follow it as it advances. The others (``omega_body`` of the HHT, Livens,
     Hamiltonian and Lie-group momentum schemes: computed from the stored rates or momenta) and
     :meth:`kinematics` and :meth:`observe` are computed copies.
@@ -466,7 +467,8 @@ class Ensemble(_Stepped):
     @_one_call_at_a_time
     def observe(self) -> dict:
         """The channels at :attr:`time`, ``{name: (bodies,) or (bodies, k)}`` (NaN for failed bodies); with
-        adaptive steps by each body's dense output there, the bits of :meth:`advance`'s sample."""
+        adaptive steps by each body's dense output there, the bits of :meth:`advance`'s sample (on the GPU
+        in a strict-FP build: otherwise the device's FMAs differ in the last bits)."""
         return self._core.observe()
 
     @_one_call_at_a_time

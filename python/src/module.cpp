@@ -584,7 +584,8 @@ NB_MODULE(_quatstep, m) {
             d["velocity"] = l.velocity;
             return d;
           },
-          "The first state component of each kinematic quantity stored verbatim, or -1 (computed).")
+          "The first state component of each kinematic quantity stored verbatim, or -1 (computed; adaptive "
+          "steps: every one, each body being stored at its own time).")
       .def(
           "state",
           [](nb::handle self) {

@@ -43,8 +43,8 @@ QS_HD void fill_mass_system(const Mech& m, const typename Mech::Bodies& bodies, 
   }
 }
 
-/// q̈ and λ at (q, q̇, t), the loads of t; NaN where the matrix is singular (a start that fails sets
-/// every component, state_components.hpp failed_start).
+/// q̈ and λ at (q, q̇, t), the loads of t; NaN where the matrix is singular (never left unset: a
+/// failed start's q and q̇ are the given ones, its q̈ and λ NaN).
 template <class Mech>
 QS_HD Status solve_accelerations(const Mech& m, const typename Dae<Mech>::VecN& q, const typename Dae<Mech>::VecN& v,
                                  typename Mech::Scalar t, typename Dae<Mech>::VecN& a,

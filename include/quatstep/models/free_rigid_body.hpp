@@ -185,7 +185,8 @@ std::string model_problem(const FreeRigidBody<S>& m) {
   if (!validation::all_finite(m.gravity)) return "gravity: not finite";
   if (std::string p = validation::inertia_problem(m.inertia); !p.empty()) return "inertia: " + p;
   if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "loads.body_torque: " + p;
-  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "loads.spatial_torque: " + p;
+  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty())
+    return "loads.spatial_torque: " + p;
   if (std::string p = validation::profile_problem(m.force_profile); !p.empty()) return "force_profile: " + p;
   return {};
 }

@@ -154,7 +154,8 @@ std::string model_problem(const HeavyTop<S>& m) {
     return "loads.mass: 0 with the centre of mass (loads.lever) off the fixed point: gravity would not act";
   if (std::string p = validation::inertia_problem(m.inertia); !p.empty()) return "inertia: " + p;
   if (std::string p = validation::profile_problem(m.loads.body_torque); !p.empty()) return "loads.body_torque: " + p;
-  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty()) return "loads.spatial_torque: " + p;
+  if (std::string p = validation::profile_problem(m.loads.spatial_torque); !p.empty())
+    return "loads.spatial_torque: " + p;
   return {};
 }
 

@@ -39,9 +39,8 @@ inline constexpr Channel omega_body{"omega_body", 3, "angular velocity in body a
 inline constexpr Channel position{"position", 3, "centre of mass, spatial axes [m]", false};
 inline constexpr Channel velocity{"velocity", 3, "velocity of the centre of mass, spatial axes [m/s]", false};
 inline constexpr Channel energy{"energy", 1, "kinetic + gravitational potential energy [J]", false};
-inline constexpr Channel angular_momentum{"angular_momentum", 3,
-                                          "spatial angular momentum about the fixed point (free body: the origin) [kg m^2/s]",
-                                          false};
+inline constexpr Channel angular_momentum{
+    "angular_momentum", 3, "spatial angular momentum about the fixed point (free body: the origin) [kg m^2/s]", false};
 inline constexpr Channel constraint_violation{"constraint_violation", 1, "| |e|^2 - 1 |", false};
 }  // namespace rigid_body_channels
 

@@ -4,10 +4,13 @@
 // string or the problem, without the field's name (the caller knows which key or field it was).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include <Eigen/Eigenvalues>
 
@@ -37,15 +40,22 @@ inline std::string format(double x) {
   return os.str();
 }
 
-/// Principal moments of inertia of a real body, about its centre of mass or any other point: each > 0
-/// and I1 + I2 ≥ I3 for every ordering (relative slack 1e-12 for round-off). The inequality holds
-/// about every point, as I1 + I2 − I3 = 2∫r3² dm in the principal axes there.
+/// Principal moments of inertia of a real body, about its centre of mass or any other point: each
+/// finite and > 0, and I1 + I2 ≥ I3 for every ordering, in the moments' own precision T with a
+/// relative slack for round-off: 1e-12, or 64 ulp where T's round-off is larger (a float top's
+/// moments about its fixed point, shifted there in float, break a flat body's I1 + I2 = I3 by a few
+/// ulp). The inequality holds about every point, as I1 + I2 − I3 = 2∫r3² dm in the principal axes there.
 template <class V>
 std::string principal_moments_problem(const V& I) {
-  for (int c = 0; c < 3; ++c)
+  using T = std::decay_t<decltype(I[0])>;
+  const T slack = std::max(T(1e-12), T(64) * std::numeric_limits<T>::epsilon());
+  for (int c = 0; c < 3; ++c) {
     if (!(I[c] > 0)) return "component " + std::to_string(c) + " is " + format(I[c]) + ", must be > 0";
+    if (!(I[c] < std::numeric_limits<T>::infinity()))
+      return "component " + std::to_string(c) + " is " + format(I[c]) + ", must be finite";
+  }
   for (int c = 0; c < 3; ++c)
-    if (I[(c + 1) % 3] + I[(c + 2) % 3] < I[c] * (1 - 1e-12))
+    if (I[(c + 1) % 3] + I[(c + 2) % 3] < I[c] * (T(1) - slack))
       return "moments (" + format(I[0]) + ", " + format(I[1]) + ", " + format(I[2]) +
              ") violate the triangle inequality I1 + I2 >= I3 (no real body has them)";
   return {};
